@@ -1,0 +1,217 @@
+//! The rule catalogue: every numbered rule of Reactive Streams (§1.1–§4.2)
+//! and of the Streamlet protocol (rules 1–6) as data.
+//!
+//! Each [`Rule`] says what it binds, how strongly, what it means in one
+//! sentence of our own, where the authoritative text is, and how this project
+//! checks it ([`Check`]). Reports and the `cargo xtask rules` command are
+//! built from [`RULES`].
+//!
+//! ```
+//! use reactive_streams::rules::{self, Check};
+//!
+//! assert_eq!(rules::RULES.len(), 49);
+//! let rule = rules::find("3.9").unwrap();
+//! assert!(rule.summary.contains("zero"));
+//! assert!(matches!(rule.check, Check::Tested { .. } | Check::Untested { .. }));
+//! ```
+
+#[rustfmt::skip]
+mod catalogue;
+
+pub use catalogue::RULES;
+
+/// The interface a rule binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum Subject {
+    /// Reactive Streams §1.
+    Publisher,
+    /// Reactive Streams §2.
+    Subscriber,
+    /// Reactive Streams §3.
+    Subscription,
+    /// Reactive Streams §4.
+    Processor,
+    /// Streamlet rules binding the source.
+    Source,
+    /// Streamlet rules binding the sink.
+    Sink,
+}
+
+/// How strongly a rule binds (RFC 2119 keywords).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum Level {
+    /// MUST, REQUIRED or SHALL.
+    #[cfg_attr(feature = "serde", serde(rename = "MUST"))]
+    Must,
+    /// MUST NOT or SHALL NOT.
+    #[cfg_attr(feature = "serde", serde(rename = "MUST NOT"))]
+    MustNot,
+    /// SHOULD or RECOMMENDED.
+    #[cfg_attr(feature = "serde", serde(rename = "SHOULD"))]
+    Should,
+    /// MAY or OPTIONAL.
+    #[cfg_attr(feature = "serde", serde(rename = "MAY"))]
+    May,
+}
+
+impl Level {
+    /// The RFC 2119 keyword, as the reports print it.
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::MustNot => "MUST NOT",
+            Level::Should => "SHOULD",
+            Level::May => "MAY",
+        }
+    }
+}
+
+/// How this project checks a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(tag = "check", rename_all = "snake_case")
+)]
+pub enum Check {
+    /// A TCK rule test checks it at run time.
+    Tested {
+        /// The rule tests, as `verification::test_name`.
+        tests: &'static [&'static str],
+    },
+    /// Rust's types make a violation fail to compile.
+    EnforcedByTypes {
+        /// The compile-fail test that proves it (a path in this repository).
+        proof: &'static str,
+    },
+    /// Not checked.
+    Untested {
+        /// Why not.
+        reason: &'static str,
+    },
+}
+
+impl Check {
+    /// `tested`, `enforced_by_types` or `untested`.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Check::Tested { .. } => "tested",
+            Check::EnforcedByTypes { .. } => "enforced_by_types",
+            Check::Untested { .. } => "untested",
+        }
+    }
+}
+
+/// One condition of a rule that bundles several (Streamlet rules), with an
+/// id of its own such as `streamlet.2.c`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Condition {
+    /// `streamlet.N.x`.
+    pub id: &'static str,
+    /// The condition in one sentence.
+    pub summary: &'static str,
+}
+
+/// One numbered rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Rule {
+    /// `1.1` … `4.2`, `streamlet.1` … `streamlet.6`.
+    pub id: &'static str,
+    /// The interface the rule binds.
+    pub subject: Subject,
+    /// The strongest keyword of the rule.
+    pub level: Level,
+    /// The rule in one sentence of our own.
+    pub summary: &'static str,
+    /// The authoritative text.
+    pub link: &'static str,
+    /// How it is checked.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub check: Check,
+    /// Sub-conditions with ids of their own (empty for most rules).
+    pub conditions: &'static [Condition],
+}
+
+/// The rule with this id (`"3.9"`, `"§3.9"` or `"streamlet.2"`), or the
+/// rule that owns this condition id (`"streamlet.2.c"`).
+pub fn find(id: &str) -> Option<&'static Rule> {
+    let id = id.trim_start_matches('§');
+    RULES
+        .iter()
+        .find(|rule| rule.id == id || rule.conditions.iter().any(|c| c.id == id))
+}
+
+/// The condition with this id, such as `"streamlet.2.c"`.
+pub fn condition(id: &str) -> Option<&'static Condition> {
+    RULES
+        .iter()
+        .flat_map(|rule| rule.conditions)
+        .find(|c| c.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn expected_ids() -> Vec<String> {
+        let mut ids = Vec::new();
+        for (section, count) in [(1, 11), (2, 13), (3, 17), (4, 2)] {
+            ids.extend((1..=count).map(|n| format!("{section}.{n}")));
+        }
+        ids.extend((1..=6).map(|n| format!("streamlet.{n}")));
+        ids
+    }
+
+    #[test]
+    fn catalogue_holds_exactly_the_49_rules_in_spec_order() {
+        let ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(ids, expected_ids());
+    }
+
+    #[test]
+    fn condition_ids_are_unique_and_nested_under_their_rule() {
+        let mut seen = HashSet::new();
+        for rule in RULES {
+            for condition in rule.conditions {
+                assert!(
+                    condition.id.starts_with(&format!("{}.", rule.id)),
+                    "{} is not under {}",
+                    condition.id,
+                    rule.id
+                );
+                assert!(seen.insert(condition.id), "{} twice", condition.id);
+            }
+        }
+    }
+
+    #[test]
+    fn every_entry_is_filled_in() {
+        for rule in RULES {
+            assert!(rule.summary.ends_with('.'), "{}: summary", rule.id);
+            assert!(rule.link.starts_with("https://"), "{}: link", rule.id);
+            match rule.check {
+                Check::Tested { tests } => assert!(!tests.is_empty(), "{}", rule.id),
+                Check::EnforcedByTypes { proof } => {
+                    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("..")
+                        .join(proof);
+                    assert!(path.exists(), "{}: proof {proof} is missing", rule.id);
+                }
+                Check::Untested { reason } => assert!(!reason.is_empty(), "{}", rule.id),
+            }
+        }
+    }
+
+    #[test]
+    fn find_accepts_section_signs_and_condition_ids() {
+        assert_eq!(find("§1.1").unwrap().id, "1.1");
+        assert_eq!(find("streamlet.2.c").unwrap().id, "streamlet.2");
+        assert!(find("5.1").is_none());
+        assert_eq!(condition("streamlet.2.c").unwrap().id, "streamlet.2.c");
+    }
+}
