@@ -86,6 +86,26 @@ pub trait Processor<T, R>: Subscriber<T> + Publisher<R> {}
 
 impl<P, T, R> Processor<T, R> for P where P: Subscriber<T> + Publisher<R> + ?Sized {}
 
+// Trait objects print as their role, so that types holding them can derive
+// `Debug` (other crates cannot write these impls: orphan rule).
+impl std::fmt::Debug for dyn Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Subscription")
+    }
+}
+
+impl<T> std::fmt::Debug for dyn Subscriber<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Subscriber")
+    }
+}
+
+impl<T> std::fmt::Debug for dyn Publisher<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Publisher")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

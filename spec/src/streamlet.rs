@@ -77,3 +77,23 @@ pub trait Talkback: Send + Sync {
     /// `start` again later: stop-then-start is pause and resume.
     fn stop(&self, reason: Option<StreamError>);
 }
+
+// Trait objects print as their role, so that types holding them can derive
+// `Debug` (other crates cannot write these impls: orphan rule).
+impl std::fmt::Debug for dyn Talkback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Talkback")
+    }
+}
+
+impl<T> std::fmt::Debug for dyn Sink<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Sink")
+    }
+}
+
+impl<T> std::fmt::Debug for dyn Source<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Source")
+    }
+}

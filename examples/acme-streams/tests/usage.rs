@@ -1,0 +1,13 @@
+use acme_streams::{Countdown, Summer};
+use reactive_streams::Publisher;
+
+#[test]
+fn a_summer_adds_up_a_countdown() {
+    let (summer, total) = Summer::new(3);
+    Countdown::new(10).subscribe(Box::new(summer));
+    let total = total.lock().unwrap().clone();
+    assert_eq!(
+        (total.sum, total.count, total.outcome),
+        (55, 10, Some(Ok(())))
+    );
+}
