@@ -1,13 +1,15 @@
 //! The Reactive Streams and Streamlet contracts for Rust.
 //!
 //! This crate is what libraries depend on to speak the protocol, the way JVM
-//! libraries depend on `org.reactivestreams`. It holds three things:
+//! libraries depend on `org.reactivestreams`. It holds four things:
 //!
 //! * the four Reactive Streams traits — [`Publisher`], [`Subscriber`],
 //!   [`Subscription`] and [`Processor`] — with the shared [`StreamError`] and
 //!   the [`demand`] arithmetic of §3.17;
 //! * the three Streamlet traits — [`Source`], [`Sink`] and [`Talkback`]
 //!   (module [`streamlet`]);
+//! * [`done`]: datum-done tokens, so a source learns when each element has
+//!   fully left a pipeline (checkpointing);
 //! * the [`rules`] catalogue: every numbered rule as data, with how the TCK
 //!   checks it.
 //!
@@ -72,6 +74,7 @@
 #![warn(missing_docs)]
 
 pub mod demand;
+pub mod done;
 mod error;
 mod reactive;
 pub mod rules;
