@@ -35,6 +35,8 @@ impl Progress {
                 .progress_chars("=> "),
             );
             bar.set_prefix(what.to_owned());
+            // Keeps the elapsed time moving while a slow rule test runs.
+            bar.enable_steady_tick(std::time::Duration::from_millis(250));
             Progress::Bar(bar)
         } else {
             eprintln!("{what}: running {total} rule tests");
