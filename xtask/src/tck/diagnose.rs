@@ -24,6 +24,17 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// The message for a rule test that wrote no result.
+    pub fn without_result(self) -> String {
+        if self.is_panic {
+            // "the test panicked: …" → "the test panicked before it reported a result: …"
+            if let Some((what, why)) = self.message.split_once(": ") {
+                return format!("{what} before it reported a result: {why}");
+            }
+        }
+        self.message
+    }
+
     /// A problem that is not an ordinary panic.
     pub fn abnormal(message: String) -> Problem {
         Problem {
@@ -43,10 +54,15 @@ const STDERR_TAIL: usize = 3;
 pub fn problem(ending: &Ending, stderr: &str) -> Option<Problem> {
     let status = match ending {
         Ending::Killed(deadline) => {
+            let said = if stderr.trim().is_empty() {
+                String::new()
+            } else {
+                format!("; {}", tail(stderr))
+            };
             return Some(Problem::abnormal(format!(
-                "the test process was killed after {} ms: it ran past its deadline (a deadlock or a lost signal?); if the test is merely slow, raise the deadline with --test-deadline-ms",
+                "the test process was killed after {} ms: it ran past its deadline (a deadlock or a lost signal?); if the test is merely slow, raise the deadline with --test-deadline-ms{said}",
                 deadline.as_millis()
-            )))
+            )));
         }
         Ending::Exited(status) => status,
     };
@@ -75,13 +91,8 @@ pub fn problem(ending: &Ending, stderr: &str) -> Option<Problem> {
     match status.code() {
         Some(TEST_FAILED_CODE) => Some(Problem {
             message: match panic_message(stderr) {
-                Some(message) => {
-                    format!("the test panicked before it reported a result: {message}")
-                }
-                None => format!(
-                    "the test failed before it reported a result: {}",
-                    tail(stderr)
-                ),
+                Some(message) => format!("the test panicked: {message}"),
+                None => format!("the test failed: {}", tail(stderr)),
             },
             is_panic: true,
         }),
@@ -174,6 +185,18 @@ mod tests {
     fn the_tail_keeps_the_last_three_lines() {
         assert_eq!(tail(""), "it printed nothing on stderr");
         assert_eq!(tail("a\n\nb\nc\nd\n"), "last lines of stderr: b / c / d");
+    }
+
+    #[test]
+    fn a_panic_without_a_result_says_so() {
+        let problem = Problem {
+            message: "the test panicked: boom: twice".into(),
+            is_panic: true,
+        };
+        assert_eq!(
+            problem.without_result(),
+            "the test panicked before it reported a result: boom: twice"
+        );
     }
 
     #[test]
