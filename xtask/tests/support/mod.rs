@@ -13,6 +13,15 @@ pub fn fixture(name: &str) -> PathBuf {
         .join("Cargo.toml")
 }
 
+/// The Cargo.toml of the example crate `name` (under the repository's
+/// `examples/`): a real crate using the real verification macros.
+pub fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name)
+        .join("Cargo.toml")
+}
+
 /// A scratch folder of this test binary, fresh for `name`.
 pub fn scratch(name: &str) -> PathBuf {
     let folder = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -44,7 +53,11 @@ pub fn tck(args: &[&str]) -> Output {
 
 /// `xtask tck --manifest-path <fixture> ARGS`.
 pub fn tck_on(fixture_name: &str, args: &[&str]) -> Output {
-    let manifest = fixture(fixture_name);
+    tck_on_manifest(&fixture(fixture_name), args)
+}
+
+/// `xtask tck --manifest-path <manifest> ARGS`.
+pub fn tck_on_manifest(manifest: &Path, args: &[&str]) -> Output {
     let mut all = vec!["--manifest-path", manifest.to_str().unwrap()];
     all.extend_from_slice(args);
     tck(&all)
