@@ -21,6 +21,12 @@ fn a_passing_crate_exits_0_with_a_markdown_report() {
         "{progress}"
     );
     assert!(progress.contains("[5/5]"), "{progress}");
+    assert!(
+        progress.contains("warning: skipped")
+            && progress.contains("custom_harness")
+            && progress.contains("custom harness: unknown flag --list"),
+        "a harness without --list is skipped with a warning: {progress}"
+    );
 }
 
 #[test]

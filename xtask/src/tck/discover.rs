@@ -2,9 +2,13 @@
 //! then ask each for its tests and keep those that follow the naming
 //! contract ([`super::naming`]).
 
+use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use wait_timeout::ChildExt;
 
 use super::naming::RuleTest;
 use super::target::Crate;
@@ -21,12 +25,30 @@ pub struct Planned {
 
 /// Builds the crate's tests (`cargo test --no-run`) and lists their rule
 /// tests. cargo's own output (progress, warnings, compiler errors) goes to
-/// our stderr as cargo renders it.
-pub fn discover(cargo: &Path, krate: &Crate) -> Result<Vec<Planned>, Fatal> {
+/// our stderr as cargo renders it. An executable that cannot list its tests
+/// like a libtest harness (a `harness = false` target) is skipped with a
+/// warning; `scratch` holds the listings, `deadline` bounds each.
+pub fn discover(
+    cargo: &Path,
+    krate: &Crate,
+    scratch: &Path,
+    deadline: Duration,
+) -> Result<Vec<Planned>, Fatal> {
     let exes = build(cargo, krate)?;
     let mut planned = Vec::new();
-    for exe in exes {
-        for path in list(&exe, krate.dir())? {
+    for (index, exe) in exes.iter().enumerate() {
+        let listing = scratch.join(format!("list-{index}"));
+        let paths = match list(exe, krate.dir(), &listing, deadline) {
+            Ok(paths) => paths,
+            Err(why) => {
+                eprintln!(
+                    "warning: skipped {}: it does not list its tests like a libtest harness ({why})",
+                    exe.display()
+                );
+                continue;
+            }
+        };
+        for path in paths {
             if let Some(test) = RuleTest::parse(&path) {
                 planned.push(Planned {
                     exe: exe.clone(),
@@ -89,24 +111,43 @@ fn test_executable(line: &str, package_id: &str) -> Option<PathBuf> {
     message["executable"].as_str().map(PathBuf::from)
 }
 
-/// The test paths of one executable (`--list --format terse`).
-fn list(exe: &Path, dir: &Path) -> Result<Vec<String>, Fatal> {
-    let output = Command::new(exe)
+/// The test paths of one executable (`--list --format terse`), its output
+/// kept in the files `<listing>.out` and `<listing>.err` (no pipe to fill
+/// up, however many tests it has).
+fn list(exe: &Path, dir: &Path, listing: &Path, deadline: Duration) -> Result<Vec<String>, String> {
+    let out_path = listing.with_extension("out");
+    let err_path = listing.with_extension("err");
+    let out = File::create(&out_path).map_err(|e| e.to_string())?;
+    let err = File::create(&err_path).map_err(|e| e.to_string())?;
+    let mut child = Command::new(exe)
         .args(["--list", "--format", "terse"])
         .current_dir(dir)
         .stdin(Stdio::null())
-        .output()
-        .map_err(|error| Fatal(format!("cannot run {}: {error}", exe.display())))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(Fatal(format!(
-            "cannot list the tests of {} ({}): {}",
-            exe.display(),
-            output.status,
-            stderr.lines().last().unwrap_or("no message")
-        )));
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let status = match child.wait_timeout(deadline).map_err(|e| e.to_string())? {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("listing ran past {} ms", deadline.as_millis()));
+        }
+    };
+    if !status.success() {
+        let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+        return Err(format!(
+            "{status}: {}",
+            stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no message")
+        ));
     }
-    Ok(String::from_utf8_lossy(&output.stdout)
+    let stdout = std::fs::read(&out_path).map_err(|e| e.to_string())?;
+    Ok(String::from_utf8_lossy(&stdout)
         .lines()
         .filter_map(|line| line.strip_suffix(": test"))
         .map(str::to_owned)

@@ -51,7 +51,8 @@ fn verify(args: &Args) -> Result<ExitCode, Fatal> {
         .clone()
         .unwrap_or_else(target::reference_manifest);
     let krate = target::resolve(&cargo, &manifest)?;
-    let planned = discover::discover(&cargo, &krate)?;
+    let scratch = Scratch::create()?;
+    let planned = discover::discover(&cargo, &krate, scratch.path(), args.test_deadline())?;
     if planned.is_empty() {
         return Err(Fatal(format!(
             "zero rules executed: {} has no TCK tests; add `publisher_verification!(…)` (or another verification macro) to a test file such as tests/tck.rs, then run again",
@@ -60,19 +61,18 @@ fn verify(args: &Args) -> Result<ExitCode, Fatal> {
     }
     let planned = select(planned, args, &krate.name)?;
 
-    let scratch = scratch_folder()?;
     let settings = run::Settings {
         deadline: args.test_deadline(),
         timeout_ms: args.timeout_ms,
         no_signal_ms: args.no_signal_ms,
         dir: krate.dir().to_path_buf(),
-        scratch: scratch.clone(),
+        scratch: scratch.path().to_path_buf(),
         jobs: args.jobs(),
     };
     let mut progress = progress::Progress::start(planned.len(), &krate.name);
     let ran = run::run_all(planned, &settings, |ran| progress.finished(ran));
     progress.finish();
-    let _ = std::fs::remove_dir_all(&scratch);
+    drop(scratch);
 
     let results = name_targets(ran);
     if results.is_empty() {
@@ -171,17 +171,32 @@ fn check_output_folder(output: Option<&Path>) -> Result<(), Fatal> {
     }
 }
 
-/// A fresh folder for the report folders and output of the rule tests.
-fn scratch_folder() -> Result<PathBuf, Fatal> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let folder = std::env::temp_dir().join(format!("rs-tck-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&folder).map_err(|error| {
-        Fatal(format!(
-            "cannot create a scratch folder {}: {error}",
-            folder.display()
-        ))
-    })?;
-    Ok(folder)
+/// A fresh folder for test listings, report folders and the output of the
+/// rule tests; removed when dropped, whichever way the run ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn create() -> Result<Scratch, Fatal> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let folder = std::env::temp_dir().join(format!("rs-tck-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&folder).map_err(|error| {
+            Fatal(format!(
+                "cannot create a scratch folder {}: {error}",
+                folder.display()
+            ))
+        })?;
+        Ok(Scratch(folder))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
