@@ -18,7 +18,7 @@ mod report;
 mod run;
 mod target;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -104,7 +104,9 @@ fn select(
     let Some(pattern) = &args.rules else {
         return Ok(planned);
     };
-    let found: BTreeSet<String> = planned.iter().map(|p| p.test.rule.clone()).collect();
+    let mut found: Vec<String> = planned.iter().map(|p| p.test.rule.clone()).collect();
+    found.sort_by_key(|id| report::order(id));
+    found.dedup();
     let selected: Vec<_> = planned
         .into_iter()
         .filter(|p| pattern.matches(&p.test.rule))

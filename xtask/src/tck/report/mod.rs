@@ -180,7 +180,7 @@ fn from_catalogue(rule: &Rule, target: &str, verification: Verification) -> Rule
 
 /// Spec order: catalogue rules (each followed by its conditions), then
 /// `tck.*` checks, then ids the catalogue does not know, by name.
-fn order(id: &str) -> (u8, usize, usize, String) {
+pub fn order(id: &str) -> (u8, usize, usize, String) {
     for (index, rule) in RULES.iter().enumerate() {
         if id == rule.id {
             return (0, index, 0, String::new());
