@@ -245,3 +245,62 @@ fn merge(result: &mut RuleResult, problem: &diagnose::Problem) {
     ));
     result.verdict = Verdict::Failed;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reactive_streams_tck::outcome::Verification;
+
+    fn result(verdict: Verdict, message: Option<&str>) -> RuleResult {
+        RuleResult {
+            target: "t".into(),
+            verification: Verification::Publisher,
+            rule: "1.1".into(),
+            test: "spec_1_01".into(),
+            verdict,
+            message: message.map(str::to_owned),
+            duration_ms: 1.0,
+            trace: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_failure_then_a_panic_is_just_the_failure() {
+        let mut failed = result(Verdict::Failed, Some("broke 1.1"));
+        let panic = diagnose::Problem {
+            message: "the test panicked: broke 1.1".into(),
+            is_panic: true,
+        };
+        merge(&mut failed, &panic);
+        assert_eq!(failed.message.as_deref(), Some("broke 1.1"));
+    }
+
+    #[test]
+    fn a_failure_then_an_abort_says_both() {
+        let mut failed = result(Verdict::Failed, Some("broke 1.1"));
+        merge(
+            &mut failed,
+            &diagnose::Problem::abnormal("the test process aborted".into()),
+        );
+        assert_eq!(
+            failed.message.as_deref(),
+            Some("broke 1.1; then the test process aborted")
+        );
+    }
+
+    #[test]
+    fn a_skip_then_a_crash_fails() {
+        let mut skipped = result(Verdict::Skipped, Some("no failed publisher"));
+        merge(
+            &mut skipped,
+            &diagnose::Problem::abnormal("stack overflow".into()),
+        );
+        assert_eq!(skipped.verdict, Verdict::Failed);
+        assert_eq!(
+            skipped.message.as_deref(),
+            Some(
+                "the test reported `skipped` (no failed publisher) but then failed: stack overflow"
+            )
+        );
+    }
+}
