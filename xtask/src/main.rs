@@ -33,15 +33,53 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
-            // clap's help and version go to stdout with success; real usage
-            // errors exit 2 with clap's message (its first line says what is wrong).
-            let code = if error.use_stderr() { 2 } else { 0 };
-            let _ = error.print();
-            return ExitCode::from(code);
+            // clap's help and version go to stdout with success; usage
+            // errors exit 2 with clap's message folded into one line.
+            if !error.use_stderr() {
+                let _ = error.print();
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("{}", one_line(&error.render().to_string()));
+            return ExitCode::from(2);
         }
     };
     match cli.command {
         Command::Rules(args) => rules::run(&args),
         Command::Tck(args) => tck::run(&args),
+    }
+}
+
+/// A clap error message as one line: its lines joined, the usage summary
+/// dropped (`--help` shows it), the closing hint after a semicolon.
+fn one_line(message: &str) -> String {
+    let mut line = String::new();
+    for part in message.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if part.starts_with("Usage:") {
+            continue;
+        }
+        if let Some(hint) = part.strip_prefix("For more information") {
+            line.push_str("; for more information");
+            line.push_str(hint);
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(part);
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_errors_fold_into_one_line() {
+        let error = Cli::try_parse_from(["cargo xtask", "tck", "--format", "xml"]).unwrap_err();
+        assert_eq!(
+            one_line(&error.render().to_string()),
+            "error: invalid value 'xml' for '--format <FORMAT>' [possible values: md, json, junit]; for more information, try '--help'."
+        );
     }
 }

@@ -1,0 +1,204 @@
+//! `cargo xtask tck`: build a crate's TCK rule tests, run each in its own
+//! process, and report rule by rule.
+//!
+//! The pipeline, one module per step:
+//! [`target`] (which crate) → [`discover`] (build, list, keep the tests that
+//! follow the [`naming`] contract, filter by [`pattern`]) → [`run`](mod@run) (one
+//! process per rule test, [`diagnose`] what went wrong, with [`progress`])
+//! → [`report`] (complete from the catalogue, render) → [`output`].
+
+mod args;
+mod diagnose;
+mod discover;
+mod naming;
+mod output;
+mod pattern;
+mod progress;
+mod report;
+mod run;
+mod target;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use reactive_streams_tck::outcome::RuleResult;
+
+pub use args::Args;
+use args::Format;
+use report::Report;
+
+/// A reason the target cannot be verified, as one line for stderr (exit 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fatal(pub String);
+
+/// Runs the command; prints `error: …` and exits 2 when it cannot.
+pub fn run(args: &Args) -> ExitCode {
+    match verify(args) {
+        Ok(code) => code,
+        Err(Fatal(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn verify(args: &Args) -> Result<ExitCode, Fatal> {
+    check_output_folder(args.output.as_deref())?;
+    let cargo = cargo_binary();
+    let manifest = args
+        .manifest_path
+        .clone()
+        .unwrap_or_else(target::reference_manifest);
+    let krate = target::resolve(&cargo, &manifest)?;
+    let scratch = Scratch::create()?;
+    let planned = discover::discover(&cargo, &krate, scratch.path(), args.test_deadline())?;
+    if planned.is_empty() {
+        return Err(Fatal(format!(
+            "zero rules executed: {} has no TCK tests; add `publisher_verification!(…)` (or another verification macro) to a test file such as tests/tck.rs, then run again",
+            krate.name
+        )));
+    }
+    let planned = select(planned, args, &krate.name)?;
+
+    let settings = run::Settings {
+        deadline: args.test_deadline(),
+        timeout_ms: args.timeout_ms,
+        no_signal_ms: args.no_signal_ms,
+        dir: krate.dir().to_path_buf(),
+        scratch: scratch.path().to_path_buf(),
+        jobs: args.jobs(),
+    };
+    let mut progress = progress::Progress::start(planned.len(), &krate.name);
+    let ran = run::run_all(planned, &settings, |ran| progress.finished(ran));
+    progress.finish();
+    drop(scratch);
+
+    let results = name_targets(ran);
+    if results.is_empty() {
+        return Err(Fatal(format!(
+            "zero rules executed: no rule test of {} reported anything",
+            krate.name
+        )));
+    }
+    let report = Report::assemble(&krate.name, results, args.rules.as_ref());
+    let text = match args.format {
+        Format::Md => report::markdown::render(&report),
+        Format::Json => report::json::render(&report),
+        Format::Junit => report::junit::render(&report),
+    };
+    output::write(args.output.as_deref(), &text)?;
+    Ok(if report.summary.failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Keeps the rule tests `--rules` selects; an error when it selects none.
+fn select(
+    planned: Vec<discover::Planned>,
+    args: &Args,
+    krate: &str,
+) -> Result<Vec<discover::Planned>, Fatal> {
+    let Some(pattern) = &args.rules else {
+        return Ok(planned);
+    };
+    let mut found: Vec<String> = planned.iter().map(|p| p.test.rule.clone()).collect();
+    found.sort_by_key(|id| report::order(id));
+    found.dedup();
+    let selected: Vec<_> = planned
+        .into_iter()
+        .filter(|p| pattern.matches(&p.test.rule))
+        .collect();
+    if selected.is_empty() {
+        let mut ids: Vec<&str> = found.iter().map(String::as_str).take(12).collect();
+        if found.len() > ids.len() {
+            ids.push("…");
+        }
+        return Err(Fatal(format!(
+            "--rules '{pattern}' matches none of the rule tests of {krate} (they cover {}); use ids or globs like '3.9', '3.*', 'streamlet.2' (see `cargo xtask rules`)",
+            ids.join(", ")
+        )));
+    }
+    Ok(selected)
+}
+
+/// The results of every rule test; a result made up for a test that wrote
+/// none takes the target name its sibling tests (same executable and
+/// module) reported, so it lands in their section.
+fn name_targets(ran: Vec<run::Ran>) -> Vec<RuleResult> {
+    let mut names: HashMap<(PathBuf, String), String> = HashMap::new();
+    for ran in ran.iter().filter(|r| !r.synthesised) {
+        if let Some(result) = ran.results.first() {
+            names
+                .entry((ran.planned.exe.clone(), ran.planned.test.user_mod.clone()))
+                .or_insert_with(|| result.target.clone());
+        }
+    }
+    let mut results = Vec::new();
+    for mut ran in ran {
+        if ran.synthesised {
+            let key = (ran.planned.exe.clone(), ran.planned.test.user_mod.clone());
+            if let Some(name) = names.get(&key) {
+                for result in &mut ran.results {
+                    result.target = name.clone();
+                }
+            }
+        }
+        results.extend(ran.results);
+    }
+    results
+}
+
+/// The cargo that runs us (`cargo xtask` sets `CARGO`), else `cargo`.
+fn cargo_binary() -> PathBuf {
+    std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from)
+}
+
+/// Fails early, before any build, when `--output` cannot be written.
+fn check_output_folder(output: Option<&Path>) -> Result<(), Fatal> {
+    let Some(output) = output else { return Ok(()) };
+    let folder = output.parent().filter(|p| !p.as_os_str().is_empty());
+    match folder {
+        Some(folder) if !folder.is_dir() => Err(Fatal(format!(
+            "the folder of --output {} does not exist; create it or write the report elsewhere",
+            output.display()
+        ))),
+        _ if output.is_dir() => Err(Fatal(format!(
+            "--output {} is a folder; give a file path",
+            output.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// A fresh folder for test listings, report folders and the output of the
+/// rule tests; removed when dropped, whichever way the run ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn create() -> Result<Scratch, Fatal> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let folder = std::env::temp_dir().join(format!("rs-tck-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&folder).map_err(|error| {
+            Fatal(format!(
+                "cannot create a scratch folder {}: {error}",
+                folder.display()
+            ))
+        })?;
+        Ok(Scratch(folder))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,163 @@
+//! The naming contract between the verification macros and this command.
+//!
+//! Every test a verification macro generates has the path
+//! `<user_mod>::<verification>::<test>`, where `<verification>` is one of
+//! `publisher`, `subscriber_blackbox`, `subscriber_whitebox`, `processor`,
+//! `streamlet_source` or `streamlet_sink`, and `<test>` names the rule:
+//!
+//! | test name | rule id |
+//! |---|---|
+//! | `spec_<section>_<two digits>` | `<section>.<number>`: `spec_3_09` → `3.9`, `spec_1_10` → `1.10` |
+//! | `streamlet_<n>` | `streamlet.<n>` |
+//! | `streamlet_<n>_<letter>` | `streamlet.<n>.<letter>` |
+//! | `tck_<name>` | `tck.<name>`: a check of the user's factory |
+//!
+//! Any other test is not a rule test and is left alone.
+
+use reactive_streams_tck::outcome::Verification;
+
+/// One macro-generated rule test, identified by its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleTest {
+    /// The full libtest path, as `--exact` wants it.
+    pub path: String,
+    /// The module the macro was invoked in (`range`, `tests::range`); empty
+    /// when the macro was invoked at the root of the test crate.
+    pub user_mod: String,
+    /// Which verification generated the test.
+    pub verification: Verification,
+    /// The last path segment, e.g. `spec_3_09`.
+    pub test: String,
+    /// The rule id, e.g. `3.9`.
+    pub rule: String,
+}
+
+impl RuleTest {
+    /// Parses a libtest path; `None` when it does not follow the contract.
+    pub fn parse(path: &str) -> Option<RuleTest> {
+        let mut segments: Vec<&str> = path.split("::").collect();
+        let test = segments.pop()?;
+        let verification = verification(segments.pop()?)?;
+        let rule = rule_id(test)?;
+        Some(RuleTest {
+            path: path.to_owned(),
+            user_mod: segments.join("::"),
+            verification,
+            test: test.to_owned(),
+            rule,
+        })
+    }
+
+    /// The target name to use when the test wrote no result of its own.
+    pub fn fallback_target(&self) -> String {
+        if self.user_mod.is_empty() {
+            self.verification.as_str().to_owned()
+        } else {
+            self.user_mod.clone()
+        }
+    }
+}
+
+fn verification(segment: &str) -> Option<Verification> {
+    Some(match segment {
+        "publisher" => Verification::Publisher,
+        "subscriber_blackbox" => Verification::SubscriberBlackbox,
+        "subscriber_whitebox" => Verification::SubscriberWhitebox,
+        "processor" => Verification::Processor,
+        "streamlet_source" => Verification::StreamletSource,
+        "streamlet_sink" => Verification::StreamletSink,
+        _ => return None,
+    })
+}
+
+/// The rule id a test name stands for.
+pub fn rule_id(test: &str) -> Option<String> {
+    if let Some(rest) = test.strip_prefix("spec_") {
+        let (section, number) = rest.split_once('_')?;
+        let section_ok = section.len() == 1 && ('1'..='4').contains(&section.chars().next()?);
+        let number_ok = number.len() == 2 && number.bytes().all(|b| b.is_ascii_digit());
+        if !section_ok || !number_ok {
+            return None;
+        }
+        let number: u32 = number.parse().ok()?;
+        return (number > 0).then(|| format!("{section}.{number}"));
+    }
+    if let Some(rest) = test.strip_prefix("streamlet_") {
+        let (number, letter) = match rest.split_once('_') {
+            Some((number, letter)) => (number, Some(letter)),
+            None => (rest, None),
+        };
+        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        return match letter {
+            None => Some(format!("streamlet.{number}")),
+            Some(l) if l.len() == 1 && l.bytes().all(|b| b.is_ascii_lowercase()) => {
+                Some(format!("streamlet.{number}.{l}"))
+            }
+            Some(_) => None,
+        };
+    }
+    if let Some(name) = test.strip_prefix("tck_") {
+        let ok = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        return ok.then(|| format!("tck.{name}"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_tests_map_two_digit_numbers_to_rule_ids() {
+        assert_eq!(rule_id("spec_3_09").as_deref(), Some("3.9"));
+        assert_eq!(rule_id("spec_1_10").as_deref(), Some("1.10"));
+        assert_eq!(rule_id("spec_3_17").as_deref(), Some("3.17"));
+        for not_a_rule in [
+            "spec_3_9",
+            "spec_5_01",
+            "spec_3_00",
+            "spec_3_x1",
+            "spec_31_01",
+        ] {
+            assert_eq!(rule_id(not_a_rule), None, "{not_a_rule}");
+        }
+    }
+
+    #[test]
+    fn streamlet_and_tck_tests_map_to_their_ids() {
+        assert_eq!(rule_id("streamlet_2_c").as_deref(), Some("streamlet.2.c"));
+        assert_eq!(rule_id("streamlet_5").as_deref(), Some("streamlet.5"));
+        assert_eq!(
+            rule_id("tck_factory_makes_fresh_publishers").as_deref(),
+            Some("tck.factory_makes_fresh_publishers")
+        );
+        for not_a_rule in [
+            "streamlet_",
+            "streamlet_2_cc",
+            "tck_",
+            "tck_Upper",
+            "helper",
+        ] {
+            assert_eq!(rule_id(not_a_rule), None, "{not_a_rule}");
+        }
+    }
+
+    #[test]
+    fn paths_split_into_module_verification_and_test() {
+        let test = RuleTest::parse("tests::range::publisher::spec_3_09").unwrap();
+        assert_eq!(test.user_mod, "tests::range");
+        assert_eq!(test.verification, Verification::Publisher);
+        assert_eq!(test.test, "spec_3_09");
+        assert_eq!(test.rule, "3.9");
+        let root = RuleTest::parse("streamlet_sink::streamlet_3_a").unwrap();
+        assert_eq!(root.user_mod, "");
+        assert_eq!(root.fallback_target(), "streamlet_sink");
+        assert_eq!(RuleTest::parse("range::helpers::spec_3_09"), None);
+        assert_eq!(RuleTest::parse("spec_3_09"), None);
+    }
+}

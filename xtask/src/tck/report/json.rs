@@ -1,0 +1,123 @@
+//! The JSON report (a public contract: fields are added, never renamed or
+//! dropped).
+//!
+//! ```json
+//! {
+//!   "crate": "my-crate",
+//!   "summary": {
+//!     "passed": 40, "failed": 1, "skipped": 2,
+//!     "enforced_by_types": 1, "untested": 5, "total": 49
+//!   },
+//!   "results": [
+//!     {
+//!       "target": "my_crate::Range",
+//!       "verification": "publisher",
+//!       "rule": "3.9",
+//!       "test": "spec_3_09",
+//!       "verdict": "failed",
+//!       "message": "request(0) was answered with on_next(1)",
+//!       "duration_ms": 2.4,
+//!       "trace": [{ "at_micros": 1234, "thread": "main", "event": "request(0)" }]
+//!     }
+//!   ]
+//! }
+//! ```
+//!
+//! * `crate`: the verified package.
+//! * `summary`: how many `results` have each verdict; `total` is their
+//!   number.
+//! * `results`: one object per rule and target (and verification), grouped
+//!   by target and verification, in spec order, `tck.*` checks last:
+//!   * `target`: the verified type as the verification macro names it;
+//!   * `verification`: `publisher`, `subscriber_blackbox`,
+//!     `subscriber_whitebox`, `processor`, `streamlet_source` or
+//!     `streamlet_sink`;
+//!   * `rule`: the catalogue id (`3.9`, `streamlet.2.c`) or `tck.<name>`;
+//!   * `test`: the generated test's name; empty for rules no test covered;
+//!   * `verdict`: `passed`, `failed`, `skipped`, `enforced_by_types` or
+//!     `untested` (a catalogue rule that applies to the verification but no
+//!     test of this run covered; `message` says why);
+//!   * `message`: why it failed, was skipped or is not tested; `null` when it
+//!     passed;
+//!   * `duration_ms`: wall time of the test (0 for rules no test ran);
+//!   * `trace`: the signals that led to a failure, each with `at_micros`
+//!     (since the test started), `thread` and `event`; empty otherwise.
+
+use reactive_streams_tck::outcome::RuleResult;
+use serde::Serialize;
+
+use super::{Report, Summary};
+
+#[derive(Serialize)]
+struct Document<'a> {
+    #[serde(rename = "crate")]
+    krate: &'a str,
+    summary: Summary,
+    results: Vec<&'a RuleResult>,
+}
+
+/// Renders the report as pretty-printed JSON.
+pub fn render(report: &Report) -> String {
+    let document = Document {
+        krate: &report.krate,
+        summary: report.summary,
+        results: report.results().collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&document).expect("a report serialises");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::samples;
+    use super::*;
+
+    fn value(report: &Report) -> serde_json::Value {
+        serde_json::from_str(&render(report)).unwrap()
+    }
+
+    #[test]
+    fn a_passing_set() {
+        insta::assert_json_snapshot!(value(&samples::passing()), {
+            ".results[].duration_ms" => "[duration]",
+        });
+    }
+
+    #[test]
+    fn a_broken_set() {
+        insta::assert_json_snapshot!(value(&samples::broken()), {
+            ".results[].duration_ms" => "[duration]",
+            ".results[].trace[].at_micros" => "[at]",
+        });
+    }
+
+    #[test]
+    fn every_result_has_the_public_fields() {
+        let value = value(&samples::broken());
+        for field in [
+            "passed",
+            "failed",
+            "skipped",
+            "enforced_by_types",
+            "untested",
+            "total",
+        ] {
+            assert!(value["summary"][field].is_u64(), "summary.{field}");
+        }
+        for result in value["results"].as_array().unwrap() {
+            for field in [
+                "target",
+                "verification",
+                "rule",
+                "test",
+                "verdict",
+                "message",
+                "duration_ms",
+                "trace",
+            ] {
+                assert!(result.get(field).is_some(), "{field} in {result}");
+            }
+        }
+    }
+}

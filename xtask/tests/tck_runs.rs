@@ -1,0 +1,141 @@
+//! `cargo xtask tck` on fixture crates whose rule tests pass, fail, abort,
+//! hang and overflow their stack: every rule is reported, in every format.
+
+mod support;
+
+use support::*;
+
+#[test]
+fn a_passing_crate_exits_0_with_a_markdown_report() {
+    let output = tck_on(
+        "passing",
+        &["--timeout-ms", "250", "--no-signal-ms", "40", "--jobs", "2"],
+    );
+    assert_exit(&output, 0);
+    let report = stdout(&output);
+    assert_eq!(report.lines().last(), Some("4 passed, 0 failed, 1 skipped"));
+    insta::assert_snapshot!(redact_durations(&report));
+    let progress = stderr(&output);
+    assert!(
+        progress.contains("fixture-passing: running 5 rule tests"),
+        "{progress}"
+    );
+    assert!(progress.contains("[5/5]"), "{progress}");
+    assert!(
+        progress.contains("warning: skipped")
+            && progress.contains("custom_harness")
+            && progress.contains("custom harness: unknown flag --list"),
+        "a harness without --list is skipped with a warning: {progress}"
+    );
+}
+
+#[test]
+fn the_timeouts_reach_every_rule_test() {
+    let output = tck_on(
+        "passing",
+        &[
+            "--rules",
+            "tck.*",
+            "--timeout-ms",
+            "250",
+            "--no-signal-ms",
+            "40",
+            "--format",
+            "json",
+        ],
+    );
+    assert_exit(&output, 0);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let results = value["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "only tck.* is selected: {value}");
+    assert_eq!(
+        results[0]["message"],
+        "RS_TCK_TIMEOUT_MS=250 RS_TCK_NO_SIGNAL_MS=40"
+    );
+}
+
+#[test]
+fn rule_patterns_select_rules_and_their_catalogue_rows() {
+    let output = tck_on("passing", &["--rules", "3.*", "--format", "json"]);
+    assert_exit(&output, 0);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let rules: Vec<&str> = value["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = (1..=17).map(|n| format!("3.{n}")).collect();
+    assert_eq!(rules, expected);
+    assert_eq!(value["summary"]["passed"], 1);
+    assert_eq!(value["summary"]["untested"], 16);
+}
+
+#[test]
+fn a_report_file_is_written_and_stdout_stays_empty() {
+    let report = scratch("junit").join("report.xml");
+    let output = tck_on(
+        "passing",
+        &["--format", "junit", "--output", report.to_str().unwrap()],
+    );
+    assert_exit(&output, 0);
+    assert!(output.stdout.is_empty());
+    let xml = std::fs::read_to_string(&report).unwrap();
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert!(
+        xml.contains(r#"<testcase classname="fixture::Range::publisher" name="3.9 spec_3_09""#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<skipped message="skipped: the factory declares no failed publisher"/>"#),
+        "{xml}"
+    );
+}
+
+#[test]
+fn a_failing_crate_reports_each_way_a_rule_test_can_go_wrong() {
+    // The hung rule test costs this deadline; every other rule test ends
+    // within milliseconds, far below it even on a loaded machine.
+    let output = tck_on(
+        "failing",
+        &["--format", "json", "--test-deadline-ms", "4000"],
+    );
+    assert_exit(&output, 1);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let message = |rule: &str| -> String {
+        let result = value["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["rule"] == rule)
+            .unwrap_or_else(|| panic!("no result for {rule}"));
+        assert_eq!(result["target"], "fixture::Broken", "{result}");
+        result["message"].as_str().unwrap_or("").to_owned()
+    };
+    assert!(
+        message("1.3").starts_with("the test process aborted (signal 6"),
+        "{}",
+        message("1.3")
+    );
+    assert!(
+        message("1.3").ends_with("about to abort: simulated fatal bug"),
+        "{}",
+        message("1.3")
+    );
+    assert!(message("1.9").starts_with("the test process was killed after 4000 ms"));
+    assert!(message("3.17").starts_with("stack overflow"));
+    assert_eq!(
+        message("tck.factory"),
+        "the test panicked before it reported a result: the factory panicked"
+    );
+    assert!(message("1.5").starts_with("the test wrote no result"));
+    assert!(
+        message("1.7")
+            .starts_with("the test reported `passed` but then failed: the test process aborted"),
+        "{}",
+        message("1.7")
+    );
+    insta::assert_json_snapshot!(value, {
+        ".results[].duration_ms" => "[duration]",
+    });
+}
