@@ -86,6 +86,14 @@ impl<T> Slot<T> {
         }
     }
 
+    /// Makes the reading drain poll again.
+    pub(crate) fn wake(&self) {
+        let waker = self.state.lock().waker.clone();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
     /// Whether the slot still accepts elements.
     pub(crate) fn is_open(&self) -> bool {
         let state = self.state.lock();
