@@ -56,6 +56,26 @@ fn one_thread(c: &mut Criterion) {
         });
     }
 
+    group.bench_function("range_fused_map_batch_128", |b| {
+        b.iter(|| {
+            range(0, black_box(N))
+                .map(|x| x * 2)
+                .subscribe(Box::new(CallbackSubscriber::new(128, |x| {
+                    black_box(x);
+                })));
+        })
+    });
+
+    group.bench_function("range_fused_map_unbounded", |b| {
+        b.iter(|| {
+            range(0, black_box(N))
+                .map(|x| x * 2)
+                .subscribe(Box::new(CallbackSubscriber::new(demand::UNBOUNDED, |x| {
+                    black_box(x);
+                })));
+        })
+    });
+
     group.bench_function("range_batch_128_no_processor", |b| {
         b.iter(|| {
             range(0, black_box(N)).subscribe(Box::new(CallbackSubscriber::new(128, |x| {

@@ -270,7 +270,7 @@ impl<T: Send + 'static> Sink<T> for Outlet<T> {
             pull.talkback = Some(talkback.clone());
         }
         talkback.start();
-        self.slot.wake();
+        self.slot.poke();
     }
 
     fn receive(&mut self, data: T) {
