@@ -102,3 +102,42 @@ impl SerialUpstream {
         state.busy = false;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Log(Mutex<Vec<String>>);
+
+    impl Subscription for Log {
+        fn request(&self, n: u64) {
+            self.0.lock().unwrap().push(format!("request({n})"));
+        }
+        fn cancel(&self) {
+            self.0.lock().unwrap().push("cancel".into());
+        }
+    }
+
+    #[test]
+    fn replays_demand_once_the_subscription_arrives_then_cancels_once() {
+        let upstream = SerialUpstream::new();
+        upstream.request(2);
+        upstream.request(3);
+        let log = Arc::new(Log::default());
+        assert!(upstream.set(log.clone()));
+        upstream.cancel();
+        upstream.request(1);
+        upstream.cancel();
+        assert_eq!(*log.0.lock().unwrap(), vec!["request(5)", "cancel"]);
+
+        let late = Arc::new(Log::default());
+        assert!(
+            !upstream.set(late.clone()),
+            "a second subscription is refused"
+        );
+        assert_eq!(*late.0.lock().unwrap(), vec!["cancel"]);
+    }
+}
