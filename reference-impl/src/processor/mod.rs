@@ -1,0 +1,57 @@
+//! Processors: [`IdentityProcessor`], [`MapProcessor`], [`FilterProcessor`]
+//! and [`BufferProcessor`].
+//!
+//! A processor is a cheap cloneable handle: give one clone to upstream as a
+//! `Box<dyn Subscriber<T>>`, subscribe downstream subscribers to another.
+//!
+//! # Behaviour shared by all processors
+//!
+//! * **Several downstream subscribers** are supported (multicast). Each has
+//!   its own demand; upstream is asked for at most the *smallest* downstream
+//!   demand plus the processor's buffer (0 for identity, map and filter), so
+//!   a late second subscriber's demand is served and nobody is flooded. A
+//!   subscriber that joins while elements are in flight may receive those
+//!   elements beyond its demand being buffered for it (never emitted beyond
+//!   its demand).
+//! * **Errors** from upstream reach every downstream subscriber at once,
+//!   ahead of buffered elements (§4.2); completion follows buffered
+//!   elements.
+//! * **Cancellation**: when the last downstream subscriber cancels (or sends
+//!   `request(0)`), upstream is cancelled, and later subscribers get
+//!   `on_subscribe` + `on_error`. Before the first downstream subscriber
+//!   arrives nothing is requested from upstream.
+//! * Subscribers arriving after the upstream terminated get that terminal
+//!   right after `on_subscribe`.
+//! * Elements must be `Clone` (each subscriber gets its own copy; the last
+//!   one gets the original).
+//! * Signals are emitted on the thread that delivered the upstream signal or
+//!   made the `request`.
+
+mod buffer;
+mod filter;
+mod identity;
+mod map;
+mod stage;
+
+pub use buffer::BufferProcessor;
+pub use filter::FilterProcessor;
+pub use identity::IdentityProcessor;
+pub use map::MapProcessor;
+
+/// Implements the publisher role of a processor handle by delegating to
+/// its stage.
+macro_rules! publisher_role {
+    ($name:ident < $($g:ident),* >, $out:ty) => {
+        impl<$($g),*> Publisher<$out> for $name<$($g),*>
+        where
+            $($g: Send + 'static,)*
+            $out: Clone,
+        {
+            fn subscribe(&self, subscriber: Box<dyn Subscriber<$out>>) {
+                self.stage.subscribe(subscriber);
+            }
+        }
+    };
+}
+
+pub(crate) use publisher_role;
