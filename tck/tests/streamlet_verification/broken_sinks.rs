@@ -32,6 +32,9 @@ pub enum Bug {
     StopsAfterEnd,
     /// Never starts (tck.starts).
     NeverStarts,
+    /// Declares that it stops after five elements, but never stops
+    /// (tck.stops_after).
+    NeverStops,
 }
 
 const TAKE: u64 = 5;
@@ -72,7 +75,7 @@ impl Sink<u64> for BuggySink {
         if self.bug == Bug::StartsTwice {
             talkback.start();
         }
-        if self.received == TAKE {
+        if self.received == TAKE && self.bug != Bug::NeverStops {
             talkback.stop(None);
             match self.bug {
                 Bug::RequestsAfterStop => talkback.request(),

@@ -36,6 +36,11 @@ pub enum Bug {
     EndsTwice,
     /// Never greets (tck.greets).
     NeverGreets,
+    /// Delivers one element fewer than asked for (tck.create_n).
+    ShortByOne,
+    /// Never delivers again after a stop, though it declares restart
+    /// support (tck.restart).
+    NeverResumes,
 }
 
 /// A synchronous pullable source of `0..count` with one bug.
@@ -110,6 +115,9 @@ impl Talkback for BuggyTalkback {
             if state.live || state.ended {
                 return;
             }
+            if self.0.bug == Bug::NeverResumes && state.stopped_once {
+                return;
+            }
             state.live = true;
             self.0.bug == Bug::GreetsAgainOnRestart && state.stopped_once
         };
@@ -144,9 +152,13 @@ impl Talkback for BuggyTalkback {
 
 impl Source<u64> for Buggy {
     fn connect(&self, mut sink: Box<dyn Sink<u64>>) {
+        let count = match self.bug {
+            Bug::ShortByOne => self.count.saturating_sub(1),
+            _ => self.count,
+        };
         let stream = Arc::new(Stream {
             bug: self.bug,
-            count: self.count,
+            count,
             state: Mutex::new(State {
                 sink: None,
                 next: 0,

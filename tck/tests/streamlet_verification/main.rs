@@ -10,6 +10,9 @@ mod broken_sinks;
 mod broken_sources;
 mod conforming;
 
+use std::time::Duration;
+
+use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification};
 use reactive_streams_tck::streamlet::sink::{self, SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::{self, SourceFactory, SourceVerification};
@@ -72,10 +75,21 @@ fn conforming_sinks_pass_every_rule_test(#[case] factory: GoodSink, #[case] skip
     assert_eq!(skipped_tests(&results), skipped);
 }
 
+/// The environment of the broken-corpus runs: the timeout is pinned, as
+/// messages quote it; the rest comes from the environment variables.
+fn pinned_env() -> TestEnv {
+    TestEnv::builder()
+        .timeout(Duration::from_millis(1000))
+        .build()
+}
+
 /// Runs `test` against a broken factory: it must fail, naming `rule` —
 /// the snapshot pins the whole message.
 fn source_fails<F: SourceFactory>(factory: F, test: &str, rule: &str) -> String {
-    let result = SourceVerification::new(factory).run(test).unwrap();
+    let result = SourceVerification::new(factory)
+        .env(pinned_env())
+        .run(test)
+        .unwrap();
     assert_eq!(
         result.verdict,
         Verdict::Failed,
@@ -89,7 +103,10 @@ fn source_fails<F: SourceFactory>(factory: F, test: &str, rule: &str) -> String 
 }
 
 fn sink_fails<F: SinkFactory>(factory: F, test: &str, rule: &str) -> String {
-    let result = SinkVerification::new(factory).run(test).unwrap();
+    let result = SinkVerification::new(factory)
+        .env(pinned_env())
+        .run(test)
+        .unwrap();
     assert_eq!(
         result.verdict,
         Verdict::Failed,
@@ -154,6 +171,16 @@ fn test_rule(test: &str) -> String {
     "streamlet.4.e"
 )]
 #[case::never_greets(BadSource::Buggy(SourceBug::NeverGreets), "tck_greets", "tck.greets")]
+#[case::short_by_one(
+    BadSource::Buggy(SourceBug::ShortByOne),
+    "tck_create_n",
+    "tck.create_n"
+)]
+#[case::never_resumes(
+    BadSource::Buggy(SourceBug::NeverResumes),
+    "tck_restart",
+    "tck.restart"
+)]
 fn broken_sources_fail_their_condition(
     #[case] factory: BadSource,
     #[case] test: &str,
@@ -175,6 +202,7 @@ fn broken_sources_fail_their_condition(
 #[case::stops_twice(SinkBug::StopsTwice, "streamlet_6_d", "streamlet.6.d")]
 #[case::stops_after_end(SinkBug::StopsAfterEnd, "streamlet_6_e", "streamlet.6.e")]
 #[case::never_starts(SinkBug::NeverStarts, "tck_starts", "tck.starts")]
+#[case::never_stops(SinkBug::NeverStops, "tck_stops_after", "tck.stops_after")]
 fn broken_sinks_fail_their_condition(#[case] bug: SinkBug, #[case] test: &str, #[case] rule: &str) {
     let message = sink_fails(BadSink(bug), test, rule);
     insta::with_settings!({ snapshot_suffix => format!("{bug:?}") }, {
