@@ -10,8 +10,6 @@ use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};
 
-use crate::conforming::ThreadSource;
-
 /// One bug each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bug {
@@ -23,6 +21,9 @@ pub enum Bug {
     EmitsBeforeGreet,
     /// Pushes its first element right after the greet (streamlet.2.c).
     EmitsBeforeStart,
+    /// Once asked, flushes every element it has without checking for a
+    /// stop (streamlet.2.d).
+    FlushesAfterStop,
     /// Sends one more element after its end (streamlet.2.e).
     EmitsAfterEnd,
     /// An empty source that ends on connect, then greets (streamlet.4.b).
@@ -90,12 +91,13 @@ impl Stream {
                 }
                 return;
             }
-            if state.ended || !state.live || state.pending == 0 {
+            let flushing = self.bug == Bug::FlushesAfterStop && state.next > 0;
+            if state.ended || !flushing && (!state.live || state.pending == 0) {
                 state.sink = Some(sink);
                 state.draining = false;
                 return;
             }
-            state.pending -= 1;
+            state.pending = state.pending.saturating_sub(1);
             let element = state.next;
             state.next += 1;
             drop(state);
@@ -247,8 +249,6 @@ impl Source<u64> for Broadcast {
 #[derive(Debug, Clone, Copy)]
 pub enum BadSource {
     Buggy(Bug),
-    /// A listenable source that keeps pushing after stop (streamlet.2.d).
-    IgnoresStop,
     Broadcast,
 }
 
@@ -261,7 +261,6 @@ impl SourceFactory for BadSource {
                 count: elements,
                 bug,
             }),
-            BadSource::IgnoresStop => Box::new(ThreadSource::listenable(elements).ignoring_stop()),
             BadSource::Broadcast => Box::new(Broadcast::default()),
         }
     }
@@ -269,7 +268,7 @@ impl SourceFactory for BadSource {
     fn kind(&self) -> SourceKind {
         match self {
             BadSource::Buggy(_) => SourceKind::Pullable,
-            BadSource::IgnoresStop | BadSource::Broadcast => SourceKind::Listenable,
+            BadSource::Broadcast => SourceKind::Listenable,
         }
     }
 

@@ -26,8 +26,6 @@ pub struct ThreadSource {
     tick: Option<Duration>,
     /// Whether a stopped stream resumes on a new start (else it ends).
     resumes: bool,
-    /// A bug: keep pushing after a stop.
-    ignores_stop: bool,
 }
 
 impl ThreadSource {
@@ -37,15 +35,6 @@ impl ThreadSource {
             count,
             tick: None,
             resumes: true,
-            ignores_stop: false,
-        }
-    }
-
-    /// The same source with a bug: it keeps pushing after a stop.
-    pub fn ignoring_stop(self) -> Self {
-        ThreadSource {
-            ignores_stop: true,
-            ..self
         }
     }
 
@@ -55,7 +44,6 @@ impl ThreadSource {
             count,
             tick: Some(Duration::from_millis(1)),
             resumes: false,
-            ignores_stop: false,
         }
     }
 }
@@ -149,9 +137,6 @@ impl Talkback for ThreadTalkback {
     }
 
     fn stop(&self, _reason: Option<StreamError>) {
-        if self.0.source.ignores_stop {
-            return;
-        }
         let mut state = self.0.state.lock();
         state.live = false;
         state.stopped_once = true;

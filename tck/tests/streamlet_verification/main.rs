@@ -144,7 +144,11 @@ fn test_rule(test: &str) -> String {
     "streamlet.2.c"
 )]
 #[case::broadcasts_to_unstarted_sinks(BadSource::Broadcast, "streamlet_2_c", "streamlet.2.c")]
-#[case::keeps_emitting_after_stop(BadSource::IgnoresStop, "streamlet_2_d", "streamlet.2.d")]
+#[case::flushes_after_stop(
+    BadSource::Buggy(SourceBug::FlushesAfterStop),
+    "streamlet_2_d",
+    "streamlet.2.d"
+)]
 #[case::emits_after_end(
     BadSource::Buggy(SourceBug::EmitsAfterEnd),
     "streamlet_2_e",

@@ -53,6 +53,10 @@ struct State {
     received: u64,
     requests: u64,
     ends: u32,
+    /// Stops the probe decided inside an emission that have not returned
+    /// yet: a restart waits for them, or it could reach the source before
+    /// the stop it follows.
+    stopping: u32,
     /// Emissions or ends that broke a rule: past [`RUNAWAY_LIMIT`] the probe
     /// unwinds the source.
     violations: u64,
@@ -153,6 +157,7 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
                     received: 0,
                     requests: 0,
                     ends: 0,
+                    stopping: 0,
                     violations: 0,
                     reported: Vec::new(),
                     retired: false,
@@ -245,6 +250,16 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
     /// probe keeps rule 5: it does nothing unless greeted, not ended and not
     /// live.
     pub fn start(&self) -> Result<(), Failure> {
+        let timeout = self.cx().env().timeout();
+        let settled = wait_for(&self.shared.state, &self.shared.changed, timeout, |s| {
+            (s.stopping == 0).then_some(())
+        });
+        if settled.is_none() {
+            return Err(self.cx().failure(
+                "talkback.stop() called from inside an emission to return",
+                format!("it had not returned after {} ms", timeout.as_millis()),
+            ));
+        }
         let talkback = {
             let mut state = self.shared.state.lock();
             if state.life.cannot_start().is_some() {
@@ -414,6 +429,10 @@ impl<T> ProbeSink<T> {
         let cx = &shared.cx;
         let talkback = shared.state.lock().talkback.clone();
         let Some(talkback) = talkback else {
+            if let Reaction::Stop(_) = reaction {
+                shared.state.lock().stopping -= 1;
+                shared.changed.notify_all();
+            }
             return;
         };
         let call = |what: &str, f: &dyn Fn()| {
@@ -439,6 +458,8 @@ impl<T> ProbeSink<T> {
             Reaction::Stop(reason) => {
                 let what = format!("stop({})", describe_reason(reason.as_ref()));
                 call(&what, &|| talkback.stop(reason.clone()));
+                shared.state.lock().stopping -= 1;
+                shared.changed.notify_all();
             }
             Reaction::Unwind => std::panic::panic_any(RUNAWAY_STOP),
         }
@@ -508,6 +529,7 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
         } else if state.life.is_live() && !state.retired {
             if state.plan.stop_at.contains(&state.received) {
                 state.life.live = false;
+                state.stopping += 1;
                 reaction = Reaction::Stop(state.plan.stop_reason.clone());
             } else if state.plan.mode == Mode::Pull && state.requests < state.plan.request_limit {
                 state.requests += 1;
