@@ -9,6 +9,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};
+use reactive_streams_tck::streamlet::testkit::PullRange;
 
 /// One bug each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -245,10 +246,31 @@ impl Source<u64> for Broadcast {
     }
 }
 
+/// A failed source that reports its failure at once: greets, then ends
+/// with the error before the sink started the stream (streamlet.4.c).
+pub struct FailsOnGreet;
+
+struct NoTalkback;
+
+impl Talkback for NoTalkback {
+    fn start(&self) {}
+    fn request(&self) {}
+    fn stop(&self, _reason: Option<StreamError>) {}
+}
+
+impl Source<u64> for FailsOnGreet {
+    fn connect(&self, mut sink: Box<dyn Sink<u64>>) {
+        sink.greet(Arc::new(NoTalkback));
+        sink.end(Some(StreamError::msg("connection refused")));
+    }
+}
+
 /// The broken source factories.
 #[derive(Debug, Clone, Copy)]
 pub enum BadSource {
     Buggy(Bug),
+    /// Conforming, but its failed source ends before the start.
+    FailsOnGreet,
     Broadcast,
 }
 
@@ -262,12 +284,18 @@ impl SourceFactory for BadSource {
                 bug,
             }),
             BadSource::Broadcast => Box::new(Broadcast::default()),
+            BadSource::FailsOnGreet => Box::new(PullRange::new(elements)),
         }
+    }
+
+    fn create_failed_source(&self) -> Option<Box<dyn Source<u64>>> {
+        matches!(self, BadSource::FailsOnGreet)
+            .then(|| Box::new(FailsOnGreet) as Box<dyn Source<u64>>)
     }
 
     fn kind(&self) -> SourceKind {
         match self {
-            BadSource::Buggy(_) => SourceKind::Pullable,
+            BadSource::Buggy(_) | BadSource::FailsOnGreet => SourceKind::Pullable,
             BadSource::Broadcast => SourceKind::Listenable,
         }
     }

@@ -177,6 +177,67 @@ impl Source<u64> for ThreadSource {
     }
 }
 
+/// A source that fails: it greets, and ends the stream with an error as
+/// soon as the sink starts it.
+#[derive(Debug, Clone, Copy)]
+pub struct FailedSource;
+
+struct FailedStream {
+    sink: Mutex<Option<Box<dyn Sink<u64>>>>,
+    /// (started, ended).
+    state: Mutex<(bool, bool)>,
+}
+
+impl FailedStream {
+    /// Ends the stream if it was started and not ended yet, and the sink
+    /// is at hand (not inside its greet).
+    fn settle(&self) {
+        // Busy means a signal is running on the sink (a start from inside
+        // it): whoever holds the sink settles after.
+        let Some(mut slot) = self.sink.try_lock() else {
+            return;
+        };
+        let Some(sink) = slot.as_mut() else {
+            return;
+        };
+        let mut state = self.state.lock();
+        let (started, ended) = *state;
+        if started && !ended {
+            state.1 = true;
+            drop(state);
+            sink.end(Some(StreamError::msg("the source failed")));
+        }
+    }
+}
+
+struct FailedTalkback(Arc<FailedStream>);
+
+impl Talkback for FailedTalkback {
+    fn start(&self) {
+        self.0.state.lock().0 = true;
+        // From inside greet the sink is not at hand yet: connect settles.
+        self.0.settle();
+    }
+
+    fn request(&self) {}
+
+    fn stop(&self, _reason: Option<StreamError>) {
+        self.0.state.lock().0 = false;
+    }
+}
+
+impl Source<u64> for FailedSource {
+    fn connect(&self, mut sink: Box<dyn Sink<u64>>) {
+        let stream = Arc::new(FailedStream {
+            sink: Mutex::new(None),
+            state: Mutex::new((false, false)),
+        });
+        sink.greet(Arc::new(FailedTalkback(stream.clone())));
+        *stream.sink.lock() = Some(sink);
+        stream.settle();
+    }
+}
+
 /// The conforming sources, as one factory type so rstest can iterate.
 #[derive(Debug, Clone, Copy)]
 pub enum GoodSource {
@@ -206,6 +267,10 @@ impl SourceFactory for GoodSource {
 
     fn supports_restart(&self) -> bool {
         !matches!(self, GoodSource::Hybrid)
+    }
+
+    fn create_failed_source(&self) -> Option<Box<dyn Source<u64>>> {
+        matches!(self, GoodSource::Pullable).then(|| Box::new(FailedSource) as Box<dyn Source<u64>>)
     }
 }
 

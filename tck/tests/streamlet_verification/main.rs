@@ -164,6 +164,7 @@ fn test_rule(test: &str) -> String {
     "streamlet_4_c",
     "streamlet.4.c"
 )]
+#[case::failed_source_ends_before_start(BadSource::FailsOnGreet, "streamlet_4_c", "streamlet.4.c")]
 #[case::ends_after_stop(
     BadSource::Buggy(SourceBug::EndsAfterStop),
     "streamlet_4_d",
