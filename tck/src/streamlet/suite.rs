@@ -6,14 +6,15 @@ use std::sync::Arc;
 
 use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::{ConfigError, TestEnv};
-use crate::outcome::{RuleResult, Verdict, Verification};
+use crate::outcome::{RuleResult, Verification};
 use crate::runner::{self, rule_of_test, RuleMeta};
 
 /// One rule test: when it cannot run, and its body.
 pub struct RuleDef<F> {
-    /// Why the factory cannot serve this test (it is then skipped), or
-    /// `None`.
-    pub unmet: fn(&F) -> Option<String>,
+    /// What the test needs from the factory: a function saying why the
+    /// factory cannot serve it (it is then skipped), or `None` when it
+    /// needs nothing.
+    pub unmet: Option<fn(&F) -> Option<String>>,
     /// The body.
     pub run: fn(&RuleCx, &F) -> RuleBody,
 }
@@ -72,7 +73,7 @@ impl<F: Send + Sync + 'static> Suite<F> {
         );
         let factory = self.factory.clone();
         runner::run_rule(&meta, env, move |cx| {
-            if let Some(reason) = (def.unmet)(&factory) {
+            if let Some(reason) = def.unmet.and_then(|unmet| unmet(&factory)) {
                 return Ok(Outcome::Skipped(reason));
             }
             (def.run)(cx, &factory)
@@ -105,17 +106,24 @@ impl<F: Send + Sync + 'static> Suite<F> {
                 }
             });
         }
-        let results: Vec<RuleResult> = results.into_iter().flatten().collect();
-        if results.iter().all(|r| r.verdict == Verdict::Skipped) {
-            return Err(ConfigError::EverythingSkipped {
-                reasons: results
-                    .iter()
-                    .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or("")))
-                    .collect(),
-            });
-        }
-        Ok(results)
+        Ok(results.into_iter().flatten().collect())
     }
+}
+
+/// The skip reasons, if the factory's declarations skip every rule test
+/// that needs anything from it: what still runs then proves next to
+/// nothing. `None` when at least one such test runs (or none exists).
+pub(crate) fn everything_skipped<F>(
+    table: &[(&'static str, RuleDef<F>)],
+    factory: &F,
+) -> Option<Vec<String>> {
+    let mut reasons = Vec::new();
+    for (name, def) in table {
+        if let Some(unmet) = def.unmet {
+            reasons.push(format!("{name}: {}", unmet(factory)?));
+        }
+    }
+    (!reasons.is_empty()).then_some(reasons)
 }
 
 /// What a generated `#[test]` does: runs one rule test and concludes it

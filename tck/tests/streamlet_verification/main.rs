@@ -214,3 +214,42 @@ fn broken_sinks_fail_their_condition(#[case] bug: SinkBug, #[case] test: &str, #
         insta::assert_snapshot!(message);
     });
 }
+
+/// A factory of empty sources that never end: every rule test needing
+/// elements or an end is skipped, so the verification proves next to
+/// nothing and says so.
+struct EmptyForever;
+
+impl SourceFactory for EmptyForever {
+    type Element = u64;
+
+    fn create_source(&self, _elements: u64) -> Box<dyn reactive_streams::Source<u64>> {
+        Box::new(reactive_streams_tck::streamlet::testkit::PullRange::new(
+            u64::MAX,
+        ))
+    }
+
+    fn max_elements(&self) -> u64 {
+        0
+    }
+
+    fn ends(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn declarations_that_skip_everything_fail_tck_configuration() {
+    let message = source_fails(EmptyForever, "tck_configuration", "tck.configuration");
+    insta::assert_snapshot!(message);
+    let error = SourceVerification::new(EmptyForever)
+        .run_all()
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("every rule test would be skipped"),
+        "{error}"
+    );
+}

@@ -110,7 +110,8 @@ impl<F: SinkFactory> SinkVerification<F> {
     }
 
     /// Runs every rule test and returns the results in [`TESTS`] order; an
-    /// error if the environment cannot be read or every test was skipped.
+    /// error if the environment cannot be read. (A sink's declarations
+    /// cannot skip everything: only `stops_after` is optional.)
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
         self.suite.run_all(table::<F>())
     }

@@ -24,11 +24,15 @@ fn def<F: SinkFactory>(
     unmet: fn(&F) -> Option<String>,
     run: fn(&RuleCx, &F) -> RuleBody,
 ) -> RuleDef<F> {
-    RuleDef { unmet, run }
+    RuleDef {
+        unmet: Some(unmet),
+        run,
+    }
 }
 
-fn always<F>(_: &F) -> Option<String> {
-    None
+/// A test that needs nothing from the factory.
+fn always<F>(run: fn(&RuleCx, &F) -> RuleBody) -> RuleDef<F> {
+    RuleDef { unmet: None, run }
 }
 
 fn stopping<F: SinkFactory>(f: &F) -> Option<String> {
@@ -69,7 +73,7 @@ fn feed<F: SinkFactory>(f: &F, probe: &Probe<F>, from: u64, n: u64) -> Result<u6
 /// `tck.starts`: the sink starts the stream once greeted. The TCK can
 /// verify little else of a sink that never does.
 pub fn tck_starts<F: SinkFactory>() -> RuleDef<F> {
-    def(always, |cx, f| {
+    always(|cx, f| {
         cx.scenario("greeted");
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
@@ -122,18 +126,18 @@ fn before_start<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
 
 /// `streamlet.3.c`: no request before the sink starts the stream.
 pub fn streamlet_3_c<F: SinkFactory>() -> RuleDef<F> {
-    def(always, before_start)
+    always(before_start)
 }
 
 /// `streamlet.6.c`: no stop before the sink starts the stream.
 pub fn streamlet_6_c<F: SinkFactory>() -> RuleDef<F> {
-    def(always, before_start)
+    always(before_start)
 }
 
 /// `streamlet.5.c`: no start while the stream is started — neither on
 /// greet twice nor while data flows.
 pub fn streamlet_5_c<F: SinkFactory>() -> RuleDef<F> {
-    def(always, |cx, f| {
+    always(|cx, f| {
         cx.scenario(format!("started, fed up to {FEED} elements"));
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
@@ -201,15 +205,15 @@ fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
 
 /// `streamlet.3.e`: no request after the source ended the stream.
 pub fn streamlet_3_e<F: SinkFactory>() -> RuleDef<F> {
-    def(always, after_end)
+    always(after_end)
 }
 
 /// `streamlet.5.d`: no start after the source ended the stream.
 pub fn streamlet_5_d<F: SinkFactory>() -> RuleDef<F> {
-    def(always, after_end)
+    always(after_end)
 }
 
 /// `streamlet.6.e`: no stop after the source ended the stream.
 pub fn streamlet_6_e<F: SinkFactory>() -> RuleDef<F> {
-    def(always, after_end)
+    always(after_end)
 }

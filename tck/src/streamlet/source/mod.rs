@@ -61,6 +61,12 @@ fn table<F: SourceFactory>() -> Vec<(&'static str, RuleDef<F>)> {
     crate::__streamlet_source_tests!(@list @table)
 }
 
+/// The skip reasons, if `factory`'s declarations skip every rule test that
+/// needs something from it.
+pub(crate) fn everything_skipped<F: SourceFactory>(factory: &F) -> Option<Vec<String>> {
+    suite::everything_skipped(&table::<F>(), factory)
+}
+
 /// Runs the source verification against one factory.
 pub struct SourceVerification<F: SourceFactory> {
     suite: Suite<F>,
@@ -103,8 +109,13 @@ impl<F: SourceFactory> SourceVerification<F> {
     }
 
     /// Runs every rule test and returns the results in [`TESTS`] order; an
-    /// error if the environment cannot be read or every test was skipped.
+    /// error if the environment cannot be read or the factory's
+    /// declarations would skip every rule test that needs something from
+    /// it (a green run that proves nothing).
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        if let Some(reasons) = everything_skipped(&*self.suite.factory) {
+            return Err(ConfigError::EverythingSkipped { reasons });
+        }
         self.suite.run_all(table::<F>())
     }
 }
@@ -122,7 +133,7 @@ pub fn __run_generated<F: SourceFactory>(test: &str, target: &str, factory: F) {
 macro_rules! __streamlet_source_tests {
     (@list $($then:tt)*) => {
         $crate::__streamlet_source_tests! { $($then)* [
-            tck_greets, tck_create_n, tck_restart,
+            tck_configuration, tck_greets, tck_create_n, tck_restart,
             streamlet_1_a,
             streamlet_2_b, streamlet_2_c, streamlet_2_d, streamlet_2_e,
             streamlet_4_b, streamlet_4_c, streamlet_4_d, streamlet_4_e

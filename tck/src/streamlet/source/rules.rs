@@ -20,17 +20,23 @@ fn def<F: SourceFactory>(
     unmet: fn(&F) -> Option<String>,
     run: fn(&RuleCx, &F) -> RuleBody,
 ) -> RuleDef<F> {
-    RuleDef { unmet, run }
+    RuleDef {
+        unmet: Some(unmet),
+        run,
+    }
 }
 
-fn always<F>(_: &F) -> Option<String> {
-    None
+/// A test that needs nothing from the factory.
+fn always<F>(run: fn(&RuleCx, &F) -> RuleBody) -> RuleDef<F> {
+    RuleDef { unmet: None, run }
 }
 
 fn elements<F: SourceFactory>(f: &F, n: u64) -> Option<String> {
     let max = f.max_elements();
-    (max < n)
-        .then(|| format!("needs a source of {n} elements; the factory's max_elements() is {max}"))
+    let plural = if n == 1 { "" } else { "s" };
+    (max < n).then(|| {
+        format!("needs a source of {n} element{plural}; the factory's max_elements() is {max}")
+    })
 }
 
 fn ending<F: SourceFactory>(f: &F) -> Option<String> {
@@ -74,10 +80,26 @@ fn modes<F: SourceFactory>(f: &F) -> &'static [Mode] {
     f.kind().modes()
 }
 
+/// `tck.configuration`: the factory's declarations let the rule tests
+/// that need something from it run (a source of no elements that never
+/// ends leaves next to nothing to verify).
+pub fn tck_configuration<F: SourceFactory>() -> RuleDef<F> {
+    always(|cx, f| match super::everything_skipped(f) {
+        None => Ok(Outcome::Passed),
+        Some(reasons) => Err(cx.failure(
+            "a factory whose declarations let the rule tests run",
+            format!(
+                "every rule test that needs something from the factory would be skipped:\n  - {}",
+                reasons.join("\n  - ")
+            ),
+        )),
+    })
+}
+
 /// `tck.greets`: the source greets a connected sink. The TCK can verify
 /// nothing else of a source that never does.
 pub fn tck_greets<F: SourceFactory>() -> RuleDef<F> {
-    def(always, |cx, f| {
+    always(|cx, f| {
         let n = up_to(f, 1);
         cx.scenario(format!("source of {n}, one sink connected"));
         let source = create(cx, f, n)?;
@@ -209,7 +231,7 @@ pub fn streamlet_1_a<F: SourceFactory>() -> RuleDef<F> {
 /// emission as it arrives; the window after the greet lets a source that
 /// emitted first and greeted later show it.
 pub fn streamlet_2_b<F: SourceFactory>() -> RuleDef<F> {
-    def(always, |cx, f| {
+    always(|cx, f| {
         let n = up_to(f, 2);
         cx.scenario(format!("source of {n}, connected"));
         let source = create(cx, f, n)?;
@@ -226,7 +248,7 @@ pub fn streamlet_2_b<F: SourceFactory>() -> RuleDef<F> {
 /// — neither to a greeted sink left alone, nor to the second of two sinks
 /// when only the first started.
 pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
-    def(always, |cx, f| {
+    always(|cx, f| {
         let n = up_to(f, 2);
         cx.scenario(format!("source of {n}, greeted, never started"));
         let source = create(cx, f, n)?;
@@ -322,7 +344,7 @@ pub fn streamlet_2_e<F: SourceFactory>() -> RuleDef<F> {
 /// `streamlet.4.b`: no end before the greet, even for an empty or a
 /// failed source.
 pub fn streamlet_4_b<F: SourceFactory>() -> RuleDef<F> {
-    def(always, |cx, f| {
+    always(|cx, f| {
         cx.scenario("source of 0, connected");
         let source = create(cx, f, 0)?;
         greeted(Probe::<F>::new(cx, "sink"), &*source)?.quiet();
@@ -337,7 +359,7 @@ pub fn streamlet_4_b<F: SourceFactory>() -> RuleDef<F> {
 /// `streamlet.4.c`: no end before the sink starts the stream, even for an
 /// empty or a failed source.
 pub fn streamlet_4_c<F: SourceFactory>() -> RuleDef<F> {
-    def(always, |cx, f| {
+    always(|cx, f| {
         for n in [0, up_to(f, 1)] {
             cx.scenario(format!("source of {n}, greeted, never started"));
             let source = create(cx, f, n)?;
