@@ -125,7 +125,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
             Reaction::Stop => {
                 self.leave(entered, reacting);
-                std::panic::panic_any(super::RUNAWAY_STOP);
+                crate::context::quietly(|| std::panic::panic_any(super::RUNAWAY_STOP));
             }
         }
         self.leave(entered, reacting);
