@@ -10,6 +10,7 @@
 //! | [`probe`] | recording subscribers that check the publisher's side online and wait with deadlines |
 //! | [`outcome`] | the result data every report is rendered from |
 //! | [`publisher`] | the publisher verification (§1, §3) and [`publisher_verification!`] |
+//! | [`streamlet`] | the Streamlet source and sink verifications (rules 1–6), [`streamlet_source_verification!`] and [`streamlet_sink_verification!`] |
 //!
 //! Later verifications (subscriber, processor, streamlet) reuse `env`,
 //! `context`, `runner`, `probe` and `outcome`, and follow the same macro
@@ -58,5 +59,6 @@ pub mod outcome;
 pub mod probe;
 pub mod publisher;
 pub mod runner;
+pub mod streamlet;
 #[doc(hidden)]
 pub mod testkit;
