@@ -86,6 +86,36 @@ pub trait Processor<T, R>: Subscriber<T> + Publisher<R> {}
 
 impl<P, T, R> Processor<T, R> for P where P: Subscriber<T> + Publisher<R> + ?Sized {}
 
+// Smart pointers to an implementation are implementations too, so a
+// `Box<dyn Publisher<T>>` or an `Arc<MyPublisher>` can go wherever a
+// publisher is asked for.
+impl<T, P: Publisher<T> + ?Sized> Publisher<T> for Box<P> {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<T>>) {
+        (**self).subscribe(subscriber)
+    }
+}
+
+impl<T, P: Publisher<T> + ?Sized> Publisher<T> for Arc<P> {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<T>>) {
+        (**self).subscribe(subscriber)
+    }
+}
+
+impl<T, S: Subscriber<T> + ?Sized> Subscriber<T> for Box<S> {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        (**self).on_subscribe(subscription)
+    }
+    fn on_next(&mut self, element: T) {
+        (**self).on_next(element)
+    }
+    fn on_error(&mut self, error: StreamError) {
+        (**self).on_error(error)
+    }
+    fn on_complete(&mut self) {
+        (**self).on_complete()
+    }
+}
+
 // Trait objects print as their role, so that types holding them can derive
 // `Debug` (other crates cannot write these impls: orphan rule).
 impl std::fmt::Debug for dyn Subscription {

@@ -78,6 +78,31 @@ pub trait Talkback: Send + Sync {
     fn stop(&self, reason: Option<StreamError>);
 }
 
+// Smart pointers to an implementation are implementations too.
+impl<T, S: Source<T> + ?Sized> Source<T> for Box<S> {
+    fn connect(&self, sink: Box<dyn Sink<T>>) {
+        (**self).connect(sink)
+    }
+}
+
+impl<T, S: Source<T> + ?Sized> Source<T> for Arc<S> {
+    fn connect(&self, sink: Box<dyn Sink<T>>) {
+        (**self).connect(sink)
+    }
+}
+
+impl<T, S: Sink<T> + ?Sized> Sink<T> for Box<S> {
+    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
+        (**self).greet(talkback)
+    }
+    fn receive(&mut self, data: T) {
+        (**self).receive(data)
+    }
+    fn end(&mut self, reason: Option<StreamError>) {
+        (**self).end(reason)
+    }
+}
+
 // Trait objects print as their role, so that types holding them can derive
 // `Debug` (other crates cannot write these impls: orphan rule).
 impl std::fmt::Debug for dyn Talkback {
