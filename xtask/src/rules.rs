@@ -57,8 +57,10 @@ pub fn markdown(rules: &[Rule]) -> String {
         ));
         for condition in rule.conditions {
             out.push_str(&format!(
-                "| {} | | | {} | |\n",
-                condition.id, condition.summary
+                "| {} | | | {} | {} |\n",
+                condition.id,
+                condition.summary,
+                describe(&condition.check)
             ));
         }
     }
