@@ -82,7 +82,7 @@ fn a_publisher_thread_ignoring_cancel_fails_only_its_own_rules() {
         .iter()
         .filter(|r| r.verdict == Verdict::Failed)
         .filter(|r| !required.contains(r.test.as_str()) && !allowed.contains(r.test.as_str()))
-        .map(|r| reactive_streams_tck::runner::failure_text(r))
+        .map(reactive_streams_tck::runner::failure_text)
         .collect();
     assert!(unexpected.is_empty(), "{}", unexpected.join("\n"));
     let result = results.iter().find(|r| r.test == "spec_1_08").unwrap();
