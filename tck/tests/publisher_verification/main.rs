@@ -15,9 +15,9 @@ use reactive_streams_tck::env::TestEnv;
 /// enough that a loaded machine never turns a pass into a failure.
 pub fn self_test_env() -> TestEnv {
     TestEnv::builder()
-        .timeout(Duration::from_millis(500))
+        .timeout(Duration::from_millis(1000))
         .no_signal_timeout(Duration::from_millis(15))
-        .watchdog(Duration::from_millis(2500))
+        .watchdog(Duration::from_millis(3000))
         .prompt(Duration::from_millis(100))
         .build()
 }
