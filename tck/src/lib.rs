@@ -10,6 +10,8 @@
 //! | [`probe`] | recording subscribers that check the publisher's side online and wait with deadlines |
 //! | [`outcome`] | the result data every report is rendered from |
 //! | [`publisher`] | the publisher verification (§1, §3) and [`publisher_verification!`] |
+//! | [`subscriber`] | the blackbox and whitebox subscriber verifications (§2, §3) and [`subscriber_blackbox_verification!`], [`subscriber_whitebox_verification!`] |
+//! | [`processor`] | the processor verification (§1–§4) and [`processor_verification!`] |
 //!
 //! Later verifications (subscriber, processor, streamlet) reuse `env`,
 //! `context`, `runner`, `probe` and `outcome`, and follow the same macro
@@ -30,7 +32,9 @@ pub mod context;
 pub mod env;
 pub mod outcome;
 pub mod probe;
+pub mod processor;
 pub mod publisher;
 pub mod runner;
+pub mod subscriber;
 #[doc(hidden)]
 pub mod testkit;

@@ -1,0 +1,60 @@
+//! The broken-processor corpus: each processor breaks one rule, and the
+//! rule test for it fails with a snapshot-tested message.
+
+use reactive_streams_tck::outcome::Verdict;
+use reactive_streams_tck::processor::testkit::Quirk;
+use reactive_streams_tck::processor::ProcessorVerification;
+use rstest::rstest;
+
+use crate::factories::{patient, Identities};
+
+fn failed(factory: Identities, test: &str) -> String {
+    let result = ProcessorVerification::new(factory)
+        .env(patient())
+        .run(test)
+        .unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Failed,
+        "{test} was expected to fail: {:?}",
+        result.message
+    );
+    result.message.unwrap_or_default()
+}
+
+#[rstest]
+#[case::swallows_upstream_errors("swallows_upstream_errors", Quirk::SwallowsErrors, "spec_4_02")]
+#[case::requests_unbounded_upstream(
+    "requests_unbounded_upstream",
+    Quirk::RequestsUnbounded,
+    "tck_bounded_upstream_demand"
+)]
+#[case::never_requests_upstream(
+    "never_requests_upstream",
+    Quirk::NeverRequestsUpstream,
+    "spec_4_01"
+)]
+#[case::never_cancels_upstream(
+    "never_cancels_upstream",
+    Quirk::KeepsUpstreamOnCancel,
+    "tck_cancel_propagates"
+)]
+#[case::ignores_downstream_demand("ignores_downstream_demand", Quirk::IgnoresDemand, "spec_1_01")]
+fn broken_processors_fail_their_rule(#[case] name: &str, #[case] quirk: Quirk, #[case] test: &str) {
+    insta::assert_snapshot!(name, failed(Identities::with(quirk), test));
+}
+
+/// A processor that declares it recovers from errors is held to treating
+/// its upstream as cancelled; the identity processor does (it never touches
+/// upstream after a terminal signal), so §4.2 passes in that mode too.
+#[test]
+fn a_recovering_processor_is_checked_for_leaving_upstream_alone() {
+    let factory = Identities {
+        quirk: Quirk::SwallowsErrors,
+        recovers: true,
+    };
+    let result = ProcessorVerification::new(factory)
+        .run("spec_4_02")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Passed, "{:?}", result.message);
+}
