@@ -289,6 +289,47 @@ macro_rules! processor_verification {
 #[cfg(test)]
 mod tests {
     use super::TESTS;
+    use crate::runner::rule_of_test;
+    use reactive_streams::rules::{self, Check};
+
+    /// The catalogue and the three lists name the same tests: every test a
+    /// catalogue entry cites exists, and every `spec_` test is cited by
+    /// the entry of its rule.
+    #[test]
+    fn the_catalogue_cites_exactly_these_tests() {
+        let lists = [
+            ("subscriber_blackbox", crate::subscriber::blackbox::TESTS),
+            ("subscriber_whitebox", crate::subscriber::whitebox::TESTS),
+            ("processor", TESTS),
+        ];
+        for rule in rules::RULES {
+            if let Check::Tested { tests } = rule.check {
+                for cited in tests {
+                    let (verification, test) = cited.split_once("::").unwrap();
+                    if let Some((_, list)) = lists.iter().find(|(v, _)| *v == verification) {
+                        assert!(list.contains(&test), "{}: {cited} does not exist", rule.id);
+                    }
+                }
+            }
+        }
+        for (verification, list) in lists {
+            for test in list.iter().filter(|t| t.starts_with("spec_")) {
+                let rule = rules::find(&rule_of_test(test)).unwrap();
+                let cited = format!("{verification}::{test}");
+                match rule.check {
+                    Check::Tested { tests } => {
+                        assert!(
+                            tests.contains(&cited.as_str()),
+                            "{}: {cited} is not cited",
+                            rule.id
+                        )
+                    }
+                    Check::EnforcedByTypes { .. } => {}
+                    Check::Untested { .. } => panic!("{}: {cited} tests an untested rule", rule.id),
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_list_is_the_publisher_and_whitebox_lists_and_section_4() {

@@ -27,6 +27,8 @@ pub enum Quirk {
     NeverRequestsUpstream,
     /// Keeps upstream running when downstream cancels.
     KeepsUpstreamOnCancel,
+    /// Keeps a second upstream subscription instead of cancelling it (§2.5).
+    AcceptsSecondUpstream,
     /// Requests unbounded demand upstream and emits whatever arrives,
     /// whether or not downstream asked (§1.1).
     IgnoresDemand,
@@ -176,6 +178,9 @@ impl<T: Send + 'static> Subscriber<T> for IdentityProcessor<T> {
         let mut state = self.inner.lock();
         if state.upstream.is_some() || state.upstream_over {
             drop(state);
+            if quirk_of(&self.inner) == Quirk::AcceptsSecondUpstream {
+                return;
+            }
             return subscription.cancel(); // §2.5
         }
         if state.subscribed && state.downstream_gone && state.done.is_none() {
@@ -253,6 +258,10 @@ impl<T: Send + 'static> Publisher<T> for IdentityProcessor<T> {
         drop(state);
         self.drain();
     }
+}
+
+fn quirk_of<T>(inner: &Mutex<State<T>>) -> Quirk {
+    inner.lock().quirk
 }
 
 struct Rejected;

@@ -39,6 +39,11 @@ fn failed(factory: Identities, test: &str) -> String {
     Quirk::KeepsUpstreamOnCancel,
     "tck_cancel_propagates"
 )]
+#[case::accepts_a_second_upstream(
+    "accepts_a_second_upstream",
+    Quirk::AcceptsSecondUpstream,
+    "spec_2_05"
+)]
 #[case::ignores_downstream_demand("ignores_downstream_demand", Quirk::IgnoresDemand, "spec_1_01")]
 fn broken_processors_fail_their_rule(#[case] name: &str, #[case] quirk: Quirk, #[case] test: &str) {
     insta::assert_snapshot!(name, failed(Identities::with(quirk), test));

@@ -335,6 +335,7 @@ enum Flaw {
     ProcessesInReverse,
     RequestsOneWhateverAsked,
     NeverReportsCompletion,
+    PuppetNeverRequests,
 }
 
 /// A puppet that goes through the subscriber's logic: it records the
@@ -342,13 +343,22 @@ enum Flaw {
 struct Controls {
     subscription: Arc<dyn Subscription>,
     cancelled: Arc<std::sync::atomic::AtomicBool>,
-    requests_one: bool,
+    requests: Requests,
+}
+
+enum Requests {
+    AsAsked,
+    One,
+    Nothing,
 }
 
 impl Puppet for Controls {
     fn trigger_request(&self, n: u64) {
-        self.subscription
-            .request(if self.requests_one { 1 } else { n });
+        match self.requests {
+            Requests::AsAsked => self.subscription.request(n),
+            Requests::One => self.subscription.request(1),
+            Requests::Nothing => {}
+        }
     }
 
     fn trigger_cancel(&self) {
@@ -377,7 +387,11 @@ impl Subscriber<u64> for Instrumented {
             self.probe.registered(Controls {
                 subscription: subscription.clone(),
                 cancelled: self.cancelled.clone(),
-                requests_one: self.flaw == Flaw::RequestsOneWhateverAsked,
+                requests: match self.flaw {
+                    Flaw::RequestsOneWhateverAsked => Requests::One,
+                    Flaw::PuppetNeverRequests => Requests::Nothing,
+                    _ => Requests::AsAsked,
+                },
             });
         }
         self.subscription = Some(subscription);
@@ -440,6 +454,7 @@ impl Subscriber<u64> for Instrumented {
     Whitebox(|p| instrumented(p, Flaw::NeverReportsCompletion)),
     "spec_2_09"
 )]
+#[case::puppet_never_requests("puppet_never_requests", Whitebox(|p| instrumented(p, Flaw::PuppetNeverRequests)), "spec_2_01")]
 fn broken_subscribers_fail_their_whitebox_rule(
     #[case] name: &str,
     #[case] factory: Whitebox,
