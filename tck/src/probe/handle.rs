@@ -13,7 +13,10 @@ use super::{Shared, Signal};
 enum Reaction {
     None,
     Request(Vec<u64>),
-    Cancel,
+    /// Cancel this subscription, taken when the decision was made: the
+    /// test may drop its probe (and with it the probe's reference) before
+    /// the reaction runs.
+    Cancel(Option<Arc<dyn Subscription>>),
     CancelExtra(Arc<dyn Subscription>),
     /// Unwind the publisher: it kept signalling after cancel.
     Stop,
@@ -106,8 +109,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     }
                 }
             }
-            Reaction::Cancel => {
-                let subscription = shared.state.lock().subscription.clone();
+            Reaction::Cancel(subscription) => {
                 if let Some(subscription) = subscription {
                     let what = format!("{}: cancel() from {description}", shared.label);
                     if let Err(failure) = cx.try_step("3.15", what, || subscription.cancel()) {
@@ -186,7 +188,7 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
             }
             if state.behaviour.cancel_after == Some(state.nexts) {
                 state.note_cancel();
-                return Reaction::Cancel;
+                return Reaction::Cancel(state.subscription.clone());
             }
             let n = state.behaviour.request_on_next;
             if n == 0 {
