@@ -44,9 +44,17 @@ fn failed(factory: Identities, test: &str) -> String {
     Quirk::AcceptsSecondUpstream,
     "spec_2_05"
 )]
-#[case::ignores_downstream_demand("ignores_downstream_demand", Quirk::IgnoresDemand, "spec_1_01")]
 fn broken_processors_fail_their_rule(#[case] name: &str, #[case] quirk: Quirk, #[case] test: &str) {
     insta::assert_snapshot!(name, failed(Identities::with(quirk), test));
+}
+
+/// How many elements overtake the demand depends on timing, so only the
+/// rule and the scenario are compared.
+#[test]
+fn ignoring_downstream_demand_fails_1_1() {
+    let message = failed(Identities::with(Quirk::IgnoresDemand), "spec_1_01");
+    let (rule_and_scenario, _) = message.split_once(" expected").unwrap();
+    insta::assert_snapshot!("ignores_downstream_demand", rule_and_scenario);
 }
 
 /// A processor that declares it recovers from errors is held to treating
