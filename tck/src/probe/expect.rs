@@ -60,6 +60,11 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self.next_signal("a signal")
     }
 
+    /// [`Probe::expect_signal`], naming what was expected.
+    pub fn expect_signal_as(&self, expected: &str) -> Result<Signal<T>, Failure> {
+        self.next_signal(expected)
+    }
+
     fn next_signal(&self, wanted: &str) -> Result<Signal<T>, Failure> {
         let timeout = self.cx().env().timeout();
         self.wait_for(timeout, |s| s.queue.pop_front())
