@@ -26,6 +26,10 @@ impl<F: ProcessorFactory> Subject for ProcessorSubject<F> {
     type Element = F::Input;
     type Sub = F::Processor;
 
+    fn cancel_reaches_subscription(&self) -> bool {
+        self.factory.propagates_cancellation()
+    }
+
     fn stage<'a>(&'a self, cx: &RuleCx) -> Result<Stage<'a, F::Input, F::Processor>, Failure> {
         let factory = &*self.factory;
         let processor = create(cx, factory)?;

@@ -21,6 +21,13 @@ pub(crate) trait Subject: Send + Sync + 'static {
     /// The subscriber type the driver holds.
     type Sub: Subscriber<Self::Element> + ?Sized + 'static;
 
+    /// Whether the puppet's `trigger_cancel()` must reach the subscription
+    /// (not for a processor that declares it keeps upstream running when
+    /// its downstream cancels).
+    fn cancel_reaches_subscription(&self) -> bool {
+        true
+    }
+
     /// A fresh subscriber, not yet subscribed.
     fn stage<'a>(&'a self, cx: &RuleCx) -> Result<Stage<'a, Self::Element, Self::Sub>, Failure>;
 }

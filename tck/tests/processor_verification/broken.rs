@@ -71,3 +71,37 @@ fn a_recovering_processor_is_checked_for_leaving_upstream_alone() {
         .unwrap();
     assert_eq!(result.verdict, Verdict::Passed, "{:?}", result.message);
 }
+
+/// A processor that keeps upstream running when downstream cancels, and
+/// says so, passes everything else.
+#[test]
+fn a_processor_declaring_no_cancel_propagation_passes_the_rest() {
+    struct Declared;
+    impl reactive_streams_tck::processor::ProcessorFactory for Declared {
+        type Input = u64;
+        type Output = u64;
+        type Processor = reactive_streams_tck::processor::testkit::IdentityProcessor<u64>;
+        fn create_processor(&self) -> Self::Processor {
+            Self::Processor::with_quirk(Quirk::KeepsUpstreamOnCancel)
+        }
+        fn input(&self, index: u64) -> u64 {
+            index
+        }
+        fn supports_multiple_subscribers(&self) -> bool {
+            false
+        }
+        fn propagates_cancellation(&self) -> bool {
+            false
+        }
+    }
+    let results = ProcessorVerification::new(Declared).run_all().unwrap();
+    for result in &results {
+        assert_ne!(
+            result.verdict,
+            Verdict::Failed,
+            "{}: {:?}",
+            result.test,
+            result.message
+        );
+    }
+}
