@@ -40,6 +40,7 @@
 
 mod as_publisher;
 mod as_subscriber;
+mod multicast;
 mod rules;
 #[doc(hidden)]
 pub mod testkit;

@@ -1,5 +1,7 @@
-//! A conforming processor the TCK verifies itself against (self-tests,
+//! Conforming processors the TCK verifies itself against (self-tests,
 //! doc examples, benchmark). Not part of the supported API.
+//!
+//! [`MulticastProcessor`] serves several subscribers (see its docs).
 //!
 //! [`IdentityProcessor`] serves one downstream subscriber (a second one gets
 //! `on_subscribe` then `on_error`), forwards exactly the downstream demand
@@ -11,6 +13,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+
+pub use super::multicast::MulticastProcessor;
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 
 /// A deliberate defect, for the TCK's own self-tests: each makes one
