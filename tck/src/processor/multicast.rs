@@ -1,14 +1,4 @@
-//! A conforming multicast processor for the TCK's self-tests: several
-//! downstream subscribers, each with its own queue and demand.
-//!
-//! Every downstream `request(n)` is forwarded upstream (so upstream demand
-//! is the sum of downstream demand, and a queue never holds more than that);
-//! every element is broadcast to the subscribers present when it arrives
-//! (a late subscriber sees later elements only); an upstream error reaches
-//! every subscriber at once, dropping queued elements; completion follows
-//! each queue. When the last subscriber cancels, upstream is cancelled and
-//! the processor shuts down: later subscribers get `on_subscribe` then
-//! `on_complete`.
+//! A conforming multicast processor for the TCK's self-tests.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -16,7 +6,17 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 
-/// See the [module](self) docs. Clones are handles on one stage.
+/// A conforming multicast processor: several downstream subscribers, each
+/// with its own queue and demand. Clones are handles on one stage.
+///
+/// Every downstream `request(n)` is forwarded upstream (so upstream demand
+/// is the sum of downstream demand, and a queue never holds more than that);
+/// every element is broadcast to the subscribers present when it arrives
+/// (a late subscriber sees later elements only); an upstream error reaches
+/// every subscriber at once, dropping queued elements; completion follows
+/// each queue. When the last subscriber cancels, upstream is cancelled and
+/// the processor shuts down: later subscribers get `on_subscribe` then
+/// `on_complete`.
 pub struct MulticastProcessor<T> {
     shared: Arc<Mutex<Stage<T>>>,
 }
