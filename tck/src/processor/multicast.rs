@@ -44,6 +44,11 @@ struct Stage<T> {
     /// Upstream's terminal signal, or `Some(None)` once shut down.
     done: Option<Option<StreamError>>,
     slots: Vec<Arc<Slot<T>>>,
+    /// Elements broadcast so far.
+    broadcast: u64,
+    /// A defect for the self-tests: subscribers arriving after the first
+    /// element are never served.
+    ignores_late: bool,
 }
 
 /// One downstream subscriber.
@@ -52,6 +57,8 @@ struct Slot<T> {
 }
 
 struct SlotState<T> {
+    /// Never served (see `Stage::ignores_late`).
+    ignored: bool,
     subscriber: Option<Box<dyn Subscriber<T>>>,
     queue: VecDeque<T>,
     demand: u64,
@@ -65,6 +72,16 @@ struct SlotState<T> {
 impl<T: Clone + Send + 'static> MulticastProcessor<T> {
     /// A fresh processor.
     pub fn new() -> Self {
+        Self::build(false)
+    }
+
+    /// A broken one, for the self-tests: a subscriber arriving after the
+    /// first element is never served.
+    pub fn ignoring_late_subscribers() -> Self {
+        Self::build(true)
+    }
+
+    fn build(ignores_late: bool) -> Self {
         MulticastProcessor {
             shared: Arc::new(Mutex::new(Stage {
                 upstream: None,
@@ -72,6 +89,8 @@ impl<T: Clone + Send + 'static> MulticastProcessor<T> {
                 upstream_over: false,
                 done: None,
                 slots: Vec::new(),
+                broadcast: 0,
+                ignores_late,
             })),
         }
     }
@@ -183,10 +202,11 @@ impl<T: Clone + Send + 'static> Subscriber<T> for MulticastProcessor<T> {
     }
 
     fn on_next(&mut self, element: T) {
+        self.shared.lock().broadcast += 1;
         for slot in self.slots() {
             {
                 let mut state = slot.state.lock();
-                if state.gone || state.terminal.is_some() {
+                if state.gone || state.terminal.is_some() || state.ignored {
                     continue;
                 }
                 state.queue.push_back(element.clone());
@@ -208,6 +228,7 @@ impl<T: Clone + Send + 'static> Publisher<T> for MulticastProcessor<T> {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<T>>) {
         let slot = Arc::new(Slot {
             state: Mutex::new(SlotState {
+                ignored: false,
                 subscriber: None,
                 queue: VecDeque::new(),
                 demand: 0,
@@ -220,6 +241,7 @@ impl<T: Clone + Send + 'static> Publisher<T> for MulticastProcessor<T> {
         });
         {
             let mut stage = self.shared.lock();
+            slot.state.lock().ignored = stage.ignores_late && stage.broadcast > 0;
             match &stage.done {
                 Some(terminal) => slot.state.lock().terminal = Some(terminal.clone()),
                 None => stage.slots.push(slot.clone()),
@@ -280,7 +302,7 @@ impl<T: Clone + Send + 'static> Subscription for Downstream<T> {
         }
         if n == 0 {
             self.leave();
-        } else {
+        } else if !self.slot.state.lock().ignored {
             let upstream = {
                 let mut stage = self.processor.shared.lock();
                 if stage.upstream_over {

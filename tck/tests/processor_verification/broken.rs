@@ -105,3 +105,27 @@ fn a_processor_declaring_no_cancel_propagation_passes_the_rest() {
         );
     }
 }
+
+/// A multicast processor that never serves a subscriber arriving after the
+/// first element.
+#[test]
+fn ignoring_late_subscribers_fails_the_late_subscriber_check() {
+    struct IgnoresLate;
+    impl reactive_streams_tck::processor::ProcessorFactory for IgnoresLate {
+        type Input = u64;
+        type Output = u64;
+        type Processor = reactive_streams_tck::processor::testkit::MulticastProcessor<u64>;
+        fn create_processor(&self) -> Self::Processor {
+            Self::Processor::ignoring_late_subscribers()
+        }
+        fn input(&self, index: u64) -> u64 {
+            index
+        }
+    }
+    let result = ProcessorVerification::new(IgnoresLate)
+        .env(patient())
+        .run("tck_late_subscriber_demand")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{:?}", result.message);
+    insta::assert_snapshot!("ignores_late_subscribers", result.message.unwrap());
+}
