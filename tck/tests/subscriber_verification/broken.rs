@@ -488,3 +488,47 @@ fn the_corpus_shape_without_a_flaw_passes_whitebox() {
         );
     }
 }
+
+/// The whitebox versions of the shared rule tests take their own paths
+/// (the puppet requests, calls after a terminal signal are watched from the
+/// subscriber's report): the broken blackbox subscribers, wrapped, fail
+/// them too.
+#[rstest]
+#[case::requests_after_complete("requests_after_complete", "spec_2_03")]
+#[case::ignores_second_subscription("ignores_second_subscription", "spec_2_05")]
+#[case::panics_on_error_without_request("panics_on_error_without_request", "spec_2_10")]
+#[case::panics_in_on_next("panics_in_on_next", "spec_2_13")]
+#[case::leaks_its_subscription("leaks_its_subscription", "spec_3_01")]
+fn wrapped_broken_subscribers_fail_their_whitebox_rule(#[case] name: &str, #[case] test: &str) {
+    // The factory holds a fn pointer, which cannot capture: one per name.
+    fn factory(name: &str) -> Whitebox {
+        match name {
+            "requests_after_complete" => Whitebox(|p| Box::new(p.wrap(requests_after_complete()))),
+            "ignores_second_subscription" => {
+                Whitebox(|p| Box::new(p.wrap(ignores_second_subscription())))
+            }
+            "panics_on_error_without_request" => {
+                Whitebox(|p| Box::new(p.wrap(panics_on_error_without_request())))
+            }
+            "panics_in_on_next" => Whitebox(|p| Box::new(p.wrap(panics_in_on_next()))),
+            "leaks_its_subscription" => Whitebox(|p| Box::new(p.wrap(leaks_its_subscription()))),
+            _ => unreachable!("{name}"),
+        }
+    }
+    let verification = SubscriberWhiteboxVerification::new(factory(name)).env(patient());
+    insta::assert_snapshot!(
+        format!("whitebox_wrapped__{name}"),
+        failed(&verification.run(test).unwrap())
+    );
+}
+
+#[test]
+fn requests_from_two_threads_fails_whitebox_2_07() {
+    let verification =
+        SubscriberWhiteboxVerification::new(Whitebox(|p| Box::new(p.wrap(RequestsFromTwoThreads))))
+            .env(patient());
+    insta::assert_snapshot!(
+        "whitebox_wrapped__requests_from_two_threads",
+        failed(&verification.run("spec_2_07").unwrap())
+    );
+}
