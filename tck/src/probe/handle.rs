@@ -13,10 +13,9 @@ use super::{Shared, Signal};
 enum Reaction {
     None,
     Request(Vec<u64>),
-    /// Cancel this subscription, taken when the decision was made: the
-    /// test may drop its probe (and with it the probe's reference) before
-    /// the reaction runs.
-    Cancel(Option<Arc<dyn Subscription>>),
+    /// Cancel the subscription, captured under the lock that decided it, so
+    /// the probe being dropped meanwhile cannot lose the call.
+    Cancel(Arc<dyn Subscription>),
     CancelExtra(Arc<dyn Subscription>),
     /// Unwind the publisher: it kept signalling after cancel.
     Stop,
@@ -71,8 +70,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 ));
             }
         }
+        let cancelled_before = state.cancelled;
         let mut reaction = on_signal(&mut state, shared);
-        if state.cancelled && !is_subscribe {
+        if cancelled_before && !is_subscribe {
             state.after_cancel += 1;
             if state.behaviour.stop_runaway && state.after_cancel > super::RUNAWAY_LIMIT {
                 if state.first_report("runaway") {
@@ -86,6 +86,11 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 }
                 reaction = Reaction::Stop;
             }
+        }
+        let reacting = !matches!(reaction, Reaction::None);
+        if reacting {
+            // Until the call into the publisher is made, quiet means nothing.
+            state.reacting += 1;
         }
         shared.changed.notify_all();
         drop(state);
@@ -109,11 +114,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 }
             }
             Reaction::Cancel(subscription) => {
-                if let Some(subscription) = subscription {
-                    let what = shared.event(&format!("cancel() from {description}"));
-                    if let Err(failure) = cx.try_step("3.15", what, || subscription.cancel()) {
-                        cx.record(failure);
-                    }
+                let what = shared.event(&format!("cancel() from {description}"));
+                if let Err(failure) = cx.try_step("3.15", what, || subscription.cancel()) {
+                    cx.record(failure);
                 }
             }
             Reaction::CancelExtra(extra) => {
@@ -121,11 +124,20 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 let _ = cx.try_step("3.15", what, || extra.cancel());
             }
             Reaction::Stop => {
-                shared.state.lock().exit(entered);
-                std::panic::panic_any(super::RUNAWAY_STOP);
+                self.leave(entered, reacting);
+                crate::context::quietly(|| std::panic::panic_any(super::RUNAWAY_STOP));
             }
         }
-        shared.state.lock().exit(entered);
+        self.leave(entered, reacting);
+    }
+
+    fn leave(&self, entered: Entered, reacting: bool) {
+        let mut state = self.shared.state.lock();
+        state.exit(entered);
+        if reacting {
+            state.reacting -= 1;
+            self.shared.changed.notify_all();
+        }
     }
 
     /// Notes demand `n` and returns the subscription, unless the probe has
@@ -221,8 +233,10 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 return Reaction::None;
             }
             if state.behaviour.cancel_after == Some(state.nexts) {
-                state.note_cancel();
-                return Reaction::Cancel(state.subscription.clone());
+                if let Some(subscription) = state.subscription.clone() {
+                    state.note_cancel();
+                    return Reaction::Cancel(subscription);
+                }
             }
             let n = state.behaviour.request_on_next;
             if n == 0 {

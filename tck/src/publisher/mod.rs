@@ -97,8 +97,9 @@ impl Needs {
     pub fn unmet<F: PublisherFactory>(&self, factory: &F) -> Option<String> {
         let max = factory.max_elements();
         if self.elements > max {
+            let plural = if self.elements == 1 { "" } else { "s" };
             return Some(format!(
-                "needs a publisher of {} elements; the factory's max_elements() is {max}",
+                "needs a publisher of {} element{plural}; the factory's max_elements() is {max}",
                 self.elements
             ));
         }

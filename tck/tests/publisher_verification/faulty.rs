@@ -58,6 +58,10 @@ pub enum Fault {
     IgnoresSecondSubscriber,
     /// The failed publisher completes instead of failing.
     FailedPublisherCompletes,
+    /// Emits from a worker thread and ignores `cancel`: under unbounded
+    /// demand its thread floods until the probe unwinds it, possibly after
+    /// the rule that owned it has ended.
+    AsyncIgnoresCancel,
 }
 
 /// How long the slow faults block: longer than the self-tests' promptness
@@ -107,6 +111,9 @@ impl Publisher<u64> for FaultyRange {
             && self.subscribers.fetch_add(1, Ordering::SeqCst) > 0
         {
             return;
+        }
+        if fault == Fault::AsyncIgnoresCancel {
+            return async_ignoring_cancel(self.count, subscriber);
         }
         if fault == Fault::CompletesBeforeSubscribe && self.count == 0 {
             subscriber.on_complete();
@@ -452,4 +459,47 @@ impl Subscription for Locked {
         };
         drop(subscriber);
     }
+}
+
+/// `request(n)` goes to the worker; `cancel` is forgotten.
+struct DemandOnly(crossbeam_channel::Sender<u64>);
+
+impl Subscription for DemandOnly {
+    fn request(&self, n: u64) {
+        let _ = self.0.send(n);
+    }
+    fn cancel(&self) {}
+}
+
+fn async_ignoring_cancel(count: u64, mut subscriber: Box<dyn Subscriber<u64>>) {
+    let (requests, inbox) = crossbeam_channel::unbounded();
+    let end = (count != u64::MAX).then_some(count);
+    std::thread::spawn(move || {
+        subscriber.on_subscribe(Arc::new(DemandOnly(requests)));
+        let (mut next, mut pending) = (0u64, 0u64);
+        loop {
+            if end == Some(next) {
+                return subscriber.on_complete();
+            }
+            let mut arrived: Vec<u64> = inbox.try_iter().collect();
+            if pending == 0 && arrived.is_empty() {
+                match inbox.recv() {
+                    Ok(n) => arrived.push(n),
+                    // The subscriber let go of the subscription.
+                    Err(_) => return,
+                }
+            }
+            for n in arrived {
+                if n == 0 {
+                    return subscriber.on_error(StreamError::illegal_demand(0));
+                }
+                pending = demand::add(pending, n);
+            }
+            if pending > 0 {
+                pending = demand::fulfil(pending, 1);
+                subscriber.on_next(next);
+                next += 1;
+            }
+        }
+    });
 }

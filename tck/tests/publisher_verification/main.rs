@@ -3,6 +3,7 @@
 //! with the intended message.
 
 mod broken;
+mod configuration;
 mod conforming;
 mod faulty;
 
