@@ -94,7 +94,10 @@ fn a_processor_declaring_no_cancel_propagation_passes_the_rest() {
             false
         }
     }
-    let results = ProcessorVerification::new(Declared).run_all().unwrap();
+    let results = ProcessorVerification::new(Declared)
+        .env(crate::factories::generous())
+        .run_all()
+        .unwrap();
     for result in &results {
         assert_ne!(
             result.verdict,

@@ -476,6 +476,7 @@ fn the_corpus_shape_without_a_flaw_passes_whitebox() {
         Box::new(probe.wrap(Scripted::new(1)))
     }
     let results = SubscriberWhiteboxVerification::new(Whitebox(clean))
+        .env(crate::factories::generous())
         .run_all()
         .unwrap();
     for result in results {

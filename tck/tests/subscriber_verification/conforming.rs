@@ -9,7 +9,7 @@ use reactive_streams_tck::subscriber::{
 use reactive_streams_tck::{subscriber_blackbox_verification, subscriber_whitebox_verification};
 use rstest::rstest;
 
-use crate::factories::{Blackbox, Whitebox};
+use crate::factories::{generous, Blackbox, Whitebox};
 
 fn assert_all_pass(results: Vec<RuleResult>) {
     let failed: Vec<String> = results
@@ -31,6 +31,7 @@ fn conforming_subscribers_pass_the_blackbox_verification<S: Subscriber<u64> + 's
 ) {
     assert_all_pass(
         SubscriberBlackboxVerification::new(factory)
+            .env(generous())
             .run_all()
             .unwrap(),
     );
@@ -43,6 +44,7 @@ fn conforming_subscribers_pass_the_blackbox_verification<S: Subscriber<u64> + 's
 fn conforming_subscribers_pass_the_whitebox_verification(#[case] factory: Whitebox) {
     assert_all_pass(
         SubscriberWhiteboxVerification::new(factory)
+            .env(generous())
             .run_all()
             .unwrap(),
     );

@@ -72,3 +72,12 @@ pub fn patient() -> TestEnv {
         .timeout(std::time::Duration::from_millis(1000))
         .build()
 }
+
+/// For conforming subscribers: a long presence timeout (a passing test
+/// never waits for it), so a starved thread on a loaded machine is waited
+/// for.
+pub fn generous() -> TestEnv {
+    TestEnv::builder()
+        .timeout(std::time::Duration::from_secs(5))
+        .build()
+}
