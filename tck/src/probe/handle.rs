@@ -110,7 +110,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 let subscription = shared.state.lock().subscription.clone();
                 if let Some(subscription) = subscription {
                     let what = format!("{}: cancel() from {description}", shared.label);
-                    if let Err(failure) = cx.try_step("3.15", what, || subscription.cancel()) {
+                    let result = cx.try_step("3.15", what, || subscription.cancel());
+                    shared.state.lock().cancel_returned = true;
+                    if let Err(failure) = result {
                         cx.record(failure);
                     }
                 }
