@@ -1,1 +1,63 @@
-fn main() {}
+//! How long the whole publisher verification takes against the TCK's own
+//! conforming synchronous range publisher (`run_all`, default timings
+//! except where noted).
+//!
+//! `cargo bench -p reactive-streams-tck --bench verification`
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use reactive_streams::Publisher;
+use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
+use reactive_streams_tck::testkit::{AsyncRange, Failing, SyncRange};
+
+struct SyncRanges;
+
+impl PublisherFactory for SyncRanges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(SyncRange::new(0, elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+struct AsyncRanges;
+
+impl PublisherFactory for AsyncRanges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(AsyncRange::new(0, elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+fn verification(c: &mut Criterion) {
+    // The documented defaults, whatever the environment says.
+    let env = TestEnv::default();
+    let mut group = c.benchmark_group("publisher_verification");
+    group.sample_size(10);
+    group.bench_function("sync_range/run_all", |b| {
+        b.iter(|| {
+            let results = PublisherVerification::new(SyncRanges)
+                .env(env)
+                .run_all()
+                .unwrap();
+            assert_eq!(results.len(), reactive_streams_tck::publisher::TESTS.len());
+        })
+    });
+    group.bench_function("async_range/run_all", |b| {
+        b.iter(|| {
+            PublisherVerification::new(AsyncRanges)
+                .env(env)
+                .run_all()
+                .unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, verification);
+criterion_main!(benches);

@@ -278,9 +278,12 @@ impl RuleCx {
     ) -> Result<R, Failure> {
         let what = what.into();
         let id = self.push_step(rule, what.clone());
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let result = quietly(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
         self.pop_step(id);
         result.map_err(|payload| {
+            if let Some(location) = take_panic_location() {
+                self.trace(format!("panicked at {location}"));
+            }
             self.failure_of(
                 rule,
                 format!("{what} to return normally"),
@@ -362,6 +365,45 @@ fn thread_label() -> String {
         Some(name) => name.to_string(),
         None => format!("{:?}", current.id()),
     }
+}
+
+thread_local! {
+    /// How many quiet regions this thread is inside.
+    static QUIET: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Where the last quiet panic on this thread happened.
+    static LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with panics on this thread kept off stderr: the TCK catches
+/// them and reports them as failures, with the location in the trace.
+/// Panics elsewhere go to the hook that was installed before.
+pub(crate) fn quietly<R>(f: impl FnOnce() -> R) -> R {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if QUIET.with(|quiet| quiet.get()) > 0 {
+                let location = info.location().map(|l| l.to_string());
+                LOCATION.with(|slot| *slot.borrow_mut() = location);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            QUIET.with(|quiet| quiet.set(quiet.get() - 1));
+        }
+    }
+    QUIET.with(|quiet| quiet.set(quiet.get() + 1));
+    let _leave = Leave;
+    f()
+}
+
+/// Where the last quiet panic on this thread happened, once.
+pub(crate) fn take_panic_location() -> Option<String> {
+    LOCATION.with(|slot| slot.borrow_mut().take())
 }
 
 /// The text of a panic payload.

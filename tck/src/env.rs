@@ -161,10 +161,19 @@ impl TestEnvBuilder {
 
     /// The environment, or the variable that could not be read.
     pub fn try_build(self) -> Result<TestEnv, ConfigError> {
+        self.try_build_with(|var| std::env::var_os(var))
+    }
+
+    /// [`TestEnvBuilder::try_build`] reading variables through `lookup`
+    /// (tests use it to leave the process environment alone).
+    fn try_build_with(
+        self,
+        lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<TestEnv, ConfigError> {
         let defaults = TestEnv::default();
         let pick = |set: Option<Duration>, var: &'static str, default: Duration| match set {
             Some(value) => Ok(value),
-            None => Ok(read_millis(var)?.unwrap_or(default)),
+            None => Ok(read_millis(var, lookup(var))?.unwrap_or(default)),
         };
         Ok(TestEnv {
             timeout: pick(self.timeout, TIMEOUT_ENV, defaults.timeout)?,
@@ -179,20 +188,24 @@ impl TestEnvBuilder {
     }
 }
 
-fn read_millis(var: &'static str) -> Result<Option<Duration>, ConfigError> {
-    match std::env::var(var) {
-        Ok(text) if text.trim().is_empty() => Ok(None),
-        Ok(text) => text
-            .trim()
-            .parse::<u64>()
-            .map(|ms| Some(Duration::from_millis(ms)))
-            .map_err(|_| ConfigError::BadVariable { var, value: text }),
-        Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(std::env::VarError::NotUnicode(value)) => Err(ConfigError::BadVariable {
-            var,
-            value: value.to_string_lossy().into_owned(),
-        }),
+fn read_millis(
+    var: &'static str,
+    value: Option<std::ffi::OsString>,
+) -> Result<Option<Duration>, ConfigError> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let text = value.to_string_lossy();
+    if text.trim().is_empty() {
+        return Ok(None);
     }
+    text.trim()
+        .parse::<u64>()
+        .map(|ms| Some(Duration::from_millis(ms)))
+        .map_err(|_| ConfigError::BadVariable {
+            var,
+            value: text.into_owned(),
+        })
 }
 
 /// A verification that cannot run as configured.
@@ -250,20 +263,37 @@ mod tests {
         assert_eq!(env.prompt(), Duration::from_millis(3));
     }
 
-    #[test]
-    fn a_bad_variable_is_a_config_error() {
-        // Only this test touches this (otherwise unused) variable name.
-        let error = read_millis_from("RS_TCK_TEST_ONLY_BAD", "12x").unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "RS_TCK_TEST_ONLY_BAD=\"12x\" is not a number of milliseconds (e.g. RS_TCK_TEST_ONLY_BAD=500)"
-        );
+    fn lookup(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<std::ffi::OsString> {
+        move |var| {
+            pairs
+                .iter()
+                .find(|(name, _)| *name == var)
+                .map(|(_, value)| value.into())
+        }
     }
 
-    fn read_millis_from(var: &'static str, value: &str) -> Result<Option<Duration>, ConfigError> {
-        std::env::set_var(var, value);
-        let result = read_millis(var);
-        std::env::remove_var(var);
-        result
+    #[test]
+    fn builder_beats_variable_beats_default() {
+        let env = TestEnv::builder()
+            .timeout(Duration::from_millis(11))
+            .try_build_with(lookup(&[(TIMEOUT_ENV, "22"), (NO_SIGNAL_ENV, "33")]))
+            .unwrap();
+        assert_eq!(env.timeout(), Duration::from_millis(11));
+        assert_eq!(env.no_signal_timeout(), Duration::from_millis(33));
+        assert_eq!(env.watchdog(), TestEnv::default().watchdog());
+        assert_eq!(env.prompt(), TestEnv::default().prompt());
+    }
+
+    #[test]
+    fn a_bad_variable_is_a_config_error() {
+        let error = TestEnv::builder()
+            .try_build_with(lookup(&[(WATCHDOG_ENV, "12x")]))
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "RS_TCK_WATCHDOG_MS=\"12x\" is not a number of milliseconds (e.g. RS_TCK_WATCHDOG_MS=500)"
+        );
     }
 }

@@ -24,6 +24,32 @@
 //! recorded in the context and fails the rule anyway. The
 //! [`runner::run_rule`] function turns the body into a
 //! [`outcome::RuleResult`].
+//!
+//! # Adding a verification
+//!
+//! The publisher verification is the pattern the others follow:
+//!
+//! 1. a factory trait the user implements (here
+//!    [`publisher::PublisherFactory`]), with defaults for every declaration;
+//! 2. one function per rule test, named as the test (`spec_3_09`,
+//!    `tck_<name>`, `streamlet_<n>_<x>`), returning the body and what it
+//!    needs from the factory (unmet needs skip with a reason);
+//! 3. one list of those names in a hidden `#[macro_export]` macro, from
+//!    which both the `#[test]` functions (`<module>::<verification>::<test>`,
+//!    where `<verification>` is [`outcome::Verification::as_str`]) and the
+//!    run-time table are generated, so they cannot drift apart;
+//! 4. each generated test calls [`runner::run_rule`] with a
+//!    [`runner::RuleMeta`] and hands the result to [`runner::conclude`],
+//!    which writes it to `RS_TCK_REPORT_DIR`, panics with
+//!    [`runner::failure_text`] if it failed and prints `skipped: <reason>`
+//!    if it was skipped;
+//! 5. a library entry point (`run_all`) returning the results as data, and
+//!    a `tck_configuration` test failing when the declarations would skip
+//!    everything.
+//!
+//! The rule id of a test is derived from its name
+//! ([`runner::rule_of_test`]); the catalogue in `reactive_streams::rules`
+//! names the tests back (`Check::Tested { tests: &["publisher::spec_3_09"] }`).
 
 #![warn(missing_docs)]
 

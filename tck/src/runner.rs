@@ -42,7 +42,9 @@ use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-use crate::context::{panic_message, rule_label, Failure, Outcome, RuleBody, RuleCx};
+use crate::context::{
+    panic_message, quietly, rule_label, take_panic_location, Failure, Outcome, RuleBody, RuleCx,
+};
 use crate::env::TestEnv;
 use crate::outcome::{RuleResult, Verdict, Verification};
 
@@ -121,7 +123,12 @@ where
         .name(format!("rs-tck:{}", meta.test))
         .stack_size(RULE_STACK_SIZE)
         .spawn(move || {
-            let result = catch_unwind(AssertUnwindSafe(|| body(&thread_cx)));
+            let result = quietly(|| catch_unwind(AssertUnwindSafe(|| body(&thread_cx))));
+            if result.is_err() {
+                if let Some(location) = take_panic_location() {
+                    thread_cx.trace(format!("panicked at {location}"));
+                }
+            }
             let _ = sender.send(result.map_err(|payload| panic_message(&*payload)));
         });
 
@@ -147,11 +154,12 @@ where
                 })
             }
             Err(_) => {
-                // The rule thread is stuck; it is left behind, detached.
+                // The rule thread is stuck; it is left behind, detached. A
+                // hang breaks the rule under test (the call that hung is
+                // named), unlike a panic, which breaks §3.15 / §3.16 / §1.9.
                 let ms = env.watchdog().as_millis();
                 Err(match cx.current_step() {
-                    Some((rule, what)) => cx.failure_of(
-                        rule,
+                    Some((_, what)) => cx.failure(
                         format!("{what} to return"),
                         format!(
                             "watchdog: the rule did not finish within {ms} ms — {what} never returned (deadlock?)"
@@ -181,7 +189,8 @@ where
             .name(format!("rs-tck-cleanup:{}", meta.test))
             .spawn(move || {
                 for cleanup in deferred {
-                    let _ = catch_unwind(AssertUnwindSafe(cleanup));
+                    let _ = quietly(|| catch_unwind(AssertUnwindSafe(cleanup)));
+                    let _ = take_panic_location();
                 }
             });
     }

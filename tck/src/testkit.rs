@@ -6,7 +6,9 @@
 //!   demand; the loop already running picks it up), so recursion depth is 1.
 //! * [`AsyncRange`]: one worker thread per subscription, fed by a channel.
 //!
-//! Both publish `count` consecutive `u64` from `start`; `count == u64::MAX`
+//! * [`Failing`]: a failed publisher (`on_subscribe`, then `on_error`).
+//!
+//! The ranges publish `count` consecutive `u64` from `start`; `count == u64::MAX`
 //! means infinite.
 
 use std::sync::Arc;
@@ -228,5 +230,35 @@ impl Publisher<u64> for AsyncRange {
         // into the closure that failed to start), which is the one case a
         // real publisher would have to handle differently.
         drop(spawned);
+    }
+}
+
+/// A failed publisher: `on_subscribe` with a subscription that does
+/// nothing, then `on_error` at once, then it lets go of the subscriber.
+#[derive(Debug, Clone)]
+pub struct Failing {
+    message: String,
+}
+
+impl Failing {
+    /// Fails with `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Failing {
+            message: message.into(),
+        }
+    }
+}
+
+struct Inert;
+
+impl Subscription for Inert {
+    fn request(&self, _: u64) {}
+    fn cancel(&self) {}
+}
+
+impl<T> Publisher<T> for Failing {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<T>>) {
+        subscriber.on_subscribe(Arc::new(Inert));
+        subscriber.on_error(StreamError::msg(self.message.clone()));
     }
 }

@@ -60,6 +60,11 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self.next_signal("a signal")
     }
 
+    /// [`Probe::expect_signal`], naming what was expected.
+    pub fn expect_signal_as(&self, expected: &str) -> Result<Signal<T>, Failure> {
+        self.next_signal(expected)
+    }
+
     fn next_signal(&self, wanted: &str) -> Result<Signal<T>, Failure> {
         let timeout = self.cx().env().timeout();
         self.wait_for(timeout, |s| s.queue.pop_front())
@@ -141,21 +146,29 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self.wait_for(window, |s| s.queue.pop_front())
     }
 
-    /// Waits until signals stop: no new signal for one no-signal window,
-    /// within the timeout (§1.8, §3.12). Unconsumed signals are discarded.
+    /// Waits until signals stop: no probe reaction (a `cancel` from inside
+    /// `on_next`, say) still in flight, then no new signal for one no-signal
+    /// window, all within the timeout (§1.8, §3.12). Unconsumed signals are
+    /// discarded.
     pub fn expect_quiet(&self, after: &str) -> Result<(), Failure> {
         let timeout = self.cx().env().timeout();
         let window = self.cx().env().no_signal_timeout();
         let deadline = Instant::now() + timeout;
         loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let settled = self.wait_for(left, |s| (s.reacting == 0).then_some(()));
             let seen = {
                 let mut state = self.shared.state.lock();
                 state.queue.clear();
                 state.signals
             };
-            let moved = self.wait_for(window, |s| (s.signals != seen).then_some(()));
-            if moved.is_none() {
-                return Ok(());
+            if settled.is_some() {
+                let moved = self.wait_for(window, |s| {
+                    (s.signals != seen || s.reacting > 0).then_some(())
+                });
+                if moved.is_none() {
+                    return Ok(());
+                }
             }
             if Instant::now() >= deadline {
                 return Err(self.cx().failure(

@@ -13,7 +13,9 @@ use super::{Shared, Signal};
 enum Reaction {
     None,
     Request(Vec<u64>),
-    Cancel,
+    /// Cancel the subscription, captured under the lock that decided it, so
+    /// the probe being dropped meanwhile cannot lose the call.
+    Cancel(Arc<dyn Subscription>),
     CancelExtra(Arc<dyn Subscription>),
     /// Unwind the publisher: it kept signalling after cancel.
     Stop,
@@ -40,11 +42,10 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         let mut state = shared.state.lock();
         let entered = state.enter();
         let synchronous = state.is_synchronous();
-        cx.trace(format!(
-            "{}: {description}{}",
-            shared.label,
+        cx.trace(shared.event(&format!(
+            "{description}{}",
             if synchronous { " [inside request]" } else { "" }
-        ));
+        )));
         if entered == Entered::Concurrent && state.first_report("1.3") {
             cx.record(cx.failure_of(
                 "1.3",
@@ -69,8 +70,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 ));
             }
         }
+        let cancelled_before = state.cancelled;
         let mut reaction = on_signal(&mut state, shared);
-        if state.cancelled && !is_subscribe {
+        if cancelled_before && !is_subscribe {
             state.after_cancel += 1;
             if state.behaviour.stop_runaway && state.after_cancel > super::RUNAWAY_LIMIT {
                 if state.first_report("runaway") {
@@ -84,6 +86,11 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 }
                 reaction = Reaction::Stop;
             }
+        }
+        let reacting = !matches!(reaction, Reaction::None);
+        if reacting {
+            // Until the call into the publisher is made, quiet means nothing.
+            state.reacting += 1;
         }
         shared.changed.notify_all();
         drop(state);
@@ -100,33 +107,39 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     } else {
                         "on_next"
                     };
-                    let what = format!("{}: request({n}) from {from}", shared.label);
+                    let what = shared.event(&format!("request({n}) from {from}"));
                     if let Err(failure) = cx.try_step("3.16", what, || subscription.request(n)) {
                         cx.record(failure);
                     }
                 }
             }
-            Reaction::Cancel => {
-                let subscription = shared.state.lock().subscription.clone();
-                if let Some(subscription) = subscription {
-                    let what = format!("{}: cancel() from {description}", shared.label);
-                    let result = cx.try_step("3.15", what, || subscription.cancel());
-                    shared.state.lock().cancel_returned = true;
-                    if let Err(failure) = result {
-                        cx.record(failure);
-                    }
+            Reaction::Cancel(subscription) => {
+                let what = shared.event(&format!("cancel() from {description}"));
+                let result = cx.try_step("3.15", what, || subscription.cancel());
+                shared.state.lock().cancel_returned = true;
+                if let Err(failure) = result {
+                    cx.record(failure);
                 }
             }
             Reaction::CancelExtra(extra) => {
-                let what = format!("{}: cancel() of the extra subscription", shared.label);
+                let what = shared.event("cancel() of the extra subscription");
                 let _ = cx.try_step("3.15", what, || extra.cancel());
             }
             Reaction::Stop => {
-                shared.state.lock().exit(entered);
-                std::panic::panic_any(super::RUNAWAY_STOP);
+                self.leave(entered, reacting);
+                crate::context::quietly(|| std::panic::panic_any(super::RUNAWAY_STOP));
             }
         }
-        shared.state.lock().exit(entered);
+        self.leave(entered, reacting);
+    }
+
+    fn leave(&self, entered: Entered, reacting: bool) {
+        let mut state = self.shared.state.lock();
+        state.exit(entered);
+        if reacting {
+            state.reacting -= 1;
+            self.shared.changed.notify_all();
+        }
     }
 
     /// Notes demand `n` and returns the subscription, unless the probe has
@@ -143,8 +156,43 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
 
 impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.subscribe_signal(subscription);
+    }
+
+    fn on_next(&mut self, element: T) {
+        self.next_signal(element);
+    }
+
+    fn on_error(&mut self, error: StreamError) {
+        self.error_signal(error);
+    }
+
+    fn on_complete(&mut self) {
+        self.complete_signal();
+    }
+}
+
+/// The signals proper take `&self` (the probe's state is shared), which is
+/// what lets the crate's own tests re-enter a probe soundly, the way only
+/// `unsafe` code could re-enter a `&mut self` subscriber (§1.3, §3.3).
+impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
+    pub(crate) fn subscribe_signal(&self, subscription: Arc<dyn Subscription>) {
         self.signal(String::from("on_subscribe"), |state, shared| {
             state.subscribes += 1;
+            let same = state
+                .subscription
+                .as_ref()
+                .is_some_and(|first| Arc::ptr_eq(first, &subscription));
+            if state.subscribes > 1 && same {
+                if state.first_report("1.9-once") {
+                    shared.cx.record(shared.cx.failure_of(
+                        "1.9",
+                        "on_subscribe at most once (§2.12)",
+                        "a second on_subscribe",
+                    ));
+                }
+                return Reaction::None;
+            }
             if state.subscribes > 1 {
                 if state.first_report("1.9-once") {
                     shared.cx.record(shared.cx.failure_of(
@@ -164,7 +212,7 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
         });
     }
 
-    fn on_next(&mut self, element: T) {
+    pub(crate) fn next_signal(&self, element: T) {
         let description = format!("on_next({element:?})");
         self.signal(description.clone(), move |state, shared| {
             let cx = &shared.cx;
@@ -187,8 +235,10 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
                 return Reaction::None;
             }
             if state.behaviour.cancel_after == Some(state.nexts) {
-                state.note_cancel();
-                return Reaction::Cancel;
+                if let Some(subscription) = state.subscription.clone() {
+                    state.note_cancel();
+                    return Reaction::Cancel(subscription);
+                }
             }
             let n = state.behaviour.request_on_next;
             if n == 0 {
@@ -214,7 +264,7 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
         });
     }
 
-    fn on_error(&mut self, error: StreamError) {
+    pub(crate) fn error_signal(&self, error: StreamError) {
         let description = format!("on_error({error})");
         self.signal(description.clone(), move |state, _| {
             if state.is_synchronous() {
@@ -228,7 +278,7 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
         });
     }
 
-    fn on_complete(&mut self) {
+    pub(crate) fn complete_signal(&self) {
         self.signal(String::from("on_complete"), |state, _| {
             if state.is_synchronous() {
                 state.sync_terminals += 1;
@@ -245,10 +295,120 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
 impl<T> Drop for ProbeSubscriber<T> {
     fn drop(&mut self) {
         let shared = &*self.shared;
-        shared
-            .cx
-            .trace(format!("{}: subscriber dropped", shared.label));
+        shared.cx.trace(shared.event("subscriber dropped"));
         shared.state.lock().dropped = true;
         shared.changed.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! What only `unsafe` publishers can do to a `&mut self` subscriber —
+    //! re-enter it recursively or from two threads at once — done soundly
+    //! through the probe's `&self` signal methods.
+
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+
+    use super::*;
+    use crate::context::RuleCx;
+    use crate::env::TestEnv;
+    use crate::probe::Probe;
+
+    type Handle = Arc<ProbeSubscriber<u64>>;
+
+    fn attach(probe: &Probe<u64>) -> Handle {
+        probe.shared.state.lock().handed_out = true;
+        Arc::new(ProbeSubscriber::new(probe.shared.clone()))
+    }
+
+    /// Calls `on_next` synchronously inside every `request`: unbounded
+    /// recursion if the subscriber keeps requesting from `on_next`.
+    struct Recursing {
+        subscriber: OnceLock<Handle>,
+        next: AtomicU64,
+    }
+
+    impl Subscription for Recursing {
+        fn request(&self, _: u64) {
+            let element = self.next.fetch_add(1, Ordering::SeqCst);
+            // A backstop for this test only; the probe must stop far earlier.
+            if element < 100_000 {
+                self.subscriber.get().unwrap().next_signal(element);
+            }
+        }
+        fn cancel(&self) {}
+    }
+
+    #[test]
+    fn unbounded_recursion_stops_at_the_declared_depth() {
+        let cx = RuleCx::new("3.3", "spec_3_03", TestEnv::default());
+        let probe = Probe::<u64>::new(&cx, "probe")
+            .request_on_next(1)
+            .depth_bound(3);
+        let handle = attach(&probe);
+        let subscription = Arc::new(Recursing {
+            subscriber: OnceLock::new(),
+            next: AtomicU64::new(0),
+        });
+        let _ = subscription.subscriber.set(handle.clone());
+        handle.subscribe_signal(subscription);
+        probe.request(1).unwrap();
+        assert_eq!(
+            cx.first_failure().unwrap().to_string(),
+            "§3.3: expected synchronous recursion on_next → request → on_next at most 3 deep \
+             (the declared bound); actual: on_next(3) ran 4 deep; the probe stopped requesting"
+        );
+        assert_eq!(probe.received(), 4);
+    }
+
+    /// Blocks inside its first `request` until another thread has
+    /// signalled.
+    struct Blocking {
+        other_thread_done: crossbeam_channel::Receiver<()>,
+        first: std::sync::atomic::AtomicBool,
+    }
+
+    impl Subscription for Blocking {
+        fn request(&self, _: u64) {
+            if self.first.swap(false, Ordering::SeqCst) {
+                let _ = self.other_thread_done.recv();
+            }
+        }
+        fn cancel(&self) {}
+    }
+
+    #[test]
+    fn a_signal_from_another_thread_while_one_runs_breaks_1_3() {
+        let cx = RuleCx::new("1.3", "spec_1_03", TestEnv::default());
+        let probe = Probe::<u64>::new(&cx, "probe").request_on_next(1);
+        let handle = attach(&probe);
+        let (done, other_thread_done) = crossbeam_channel::bounded(1);
+        handle.subscribe_signal(Arc::new(Blocking {
+            other_thread_done,
+            first: std::sync::atomic::AtomicBool::new(true),
+        }));
+        probe.shared.state.lock().requested = 10;
+        std::thread::scope(|scope| {
+            let inside = handle.clone();
+            // This on_next stays inside the subscriber (in its request)
+            // until the other thread has entered.
+            let first = scope.spawn(move || inside.next_signal(0));
+            let entered = probe.cx().clone();
+            let wait = || {
+                while entered.current_step().is_none() {
+                    std::thread::yield_now();
+                }
+            };
+            wait();
+            handle.next_signal(1);
+            done.send(()).unwrap();
+            first.join().unwrap();
+        });
+        assert_eq!(
+            cx.first_failure().unwrap().to_string(),
+            "§1.3: expected signals to reach the subscriber one at a time; actual: on_next(1) \
+             entered while another signal was still running on another thread"
+        );
     }
 }

@@ -286,9 +286,24 @@ impl<T: Debug + Send + 'static> Probe<T> {
     }
 
     fn event(&self, what: &str) -> String {
-        format!("{}: {what}", self.shared.label)
+        self.shared.event(what)
     }
 }
+
+impl<T> Shared<T> {
+    /// `what`, prefixed with the probe's label unless it is the default
+    /// one: messages read "cancel()" or "second: cancel()".
+    fn event(&self, what: &str) -> String {
+        if self.label == DEFAULT_LABEL {
+            what.to_string()
+        } else {
+            format!("{}: {what}", self.label)
+        }
+    }
+}
+
+/// The label of a rule's only probe, left out of messages.
+pub const DEFAULT_LABEL: &str = "probe";
 
 impl<T: Debug + Send + 'static> Drop for Probe<T> {
     fn drop(&mut self) {

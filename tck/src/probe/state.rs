@@ -35,6 +35,9 @@ pub(crate) struct State<T> {
     pub(crate) sync_terminals: u64,
     /// Signals that arrived after the probe cancelled.
     pub(crate) after_cancel: u64,
+    /// Signals whose reaction (a request or cancel into the publisher) is
+    /// still to be made or running.
+    pub(crate) reacting: u32,
     entry: Entry,
     /// Invariants already reported, so a flood reports each once.
     reported: Vec<&'static str>,
@@ -75,6 +78,7 @@ impl<T> State<T> {
             sync_nexts: 0,
             sync_terminals: 0,
             after_cancel: 0,
+            reacting: 0,
             entry: Entry::default(),
             reported: Vec::new(),
         }

@@ -51,7 +51,7 @@ pub use factory::PublisherFactory;
 
 use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::{ConfigError, TestEnv};
-use crate::outcome::{RuleResult, Verdict, Verification};
+use crate::outcome::{RuleResult, Verification};
 use crate::runner::{self, rule_of_test, RuleMeta};
 
 /// One rule test: what it needs from the factory, and its body.
@@ -97,8 +97,9 @@ impl Needs {
     pub fn unmet<F: PublisherFactory>(&self, factory: &F) -> Option<String> {
         let max = factory.max_elements();
         if self.elements > max {
+            let plural = if self.elements == 1 { "" } else { "s" };
             return Some(format!(
-                "needs a publisher of {} elements; the factory's max_elements() is {max}",
+                "needs a publisher of {} element{plural}; the factory's max_elements() is {max}",
                 self.elements
             ));
         }
@@ -128,6 +129,21 @@ pub const TESTS: &[&str] = &crate::__publisher_tests!(@list @names);
 /// Every rule test as (name, definition).
 fn table<F: PublisherFactory>() -> Vec<(&'static str, RuleDef<F>)> {
     crate::__publisher_tests!(@list @table)
+}
+
+/// The skip reasons, if the factory's declarations skip every rule test
+/// that needs anything at all (elements, a failed publisher, several
+/// subscribers): what runs then (an empty publisher completing) proves
+/// next to nothing.
+pub(crate) fn everything_skipped<F: PublisherFactory>(factory: &F) -> Option<Vec<String>> {
+    let mut reasons = Vec::new();
+    for (name, def) in table::<F>() {
+        if def.needs == Needs::NOTHING {
+            continue;
+        }
+        reasons.push(format!("{name}: {}", def.needs.unmet(factory)?));
+    }
+    Some(reasons)
 }
 
 /// Runs the publisher verification against one factory.
@@ -212,10 +228,14 @@ impl<F: PublisherFactory> PublisherVerification<F> {
 
     /// Runs every rule test and returns the results in [`TESTS`] order.
     ///
-    /// An error if the environment variables cannot be read, or if every
-    /// rule test was skipped (a green run that proves nothing).
+    /// An error if the environment variables cannot be read, or if the
+    /// factory's declarations would skip every rule test that needs an
+    /// element (a green run that proves nothing).
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
         let env = self.resolved_env()?;
+        if let Some(reasons) = everything_skipped(&*self.factory) {
+            return Err(ConfigError::EverythingSkipped { reasons });
+        }
         let defs = table::<F>();
         let mut results: Vec<Option<RuleResult>> = (0..defs.len()).map(|_| None).collect();
         let mut pending: Vec<(usize, &'static str, RuleDef<F>)> = defs
@@ -239,22 +259,6 @@ impl<F: PublisherFactory> PublisherVerification<F> {
             });
         }
         let results: Vec<RuleResult> = results.into_iter().flatten().collect();
-        let reasons: Vec<String> = results
-            .iter()
-            .filter(|r| r.rule != "tck.configuration" && r.verdict != Verdict::EnforcedByTypes)
-            .map(|r| match r.verdict {
-                Verdict::Skipped => Some(format!(
-                    "{}: {}",
-                    r.test,
-                    r.message.as_deref().unwrap_or("")
-                )),
-                _ => None,
-            })
-            .collect::<Option<Vec<String>>>()
-            .unwrap_or_default();
-        if !reasons.is_empty() {
-            return Err(ConfigError::EverythingSkipped { reasons });
-        }
         Ok(results)
     }
 }

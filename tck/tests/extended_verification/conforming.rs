@@ -31,6 +31,7 @@ impl PublisherFactory for AsyncRanges {
 
 // What a user writes (budget and seed from RS_TCK_* or the defaults).
 publisher_extended_verification!(sync_range_extended, SyncRanges, "sync_range");
+publisher_extended_verification!(async_range_extended, AsyncRanges, "async_range");
 
 fn assert_passed(results: &[RuleResult]) {
     for r in results {

@@ -5,7 +5,7 @@ use reactive_streams::Publisher;
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::publisher_verification;
-use reactive_streams_tck::testkit::{AsyncRange, SyncRange};
+use reactive_streams_tck::testkit::{AsyncRange, Failing, SyncRange};
 
 pub struct SyncRanges;
 
@@ -13,6 +13,9 @@ impl PublisherFactory for SyncRanges {
     type Element = u64;
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(SyncRange::new(0, elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
     }
 }
 
@@ -22,6 +25,9 @@ impl PublisherFactory for AsyncRanges {
     type Element = u64;
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(AsyncRange::new(0, elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
     }
 }
 

@@ -2,4 +2,22 @@
 //! every rule; each deliberately broken publisher fails the rules it breaks,
 //! with the intended message.
 
+mod broken;
+mod configuration;
 mod conforming;
+mod faulty;
+
+use std::time::Duration;
+
+use reactive_streams_tck::env::TestEnv;
+
+/// The self-tests' timing: short enough to keep the corpus fast, long
+/// enough that a loaded machine never turns a pass into a failure.
+pub fn self_test_env() -> TestEnv {
+    TestEnv::builder()
+        .timeout(Duration::from_millis(500))
+        .no_signal_timeout(Duration::from_millis(15))
+        .watchdog(Duration::from_millis(2500))
+        .prompt(Duration::from_millis(100))
+        .build()
+}

@@ -39,13 +39,11 @@ pub fn spec_1_02<F: PublisherFactory>() -> RuleDef<F> {
         let (probe, _publisher) = fresh(cx, f, n)?;
         probe.request(n + 10)?;
         probe.expect_next_n(n)?;
-        match probe.expect_signal()? {
+        let terminal = format!("on_complete or on_error after the publisher's {n} elements");
+        match probe.expect_signal_as(&terminal)? {
             Signal::Complete | Signal::Error(_) => {}
             Signal::Next(element) => {
-                return Err(cx.failure(
-                    format!("on_complete or on_error after the publisher's {n} elements"),
-                    format!("on_next({element:?}) arrived"),
-                ))
+                return Err(cx.failure(terminal, format!("on_next({element:?}) arrived")))
             }
         }
         probe.expect_no_signal()?;
@@ -243,6 +241,8 @@ pub fn spec_1_09<F: PublisherFactory>() -> RuleDef<F> {
         let n = up_to(f, 1);
         cx.scenario(format!("publisher of {n}, no request"));
         let (_probe, publisher) = fresh(cx, f, n)?;
+        cx.scenario("publisher of 0, no request");
+        fresh(cx, f, 0)?;
         if !f.supports_multiple_subscribers() {
             cx.scenario("single-subscriber publisher, a second subscriber");
             subscribed(Probe::new(cx, "second"), &*publisher)?;

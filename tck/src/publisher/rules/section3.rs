@@ -286,7 +286,7 @@ pub fn spec_3_11<F: PublisherFactory>() -> RuleDef<F> {
         cx.scenario("publisher of 1, request(0)");
         let (probe, _publisher) = fresh(cx, f, 1)?;
         probe.request(0)?;
-        match probe.expect_signal()? {
+        match probe.expect_signal_as("on_error in answer to request(0)")? {
             Signal::Error(_) => {}
             other => {
                 return Err(cx.failure(
