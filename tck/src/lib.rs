@@ -10,6 +10,8 @@
 //! | [`probe`] | recording subscribers that check the publisher's side online and wait with deadlines |
 //! | [`outcome`] | the result data every report is rendered from |
 //! | [`publisher`] | the publisher verification (§1, §3) and [`publisher_verification!`] |
+//! | [`subscriber`] | the blackbox and whitebox subscriber verifications (§2, §3) and [`subscriber_blackbox_verification!`], [`subscriber_whitebox_verification!`] |
+//! | [`processor`] | the processor verification (§1–§4) and [`processor_verification!`] |
 //! | [`extended`] | the opt-in extended verification: generated schedules shrunk to minimal counterexamples, concurrency stress, [`publisher_extended_verification!`] |
 //!
 //! Later verifications (subscriber, processor, streamlet) reuse `env`,
@@ -58,7 +60,9 @@ pub mod env;
 pub mod extended;
 pub mod outcome;
 pub mod probe;
+pub mod processor;
 pub mod publisher;
 pub mod runner;
+pub mod subscriber;
 #[doc(hidden)]
 pub mod testkit;

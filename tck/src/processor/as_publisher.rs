@@ -1,0 +1,73 @@
+//! A processor factory seen as a publisher factory: each publisher is a
+//! fresh processor fed by a [helper publisher](super::upstream), so every
+//! publisher rule test runs unchanged against the processor's output side.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reactive_streams::{Publisher, Subscriber};
+
+use super::upstream::{self, Ending, Lease};
+use super::ProcessorFactory;
+use crate::publisher::PublisherFactory;
+
+pub(crate) struct AsPublisher<F> {
+    pub(crate) factory: Arc<F>,
+    pub(crate) idle: Duration,
+}
+
+/// A processor with the helper publisher feeding it; dropping it lets the
+/// helper stop once idle.
+struct Fed<P> {
+    processor: P,
+    _lease: Lease,
+}
+
+impl<P: Publisher<R>, R> Publisher<R> for Fed<P> {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<R>>) {
+        self.processor.subscribe(subscriber);
+    }
+}
+
+impl<F: ProcessorFactory> AsPublisher<F> {
+    fn fed(&self, ending: Ending) -> Box<dyn Publisher<F::Output>> {
+        let processor = self.factory.create_processor();
+        let factory = self.factory.clone();
+        let input = Arc::new(move |i| factory.input(i));
+        let lease = upstream::feed(Box::new(processor.clone()), ending, input, self.idle);
+        Box::new(Fed {
+            processor,
+            _lease: lease,
+        })
+    }
+}
+
+impl<F: ProcessorFactory> PublisherFactory for AsPublisher<F> {
+    type Element = F::Output;
+
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<F::Output>> {
+        self.fed(Ending::After(elements))
+    }
+
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<F::Output>>> {
+        // A processor that recovers from upstream errors is no failed
+        // publisher when its upstream fails.
+        (!self.factory.recovers_from_errors()).then(|| self.fed(Ending::Failure))
+    }
+
+    fn max_elements(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn max_sync_recursion_depth(&self) -> u32 {
+        self.factory.max_sync_recursion_depth()
+    }
+
+    fn supports_multiple_subscribers(&self) -> bool {
+        self.factory.supports_multiple_subscribers()
+    }
+
+    fn run_stochastic(&self) -> bool {
+        self.factory.run_stochastic()
+    }
+}

@@ -1,0 +1,352 @@
+//! The processor verification (§4): a processor is verified as a publisher
+//! (every publisher rule test, fed by a TCK helper publisher upstream), as
+//! a subscriber (every whitebox rule test, through a TCK subscriber
+//! downstream), and in both roles at once (§4.1, §4.2 and the recommended
+//! behaviour around them).
+//!
+//! Processors are cheap cloneable handles (see
+//! [`Processor`](reactive_streams::Processor)): the TCK gives one clone to
+//! the upstream as a `Box<dyn Subscriber<_>>` and subscribes to another.
+//!
+//! ```
+//! use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+//! use reactive_streams_tck::outcome::Verdict;
+//! # use reactive_streams_tck::processor::testkit::IdentityProcessor;
+//!
+//! struct Identities;
+//!
+//! impl ProcessorFactory for Identities {
+//!     type Input = u64;
+//!     type Output = u64;
+//!     type Processor = IdentityProcessor<u64>;
+//!     fn create_processor(&self) -> IdentityProcessor<u64> {
+//!         IdentityProcessor::new()
+//!     }
+//!     fn input(&self, index: u64) -> u64 { index }
+//!     fn supports_multiple_subscribers(&self) -> bool { false }
+//! }
+//!
+//! let results = ProcessorVerification::new(Identities).run_all().unwrap();
+//! assert!(results.iter().all(|r| r.verdict != Verdict::Failed));
+//! ```
+//!
+//! # Test names
+//!
+//! `<module>::processor::<test>`: the publisher verification's tests, the
+//! whitebox subscriber verification's tests (one test per rule: where both
+//! check a rule, as for §3.8, the test runs both), `spec_4_01`,
+//! `spec_4_02`, and `tck_late_subscriber_demand`, `tck_cancel_propagates`,
+//! `tck_bounded_upstream_demand`. See [`TESTS`].
+
+mod as_publisher;
+mod as_subscriber;
+mod multicast;
+mod rules;
+#[doc(hidden)]
+pub mod testkit;
+mod upstream;
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use reactive_streams::{Publisher, Subscriber};
+
+use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::env::TestEnv;
+use crate::outcome::Verification;
+use crate::publisher::RuleDef;
+use crate::subscriber::suite::{body, verification_builder, Body, Suite};
+use as_publisher::AsPublisher;
+use as_subscriber::ProcessorSubject;
+
+/// Makes the processors the
+/// [processor verification](crate::processor_verification) verifies.
+///
+/// The TCK checks counts and signals, not values: each input must come out
+/// as one output, in order (an identity, a `map`, a scale — not a filter).
+/// Only the processor, its element types and [`input`](Self::input) are
+/// required; the rest declare properties with sensible defaults.
+pub trait ProcessorFactory: Send + Sync + 'static {
+    /// What the processor consumes.
+    type Input: Debug + Send + 'static;
+    /// What the processor publishes.
+    type Output: Debug + Send + 'static;
+    /// The processor: a cheap cloneable handle, subscriber of `Input` and
+    /// publisher of `Output`.
+    type Processor: Subscriber<Self::Input> + Publisher<Self::Output> + Clone + 'static;
+
+    /// A fresh processor, not yet subscribed to anything.
+    fn create_processor(&self) -> Self::Processor;
+
+    /// The `index`-th input the TCK sends upstream (from 0).
+    fn input(&self, index: u64) -> Self::Input;
+
+    /// Whether the processor recovers from an upstream `on_error` instead
+    /// of passing it on (§4.2). Default `false`. When `true`, §4.2 checks
+    /// that it then treats its upstream as cancelled, and the publisher
+    /// rules that need a failed publisher are skipped.
+    fn recovers_from_errors(&self) -> bool {
+        false
+    }
+
+    /// Whether one processor serves several subscribers at once. Default
+    /// `true`; when `false`, the tests needing two are skipped.
+    fn supports_multiple_subscribers(&self) -> bool {
+        true
+    }
+
+    /// Whether the processor cancels upstream when its last downstream
+    /// subscriber cancels (recommended by §4). Default `true`.
+    fn propagates_cancellation(&self) -> bool {
+        true
+    }
+
+    /// The most upstream demand the processor may have signalled while
+    /// downstream has requested one element (its prefetch). Default 1024.
+    fn max_upstream_demand(&self) -> u64 {
+        1024
+    }
+
+    /// As [`PublisherFactory::max_sync_recursion_depth`](crate::publisher::PublisherFactory::max_sync_recursion_depth).
+    fn max_sync_recursion_depth(&self) -> u32 {
+        1
+    }
+
+    /// As [`PublisherFactory::run_stochastic`](crate::publisher::PublisherFactory::run_stochastic).
+    fn run_stochastic(&self) -> bool {
+        true
+    }
+}
+
+/// The processor rule tests, in order. The macro generates one `#[test]`
+/// for each.
+pub const TESTS: &[&str] = &crate::__processor_tests!(@list @names);
+
+/// A publisher rule test run on the processor's output side.
+fn publisher_part<F: ProcessorFactory>(def: RuleDef<AsPublisher<F>>) -> Body<ProcessorSubject<F>> {
+    Arc::new(move |cx: &RuleCx, subject: &ProcessorSubject<F>| {
+        if let Some(reason) = def.needs.unmet(&subject.publisher) {
+            return Ok(Outcome::Skipped(reason));
+        }
+        (def.run)(cx, &subject.publisher)
+    })
+}
+
+/// Runs the parts of one rule test in turn: the first failure ends it;
+/// it is skipped only if every part was.
+fn combined<X: 'static>(parts: Vec<Body<X>>) -> Body<X> {
+    if parts.len() == 1 {
+        return parts.into_iter().next().expect("one part");
+    }
+    Arc::new(move |cx: &RuleCx, subject: &X| -> RuleBody {
+        let mut skipped = Vec::new();
+        let mut outcome = None;
+        for part in &parts {
+            match part(cx, subject)? {
+                Outcome::Skipped(reason) => skipped.push(reason),
+                other => outcome = Some(other),
+            }
+        }
+        Ok(outcome.unwrap_or_else(|| Outcome::Skipped(skipped.join("; "))))
+    })
+}
+
+fn table<F: ProcessorFactory>() -> Vec<(&'static str, Body<ProcessorSubject<F>>)> {
+    let publisher: Vec<(&'static str, RuleDef<AsPublisher<F>>)> =
+        crate::__publisher_tests!(@list @table);
+    let mut parts: Vec<(&'static str, Body<ProcessorSubject<F>>)> = publisher
+        .into_iter()
+        .map(|(name, def)| (name, publisher_part(def)))
+        .collect();
+    parts.extend(crate::subscriber::whitebox::table_for::<ProcessorSubject<F>>());
+    parts.extend([
+        ("spec_4_01", body(rules::spec_4_01::<F>)),
+        ("spec_4_02", body(rules::spec_4_02::<F>)),
+        (
+            "tck_late_subscriber_demand",
+            body(rules::tck_late_subscriber_demand::<F>),
+        ),
+        (
+            "tck_cancel_propagates",
+            body(rules::tck_cancel_propagates::<F>),
+        ),
+        (
+            "tck_bounded_upstream_demand",
+            body(rules::tck_bounded_upstream_demand::<F>),
+        ),
+    ]);
+    TESTS
+        .iter()
+        .map(|&name| {
+            let mine: Vec<_> = parts
+                .iter()
+                .filter(|(part, _)| *part == name)
+                .map(|(_, body)| body.clone())
+                .collect();
+            assert!(!mine.is_empty(), "processor rule test {name} has no body");
+            (name, combined(mine))
+        })
+        .collect()
+}
+
+/// Runs the processor verification against one factory.
+pub struct ProcessorVerification<F: ProcessorFactory> {
+    suite: Suite<ProcessorSubject<F>>,
+}
+
+impl<F: ProcessorFactory> ProcessorVerification<F> {
+    /// A verification of `factory`'s processors, named after its type.
+    pub fn new(factory: F) -> Self {
+        let factory = Arc::new(factory);
+        ProcessorVerification {
+            suite: Suite {
+                subject: Arc::new(ProcessorSubject {
+                    factory: factory.clone(),
+                    publisher: AsPublisher {
+                        factory,
+                        idle: TestEnv::default().watchdog(),
+                    },
+                }),
+                env: None,
+                target: crate::subscriber::suite::short_type_name::<F>(),
+                verification: Verification::Processor,
+                parallelism: 16,
+                table: table::<F>,
+            },
+        }
+    }
+}
+
+verification_builder!(ProcessorVerification, ProcessorFactory);
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: ProcessorFactory>(test: &str, target: &str, factory: F) {
+    match ProcessorVerification::new(factory).target(target).run(test) {
+        Ok(result) => crate::runner::conclude(&result),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// The list of processor rule tests, and what is generated from it. Not
+/// API: use [`processor_verification!`](crate::processor_verification).
+/// It is the publisher list, the whitebox list and the processor's own
+/// tests, merged; a unit test keeps it in step with the other two.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __processor_tests {
+    (@list $($then:tt)*) => {
+        $crate::__processor_tests! { $($then)* [
+            tck_configuration, tck_create_n_gives_exactly_n, tck_happy_path,
+            tck_late_subscriber_demand, tck_cancel_propagates, tck_bounded_upstream_demand,
+            spec_1_01, spec_1_02, spec_1_03, spec_1_04, spec_1_05, spec_1_06,
+            spec_1_07, spec_1_08, spec_1_09, spec_1_10, spec_1_11,
+            spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_07, spec_2_08,
+            spec_2_09, spec_2_10, spec_2_11, spec_2_12, spec_2_13,
+            spec_3_01, spec_3_02, spec_3_03, spec_3_04, spec_3_05, spec_3_06, spec_3_07,
+            spec_3_08, spec_3_09, spec_3_10, spec_3_11, spec_3_12, spec_3_13,
+            spec_3_14, spec_3_15, spec_3_16, spec_3_17,
+            spec_4_01, spec_4_02
+        ] }
+    };
+    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
+    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        mod $name {
+            mod processor {
+                #[allow(unused_imports)]
+                use super::super::*;
+                $(
+                    #[test]
+                    fn $test() {
+                        $crate::processor::__run_generated(stringify!($test), $target, $factory);
+                    }
+                )*
+            }
+        }
+    };
+}
+
+/// Generates the processor verification as `#[test]`s:
+/// `<name>::processor::<test>` for every test in
+/// [`processor::TESTS`](crate::processor::TESTS).
+///
+/// `$factory` makes a [`ProcessorFactory`](crate::processor::ProcessorFactory);
+/// otherwise as [`publisher_verification!`](crate::publisher_verification).
+///
+/// ```ignore
+/// processor_verification!(identity, Identities);
+/// // → identity::processor::spec_1_01, …, identity::processor::spec_4_02
+/// ```
+#[macro_export]
+macro_rules! processor_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::__processor_tests! { @list @modules $name, $factory, stringify!($name), }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__processor_tests! { @list @modules $name, $factory, $target, }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TESTS;
+    use crate::runner::rule_of_test;
+    use reactive_streams::rules::{self, Check};
+
+    /// The catalogue and the three lists name the same tests: every test a
+    /// catalogue entry cites exists, and every `spec_` test is cited by
+    /// the entry of its rule.
+    #[test]
+    fn the_catalogue_cites_exactly_these_tests() {
+        let lists = [
+            ("subscriber_blackbox", crate::subscriber::blackbox::TESTS),
+            ("subscriber_whitebox", crate::subscriber::whitebox::TESTS),
+            ("processor", TESTS),
+        ];
+        for rule in rules::RULES {
+            if let Check::Tested { tests } = rule.check {
+                for cited in tests {
+                    let (verification, test) = cited.split_once("::").unwrap();
+                    if let Some((_, list)) = lists.iter().find(|(v, _)| *v == verification) {
+                        assert!(list.contains(&test), "{}: {cited} does not exist", rule.id);
+                    }
+                }
+            }
+        }
+        for (verification, list) in lists {
+            for test in list.iter().filter(|t| t.starts_with("spec_")) {
+                let rule = rules::find(&rule_of_test(test)).unwrap();
+                let cited = format!("{verification}::{test}");
+                match rule.check {
+                    Check::Tested { tests } => {
+                        assert!(
+                            tests.contains(&cited.as_str()),
+                            "{}: {cited} is not cited",
+                            rule.id
+                        )
+                    }
+                    Check::EnforcedByTypes { .. } => {}
+                    Check::Untested { .. } => panic!("{}: {cited} tests an untested rule", rule.id),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_list_is_the_publisher_and_whitebox_lists_and_section_4() {
+        let mut expected: Vec<&str> = crate::publisher::TESTS.to_vec();
+        expected.extend(crate::subscriber::whitebox::TESTS);
+        expected.extend([
+            "spec_4_01",
+            "spec_4_02",
+            "tck_late_subscriber_demand",
+            "tck_cancel_propagates",
+            "tck_bounded_upstream_demand",
+        ]);
+        expected.sort_unstable();
+        expected.dedup();
+        let mut actual = TESTS.to_vec();
+        actual.sort_unstable();
+        assert_eq!(actual, expected);
+    }
+}

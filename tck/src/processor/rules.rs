@@ -1,0 +1,244 @@
+//! The processor's own rule tests: §4.1 (both roles at once), §4.2 (an
+//! upstream error reaches every subscriber at once, or is recovered from),
+//! and the checks the spec recommends: a late subscriber's demand is
+//! served, cancellation reaches upstream, upstream demand stays bounded.
+//!
+//! Each uses a rig: the processor, subscribed to the TCK's
+//! [driver](crate::subscriber::Driver) as its upstream, and the core's
+//! recording [`Probe`]s as downstream subscribers.
+
+use std::time::Instant;
+
+use reactive_streams::demand;
+
+use super::as_subscriber::{create, ProcessorSubject};
+use super::ProcessorFactory;
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::probe::{Probe, Signal};
+use crate::subscriber::Driver;
+
+struct Rig<'a, F: ProcessorFactory> {
+    processor: F::Processor,
+    upstream: Driver<'a, F::Input, F::Processor>,
+}
+
+fn rig<'a, F: ProcessorFactory>(cx: &RuleCx, factory: &'a F) -> Result<Rig<'a, F>, Failure> {
+    let processor = create(cx, factory)?;
+    let mut upstream = Driver::new(cx, Box::new(processor.clone()), move |i| factory.input(i));
+    upstream.subscribe()?;
+    Ok(Rig {
+        processor,
+        upstream,
+    })
+}
+
+impl<F: ProcessorFactory> Rig<'_, F> {
+    fn downstream(&self, cx: &RuleCx, label: &str) -> Result<Probe<F::Output>, Failure> {
+        let probe = Probe::new(cx, label);
+        probe.subscribe_to(&self.processor)?;
+        probe.expect_subscribed()?;
+        Ok(probe)
+    }
+
+    /// Delivers inputs upstream as the processor's demand allows until
+    /// `done` holds or the timeout passes; whether `done` held.
+    fn pump(&mut self, cx: &RuleCx, done: impl Fn() -> bool) -> Result<bool, Failure> {
+        let deadline = Instant::now() + cx.env().timeout();
+        let slice = cx.env().no_signal_timeout();
+        loop {
+            if done() {
+                return Ok(true);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(done());
+            }
+            if !self.upstream.next()? {
+                let wanted = self.upstream.delivered() + 1;
+                self.upstream
+                    .subscription()
+                    .wait_demand(wanted, slice.min(deadline - now));
+            }
+        }
+    }
+}
+
+fn terminal_name<T: std::fmt::Debug>(signal: &Result<Signal<T>, Failure>) -> String {
+    match signal {
+        Ok(signal) => signal.describe(),
+        Err(_) => String::from("nothing"),
+    }
+}
+
+/// §4.1: the processor is subscriber and publisher at once: downstream
+/// demand becomes upstream demand, elements flow through within it, and
+/// completion passes on.
+pub(crate) fn spec_4_01<F: ProcessorFactory>(
+    cx: &RuleCx,
+    subject: &ProcessorSubject<F>,
+) -> RuleBody {
+    let mut rig = rig(cx, &*subject.factory)?;
+    let downstream = rig.downstream(cx, "downstream")?;
+    downstream.request(2)?;
+    if !rig.pump(cx, || downstream.received() >= 2)? {
+        return Err(cx.failure(
+            "the 2 elements requested downstream to flow through the processor",
+            format!(
+                "{} of 2 arrived downstream; upstream demand was {}",
+                downstream.received(),
+                show(rig.upstream.subscription().demand())
+            ),
+        ));
+    }
+    rig.upstream.complete()?;
+    let terminal = downstream.expect_terminal();
+    if !matches!(terminal, Ok(Signal::Complete)) {
+        return Err(cx.failure(
+            "on_complete from upstream to pass on downstream",
+            format!("downstream received {}", terminal_name(&terminal)),
+        ));
+    }
+    rig.upstream.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// §4.2: an upstream `on_error` reaches every downstream subscriber at
+/// once, with or without demand; or, for a processor that declares it
+/// recovers, the upstream subscription is treated as cancelled.
+pub(crate) fn spec_4_02<F: ProcessorFactory>(
+    cx: &RuleCx,
+    subject: &ProcessorSubject<F>,
+) -> RuleBody {
+    let factory = &*subject.factory;
+    let mut rig = rig(cx, factory)?;
+    let first = rig.downstream(cx, "first downstream")?;
+    first.request(1)?;
+    rig.pump(cx, || first.received() >= 1)?;
+    if factory.recovers_from_errors() {
+        cx.scenario("the processor recovers from upstream errors");
+        rig.upstream.watch_after_terminal("4.2");
+        rig.upstream.error()?;
+        let deadline = Instant::now() + cx.env().no_signal_timeout();
+        rig.upstream.subscription().wait_failure_until(deadline);
+        rig.upstream.drop_subscriber()?;
+        return Ok(Outcome::Passed);
+    }
+    first.request(1)?;
+    let mut downstreams = vec![("first downstream subscriber (with demand)", first)];
+    if factory.supports_multiple_subscribers() {
+        let second = rig.downstream(cx, "second downstream")?;
+        downstreams.push(("second downstream subscriber (without demand)", second));
+    }
+    rig.upstream.error()?;
+    for (label, probe) in &downstreams {
+        let terminal = probe.expect_terminal();
+        if !matches!(terminal, Ok(Signal::Error(_))) {
+            return Err(cx.failure(
+                "the upstream on_error at every downstream subscriber at once, even without demand",
+                format!("the {label} received {}", terminal_name(&terminal)),
+            ));
+        }
+    }
+    rig.upstream.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// A subscriber that arrives late is served when it requests.
+pub(crate) fn tck_late_subscriber_demand<F: ProcessorFactory>(
+    cx: &RuleCx,
+    subject: &ProcessorSubject<F>,
+) -> RuleBody {
+    let factory = &*subject.factory;
+    if !factory.supports_multiple_subscribers() {
+        return Ok(Outcome::Skipped(String::from(
+            "needs several subscribers; the factory's supports_multiple_subscribers() is false",
+        )));
+    }
+    let mut rig = rig(cx, factory)?;
+    let early = rig.downstream(cx, "early downstream")?;
+    early.request(4)?;
+    rig.pump(cx, || early.received() >= 2)?;
+    let late = rig.downstream(cx, "late downstream")?;
+    late.request(1)?;
+    if !rig.pump(cx, || late.received() >= 1)? {
+        return Err(cx.failure(
+            "the late subscriber's request(1) to be served",
+            "no element reached it",
+        ));
+    }
+    rig.upstream.complete()?;
+    rig.upstream.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// When the last downstream subscriber cancels, the processor cancels
+/// upstream (recommended by §4; a factory may declare it does not).
+pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
+    cx: &RuleCx,
+    subject: &ProcessorSubject<F>,
+) -> RuleBody {
+    let factory = &*subject.factory;
+    if !factory.propagates_cancellation() {
+        return Ok(Outcome::Skipped(String::from(
+            "the factory's propagates_cancellation() is false",
+        )));
+    }
+    let mut rig = rig(cx, factory)?;
+    let downstream = rig.downstream(cx, "downstream")?;
+    downstream.request(1)?;
+    rig.pump(cx, || downstream.received() >= 1)?;
+    downstream.cancel()?;
+    if !rig
+        .upstream
+        .subscription()
+        .wait_cancelled(cx.env().timeout())
+    {
+        return Err(cx.failure(
+            "cancel() upstream once the last downstream subscriber cancelled",
+            "the upstream subscription was not cancelled",
+        ));
+    }
+    rig.upstream.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// Upstream demand follows downstream demand: with one element requested
+/// downstream, the processor requests at most `max_upstream_demand()`.
+pub(crate) fn tck_bounded_upstream_demand<F: ProcessorFactory>(
+    cx: &RuleCx,
+    subject: &ProcessorSubject<F>,
+) -> RuleBody {
+    let factory = &*subject.factory;
+    let max = factory.max_upstream_demand();
+    let mut rig = rig(cx, factory)?;
+    let downstream = rig.downstream(cx, "downstream")?;
+    downstream.request(1)?;
+    let upstream = rig.upstream.subscription().clone();
+    if upstream.wait_demand(1, cx.env().timeout()) == 0 {
+        return Err(cx.failure(
+            "downstream request(1) to become upstream demand",
+            "no request arrived upstream",
+        ));
+    }
+    let deadline = Instant::now() + cx.env().no_signal_timeout();
+    upstream.wait_failure_until(deadline);
+    let requested = upstream.demand();
+    if requested > max {
+        return Err(cx.failure(
+            format!("upstream demand of at most {max} (max_upstream_demand()) while downstream requested 1"),
+            format!("upstream demand {}", show(requested)),
+        ));
+    }
+    rig.pump(cx, || downstream.received() >= 1)?;
+    rig.upstream.complete()?;
+    rig.upstream.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+fn show(n: u64) -> String {
+    if demand::is_unbounded(n) {
+        String::from("unbounded")
+    } else {
+        n.to_string()
+    }
+}

@@ -1,0 +1,219 @@
+//! The blackbox subscriber verification: the user gives only a way to make
+//! their subscriber; the TCK drives it with its own probe publisher.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use reactive_streams::Subscriber;
+
+use super::driver::Driver;
+use super::rules;
+use super::stage::{Nudge, Stage, Subject};
+use super::suite::{body, verification_builder, Body, Suite};
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::outcome::Verification;
+
+/// Makes the subscribers the
+/// [blackbox verification](crate::subscriber_blackbox_verification) drives.
+///
+/// ```
+/// use std::sync::Arc;
+/// use reactive_streams::{StreamError, Subscriber, Subscription};
+/// use reactive_streams_tck::subscriber::SubscriberBlackboxFactory;
+///
+/// /// Requests everything, then counts.
+/// #[derive(Default)]
+/// struct Counter {
+///     count: u64,
+///     subscription: Option<Arc<dyn Subscription>>,
+/// }
+///
+/// impl Subscriber<u64> for Counter {
+///     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+///         if self.subscription.is_some() {
+///             return subscription.cancel(); // §2.5
+///         }
+///         subscription.request(u64::MAX);
+///         self.subscription = Some(subscription);
+///     }
+///     fn on_next(&mut self, _: u64) { self.count += 1; }
+///     fn on_error(&mut self, _: StreamError) { self.subscription = None; }
+///     fn on_complete(&mut self) { self.subscription = None; }
+/// }
+///
+/// struct Counters;
+///
+/// impl SubscriberBlackboxFactory for Counters {
+///     type Element = u64;
+///     type Subscriber = Counter;
+///     fn create_subscriber(&self) -> Counter { Counter::default() }
+///     fn element(&self, index: u64) -> u64 { index }
+/// }
+///
+/// # use reactive_streams_tck::subscriber::SubscriberBlackboxVerification;
+/// # use reactive_streams_tck::outcome::Verdict;
+/// let results = SubscriberBlackboxVerification::new(Counters).run_all().unwrap();
+/// assert!(results.iter().all(|r| r.verdict != Verdict::Failed));
+/// ```
+pub trait SubscriberBlackboxFactory: Send + Sync + 'static {
+    /// The element type; `Debug` so that traces and messages can show it.
+    type Element: Debug + Send + 'static;
+
+    /// The subscriber type under test.
+    type Subscriber: Subscriber<Self::Element> + 'static;
+
+    /// A fresh subscriber; the TCK calls `on_subscribe` on it next.
+    fn create_subscriber(&self) -> Self::Subscriber;
+
+    /// The element the TCK sends as the `index`-th `on_next` (from 0).
+    fn element(&self, index: u64) -> Self::Element;
+
+    /// The nudge: make the subscriber request, for subscribers that wait
+    /// for an outside event before signalling demand. Called right after
+    /// `on_subscribe`. Default: nothing (the subscriber requests by itself).
+    fn trigger_request(&self, subscriber: &mut Self::Subscriber) {
+        let _ = subscriber;
+    }
+}
+
+/// A blackbox factory as a [`Subject`].
+pub(crate) struct Blackbox<F>(pub(crate) F);
+
+impl<F: SubscriberBlackboxFactory> Subject for Blackbox<F> {
+    type Element = F::Element;
+    type Sub = F::Subscriber;
+
+    fn stage<'a>(&'a self, cx: &RuleCx) -> Result<Stage<'a, F::Element, F::Subscriber>, Failure> {
+        let factory = &self.0;
+        let subscriber = cx.try_step("tck.factory", "create_subscriber", || {
+            factory.create_subscriber()
+        })?;
+        let driver = Driver::new(cx, Box::new(subscriber), move |i| factory.element(i));
+        let nudge = Nudge::Blackbox(Box::new(move |s: &mut F::Subscriber| {
+            factory.trigger_request(s)
+        }));
+        Ok(Stage::new(driver, None, nudge))
+    }
+}
+
+/// §2.12 binds the caller of `on_subscribe`; `Publisher::subscribe` takes
+/// the subscriber by value, so one subscriber cannot be subscribed twice.
+pub(crate) fn spec_2_12<X>(_: &RuleCx, _: &X) -> RuleBody {
+    Ok(Outcome::EnforcedByTypes(String::from(
+        "spec/tests/compile-fail/subscribe_same_subscriber_twice.rs",
+    )))
+}
+
+/// The blackbox rule tests, in order. The macro generates one `#[test]`
+/// for each; this list and the macro come from one source.
+pub const TESTS: &[&str] = &crate::__subscriber_blackbox_tests!(@list @names);
+
+fn table<F: SubscriberBlackboxFactory>() -> Vec<(&'static str, Body<Blackbox<F>>)> {
+    vec![
+        ("spec_2_01", body(rules::spec_2_01::<Blackbox<F>>)),
+        ("spec_2_03", body(rules::spec_2_03::<Blackbox<F>>)),
+        ("spec_2_05", body(rules::spec_2_05::<Blackbox<F>>)),
+        ("spec_2_07", body(rules::spec_2_07::<Blackbox<F>>)),
+        ("spec_2_09", body(rules::spec_2_09::<Blackbox<F>>)),
+        ("spec_2_10", body(rules::spec_2_10::<Blackbox<F>>)),
+        ("spec_2_12", body(spec_2_12::<Blackbox<F>>)),
+        ("spec_2_13", body(rules::spec_2_13::<Blackbox<F>>)),
+        ("spec_3_01", body(rules::spec_3_01::<Blackbox<F>>)),
+        ("spec_3_08", body(rules::spec_3_08_blackbox::<Blackbox<F>>)),
+    ]
+}
+
+/// Runs the blackbox subscriber verification against one factory.
+///
+/// The generated tests ([`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification))
+/// call it one rule at a time; [`run_all`](Self::run_all) returns every
+/// result as data.
+pub struct SubscriberBlackboxVerification<F: SubscriberBlackboxFactory> {
+    suite: Suite<Blackbox<F>>,
+}
+
+impl<F: SubscriberBlackboxFactory> SubscriberBlackboxVerification<F> {
+    /// A verification of `factory`'s subscribers, named after its type.
+    pub fn new(factory: F) -> Self {
+        SubscriberBlackboxVerification {
+            suite: Suite {
+                subject: Arc::new(Blackbox(factory)),
+                env: None,
+                target: super::suite::short_type_name::<F>(),
+                verification: Verification::SubscriberBlackbox,
+                parallelism: 16,
+                table: table::<F>,
+            },
+        }
+    }
+}
+
+verification_builder!(SubscriberBlackboxVerification, SubscriberBlackboxFactory);
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: SubscriberBlackboxFactory>(test: &str, target: &str, factory: F) {
+    match SubscriberBlackboxVerification::new(factory)
+        .target(target)
+        .run(test)
+    {
+        Ok(result) => crate::runner::conclude(&result),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// The list of blackbox rule tests, and what is generated from it. Not
+/// API: use [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __subscriber_blackbox_tests {
+    (@list $($then:tt)*) => {
+        $crate::__subscriber_blackbox_tests! { $($then)* [
+            spec_2_01, spec_2_03, spec_2_05, spec_2_07, spec_2_09, spec_2_10,
+            spec_2_12, spec_2_13, spec_3_01, spec_3_08
+        ] }
+    };
+    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
+    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        mod $name {
+            mod subscriber_blackbox {
+                #[allow(unused_imports)]
+                use super::super::*;
+                $(
+                    #[test]
+                    fn $test() {
+                        $crate::subscriber::blackbox::__run_generated(stringify!($test), $target, $factory);
+                    }
+                )*
+            }
+        }
+    };
+}
+
+/// Generates the blackbox subscriber verification as `#[test]`s:
+/// `<name>::subscriber_blackbox::<test>` for every test in
+/// [`subscriber::blackbox::TESTS`](crate::subscriber::blackbox::TESTS).
+///
+/// `$factory` is an expression making a
+/// [`SubscriberBlackboxFactory`](crate::subscriber::SubscriberBlackboxFactory),
+/// evaluated once per test in a module nested two levels below the
+/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// as their target, or the display name given as a third argument.
+///
+/// ```ignore
+/// subscriber_blackbox_verification!(counter, Counters);
+/// // → counter::subscriber_blackbox::spec_2_01, …, counter::subscriber_blackbox::spec_3_08
+/// ```
+///
+/// Each test writes its result to `RS_TCK_REPORT_DIR` (if set), panics with
+/// the full failure text if the rule failed, and prints `skipped: <reason>`
+/// if it was skipped.
+#[macro_export]
+macro_rules! subscriber_blackbox_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::__subscriber_blackbox_tests! { @list @modules $name, $factory, stringify!($name), }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__subscriber_blackbox_tests! { @list @modules $name, $factory, $target, }
+    };
+}

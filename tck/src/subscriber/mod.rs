@@ -1,0 +1,54 @@
+//! The subscriber verifications: every observable rule of §2 (Subscriber)
+//! and the subscriber's side of §3, run against the subscribers a factory
+//! makes.
+//!
+//! # Blackbox and whitebox
+//!
+//! * **Blackbox** ([`SubscriberBlackboxFactory`],
+//!   [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification)):
+//!   the user gives only a way to make a subscriber, and optionally a nudge
+//!   that makes it request. The TCK is its publisher: it calls the signal
+//!   methods on the rule thread and hands it a probe subscription that
+//!   records every `request` and `cancel` with its thread and the signal it
+//!   happened inside.
+//! * **Whitebox** ([`SubscriberWhiteboxFactory`],
+//!   [`subscriber_whitebox_verification!`](crate::subscriber_whitebox_verification)):
+//!   the subscriber also carries a [`WhiteboxProbe`], reporting what its
+//!   processing logic received and handing the TCK a [`Puppet`] to pull.
+//!   That makes §2.4, §2.8, §2.11 and the demand side of §3.8 testable.
+//!
+//! | rule | blackbox | whitebox | how |
+//! |---|---|---|---|
+//! | §2.1 | ✓ | ✓ | after `on_subscribe` (and the nudge) a `request(n ≥ 1)` arrives; elements flow within it |
+//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`, nor afterwards on any thread (one no-signal window) |
+//! | §2.4 | | ✓ | after a terminal signal was processed, nothing calls the subscription, not even its drop (cancel-on-drop excepted) |
+//! | §2.5 | ✓ | ✓ | a second `on_subscribe` while active: that subscription is cancelled, never requested from |
+//! | §2.7 | ✓ | ✓ | an entry counter in the probe subscription sees overlapping calls; early calls are held open for one window so that unsynchronised threads collide |
+//! | §2.8 | | ✓ | after the puppet cancels, elements in flight are accepted |
+//! | §2.9, §2.10 | ✓ | ✓ | `on_complete` / `on_error` with and without a preceding request return normally (whitebox: and are processed) |
+//! | §2.11 | | ✓ | the processing logic sees every element and the terminal signal, in order |
+//! | §2.12 | types | types | `Publisher::subscribe` takes the subscriber by value |
+//! | §2.13 | ✓ | ✓ | every signal (including a second `on_subscribe`) returns normally; a panic in any signal of any rule test fails §2.13 |
+//! | §3.1 | ✓ | ✓ | nothing calls the subscription once the subscriber was dropped |
+//! | §3.8 | ✓ | ✓ | blackbox: every element requested is accepted; whitebox: the puppet's `trigger_request(n)` adds n |
+//!
+//! Not tested: §2.2 (a recommendation about the subscriber's own
+//! scheduling) and §2.6 (whether a subscription is still needed is the
+//! subscriber's own decision; the one case the TCK can create is §2.5).
+
+pub mod blackbox;
+mod driver;
+mod probe_subscription;
+pub(crate) mod rules;
+pub(crate) mod stage;
+pub(crate) mod suite;
+#[doc(hidden)]
+pub mod testkit;
+pub mod whitebox;
+mod whitebox_probe;
+
+pub use blackbox::{SubscriberBlackboxFactory, SubscriberBlackboxVerification};
+pub use whitebox::{SubscriberWhiteboxFactory, SubscriberWhiteboxVerification};
+pub use whitebox_probe::{Instrumented, Puppet, WhiteboxProbe};
+
+pub(crate) use driver::Driver;

@@ -1,0 +1,329 @@
+//! The subscription the TCK hands to a subscriber under test: it records
+//! every `request` and `cancel`, with the thread and the signal it happened
+//! inside, and checks the subscriber's side of the contract as calls arrive.
+//!
+//! | check | rule |
+//! |---|---|
+//! | no call from inside `on_complete` / `on_error`, nor after either was delivered, on any thread | §2.3 (or §2.4 where the rule test says so) |
+//! | calls never overlap: an entry counter sees a second call entering while one runs | §2.7 |
+//! | a second subscription, given while one is active, is only ever cancelled | §2.5 |
+//! | no call once the subscriber was dropped | §3.1 |
+//! | demand is at least 1 | §2.1 |
+//!
+//! The TCK is the publisher here: `request` and `cancel` only record and
+//! wake waiters, they never signal back, so they return at once and never
+//! re-enter the subscriber.
+
+use std::cell::Cell;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+use reactive_streams::{demand, Subscription};
+
+use crate::context::RuleCx;
+
+thread_local! {
+    /// The signal the TCK is delivering on this thread, if any.
+    static INSIDE: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// Marks the current thread as inside `signal` while `f` runs, so that a
+/// call on a probe subscription can say which signal it came from.
+pub(crate) fn inside<R>(signal: &'static str, f: impl FnOnce() -> R) -> R {
+    let outer = INSIDE.with(|cell| cell.replace(Some(signal)));
+    struct Restore(Option<&'static str>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            INSIDE.with(|cell| cell.set(self.0));
+        }
+    }
+    let _restore = Restore(outer);
+    f()
+}
+
+fn current_signal() -> Option<&'static str> {
+    INSIDE.with(|cell| cell.get())
+}
+
+/// What this subscription is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// The one subscription of the subscriber.
+    Active,
+    /// A second subscription given while the first was active (§2.5): it
+    /// must be cancelled and never requested from.
+    Extra,
+}
+
+/// The test's handle on a probe subscription; clones share it.
+#[derive(Clone)]
+pub(crate) struct ProbeSubscription {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    cx: RuleCx,
+    label: &'static str,
+    role: Role,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    /// Total demand requested (saturating at unbounded, §3.17).
+    demand: u64,
+    cancelled: bool,
+    /// Every call ever, so waiters can see "something new".
+    calls: u64,
+    /// Calls in progress right now (§2.7).
+    inside: u32,
+    /// While `Some`, an entering call waits until this instant for another
+    /// call to overlap it, which makes an unserialised subscriber show up.
+    hold_until: Option<Instant>,
+    /// The terminal signal being or having been delivered, and the rule a
+    /// call after it breaks (if such calls are watched).
+    terminal: Option<(&'static str, Option<&'static str>)>,
+    dropped: bool,
+    reported: Vec<&'static str>,
+}
+
+impl State {
+    fn first_report(&mut self, key: &'static str) -> bool {
+        if self.reported.contains(&key) {
+            false
+        } else {
+            self.reported.push(key);
+            true
+        }
+    }
+}
+
+impl ProbeSubscription {
+    pub(crate) fn new(cx: &RuleCx, label: &'static str, role: Role) -> Self {
+        ProbeSubscription {
+            shared: Arc::new(Shared {
+                cx: cx.clone(),
+                label,
+                role,
+                state: Mutex::new(State::default()),
+                changed: Condvar::new(),
+            }),
+        }
+    }
+
+    /// The subscriber's end.
+    pub(crate) fn handle(&self) -> Arc<dyn Subscription> {
+        Arc::new(Handle {
+            shared: self.shared.clone(),
+        })
+    }
+
+    /// Total demand requested so far.
+    pub(crate) fn demand(&self) -> u64 {
+        self.shared.state.lock().demand
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.shared.state.lock().cancelled
+    }
+
+    /// Makes every call entering within `window` from now wait for another
+    /// call to overlap it (at most until the window ends), so that calls
+    /// from two unsynchronised threads are caught overlapping (§2.7).
+    pub(crate) fn hold_calls_for(&self, window: Duration) {
+        self.shared.state.lock().hold_until = Some(Instant::now() + window);
+    }
+
+    /// Notes that `signal` (`on_complete`, `on_error`) is about to be
+    /// delivered: any call from now on breaks `rule`, if given.
+    pub(crate) fn terminal(&self, signal: &'static str, rule: Option<&'static str>) {
+        let mut state = self.shared.state.lock();
+        match state.terminal {
+            None => state.terminal = Some((signal, rule)),
+            Some((_, None)) if rule.is_some() => state.terminal = Some((signal, rule)),
+            Some(_) => {}
+        }
+    }
+
+    /// Notes that the subscriber is being dropped: any call from now on,
+    /// except from its own drop on the dropping thread, is made outside its
+    /// context (§3.1).
+    pub(crate) fn dropped(&self) {
+        self.shared.state.lock().dropped = true;
+    }
+
+    fn wait_until(&self, timeout: Duration, mut ready: impl FnMut(&State) -> bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.state.lock();
+        loop {
+            if ready(&state) {
+                return true;
+            }
+            if self
+                .shared
+                .changed
+                .wait_until(&mut state, deadline)
+                .timed_out()
+            {
+                return ready(&state);
+            }
+        }
+    }
+
+    /// Waits up to `timeout` until the total demand reaches `at_least` or
+    /// the subscription is cancelled; returns the demand.
+    pub(crate) fn wait_demand(&self, at_least: u64, timeout: Duration) -> u64 {
+        self.wait_until(timeout, |s| s.demand >= at_least || s.cancelled);
+        self.demand()
+    }
+
+    /// Waits up to `timeout` for `cancel()`.
+    pub(crate) fn wait_cancelled(&self, timeout: Duration) -> bool {
+        self.wait_until(timeout, |s| s.cancelled)
+    }
+}
+
+/// What the subscriber holds.
+struct Handle {
+    shared: Arc<Shared>,
+}
+
+impl Handle {
+    fn call(&self, what: String, apply: impl FnOnce(&mut State)) {
+        let shared = &*self.shared;
+        let cx = &shared.cx;
+        let signal = current_signal();
+        cx.trace(match signal {
+            Some(signal) => format!("{}: {what} [inside {signal}]", shared.label),
+            None => format!("{}: {what}", shared.label),
+        });
+        let mut state = shared.state.lock();
+        // A call the TCK makes through the whitebox puppet is the TCK's
+        // doing: it is recorded, but not held to §2.7 or to the timing
+        // checks.
+        let by_puppet = signal == Some("puppet");
+        if !by_puppet {
+            if state.inside > 0 && state.first_report("2.7") {
+                cx.record(cx.failure_of(
+                    "2.7",
+                    "request and cancel to be called one at a time",
+                    format!(
+                        "{what} on the {} entered while another call on it was still running",
+                        shared.label
+                    ),
+                ));
+            }
+            state.inside += 1;
+            self.check(&mut state, &what, signal);
+        }
+        state.calls += 1;
+        apply(&mut state);
+        shared.changed.notify_all();
+        if by_puppet {
+            return;
+        }
+        if let Some(until) = state.hold_until {
+            // Give a call from another thread the chance to overlap this one.
+            let calls = state.calls;
+            while state.calls == calls && Instant::now() < until {
+                if shared.changed.wait_until(&mut state, until).timed_out() {
+                    break;
+                }
+            }
+        }
+        state.inside -= 1;
+    }
+
+    fn check(&self, state: &mut State, what: &str, signal: Option<&'static str>) {
+        let shared = &*self.shared;
+        let cx = &shared.cx;
+        let label = shared.label;
+        if state.dropped && signal != Some("drop") {
+            if state.first_report("3.1") {
+                cx.record(cx.failure_of(
+                    "3.1",
+                    "no call on the subscription once its subscriber was dropped",
+                    format!("{what} on the {label} after the subscriber was dropped"),
+                ));
+            }
+        } else if let Some(signal @ ("on_complete" | "on_error")) = signal {
+            if state.first_report("2.3-inside") {
+                cx.record(cx.failure_of(
+                    "2.3",
+                    format!("no call on the subscription from inside {signal}"),
+                    format!("{what} on the {label} from inside {signal}"),
+                ));
+            }
+        } else if let Some((terminal, Some(rule))) = state.terminal {
+            // Cancelling while being dropped is cleanup, not a use of the
+            // subscription.
+            let cleanup = signal == Some("drop") && what == "cancel()";
+            if !cleanup && state.first_report("2.3-after") {
+                cx.record(cx.failure_of(
+                    rule,
+                    format!("no call on the subscription once {terminal} was delivered"),
+                    format!("{what} on the {label} after {terminal}"),
+                ));
+            }
+        }
+        if shared.role == Role::Extra && what != "cancel()" && state.first_report("2.5") {
+            cx.record(cx.failure_of(
+                "2.5",
+                "the second subscription, given while one was active, to be cancelled and never used",
+                format!("{what} on the {label}"),
+            ));
+        }
+    }
+}
+
+impl Subscription for Handle {
+    fn request(&self, n: u64) {
+        let what = format!("request({n})");
+        self.call(what, |state| {
+            if !state.cancelled {
+                state.demand = demand::add(state.demand, n);
+            }
+        });
+        if n == 0 {
+            let cx = &self.shared.cx;
+            if self.shared.state.lock().first_report("2.1-zero") {
+                cx.record(cx.failure_of(
+                    "2.1",
+                    "demand signalled with request(n), n ≥ 1",
+                    format!("request(0) on the {}", self.shared.label),
+                ));
+            }
+        }
+    }
+
+    fn cancel(&self) {
+        self.call(String::from("cancel()"), |state| state.cancelled = true);
+    }
+}
+
+impl std::fmt::Debug for ProbeSubscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProbeSubscription")
+            .field("label", &self.shared.label)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProbeSubscription {
+    /// Waits until `deadline`, or until one of this rule's checks fails.
+    pub(crate) fn wait_failure_until(&self, deadline: Instant) {
+        let mut state = self.shared.state.lock();
+        while state.reported.is_empty() {
+            if self
+                .shared
+                .changed
+                .wait_until(&mut state, deadline)
+                .timed_out()
+            {
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! The rule tests of the subscriber verifications, written once against a
+//! [`Subject`]: blackbox, whitebox and the processor's subscriber side run
+//! the same bodies. Bodies that need the subscriber's own report are
+//! whitebox-only.
+//!
+//! Presence (a request, a cancel, a report) is awaited up to the long
+//! timeout; absence (no call after a terminal signal) is shown by waiting
+//! the no-signal window once per scenario.
+
+use super::driver::FEED_CAP;
+use super::stage::{Stage, Subject};
+use super::whitebox_probe::Report;
+use crate::context::{Outcome, RuleBody, RuleCx};
+
+type StageOf<'a, X> = Stage<'a, <X as Subject>::Element, <X as Subject>::Sub>;
+
+/// `on_subscribe`, then the nudge, then waits for the first request.
+/// Returns whether one came.
+fn started<X: Subject>(stage: &mut StageOf<'_, X>) -> Result<bool, crate::context::Failure> {
+    stage.driver.subscribe()?;
+    stage.nudge(1)?;
+    Ok(stage.wait_first_request())
+}
+
+fn window(cx: &RuleCx) -> std::time::Duration {
+    cx.env().no_signal_timeout()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Terminal {
+    Complete,
+    Error,
+}
+
+impl Terminal {
+    const BOTH: [Terminal; 2] = [Terminal::Complete, Terminal::Error];
+
+    fn name(self) -> &'static str {
+        match self {
+            Terminal::Complete => "on_complete",
+            Terminal::Error => "on_error",
+        }
+    }
+
+    fn deliver<X: Subject>(
+        self,
+        stage: &mut StageOf<'_, X>,
+    ) -> Result<(), crate::context::Failure> {
+        match self {
+            Terminal::Complete => stage.driver.complete(),
+            Terminal::Error => stage.driver.error(),
+        }
+    }
+
+    fn matches(self, report: &Report) -> bool {
+        matches!(
+            (self, report),
+            (Terminal::Complete, Report::Complete) | (Terminal::Error, Report::Error(_))
+        )
+    }
+}
+
+/// §2.1: demand is signalled with `request` before elements flow.
+pub(crate) fn spec_2_01<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let mut stage = subject.stage(cx)?;
+    if !started::<X>(&mut stage)? {
+        return Err(cx.failure(
+            "request(n) after on_subscribe (and the nudge to request)",
+            "no request arrived",
+        ));
+    }
+    let delivered = stage.driver.feed(FEED_CAP, window(cx))?;
+    if stage.probe.is_some() {
+        let reports = stage.probe().wait_reports(1);
+        if reports.is_empty() {
+            return Err(cx.failure(
+                "the requested element to reach the subscriber's processing logic",
+                format!("{delivered} delivered, none reported to the probe"),
+            ));
+        }
+    }
+    stage.driver.complete()?;
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// §2.3: no call on the subscription from inside `on_complete` / `on_error`,
+/// nor afterwards on any thread.
+pub(crate) fn spec_2_03<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    for terminal in Terminal::BOTH {
+        cx.scenario(format!("{} after the first request", terminal.name()));
+        let mut stage = subject.stage(cx)?;
+        started::<X>(&mut stage)?;
+        // No element was sent: once the terminal signal is delivered (or,
+        // whitebox, processed), nothing is in flight, so any call comes
+        // from the terminal signal.
+        stage.watch_after_terminal("2.3");
+        terminal.deliver::<X>(&mut stage)?;
+        stage.wait_processed();
+        stage.settle();
+        stage.driver.drop_subscriber()?;
+        if cx.has_failed() {
+            break;
+        }
+    }
+    Ok(Outcome::Passed)
+}
+
+/// §2.4 (whitebox): once a terminal signal was processed, the subscription
+/// is treated as cancelled: no call on it afterwards, not even from drop.
+pub(crate) fn spec_2_04<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    for terminal in Terminal::BOTH {
+        cx.scenario(format!("{} with demand outstanding", terminal.name()));
+        let mut stage = subject.stage(cx)?;
+        started::<X>(&mut stage)?;
+        stage.trigger_request(2)?;
+        stage.watch_after_terminal("2.4");
+        terminal.deliver::<X>(&mut stage)?;
+        stage.wait_processed();
+        stage.settle();
+        stage.driver.drop_subscriber()?;
+        stage.settle();
+        if cx.has_failed() {
+            break;
+        }
+    }
+    Ok(Outcome::Passed)
+}
+
+/// §2.5: a second subscription, given while one is active, is cancelled.
+pub(crate) fn spec_2_05<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let mut stage = subject.stage(cx)?;
+    started::<X>(&mut stage)?;
+    let second = stage.driver.subscribe_again()?;
+    if !second.wait_cancelled(cx.env().timeout()) {
+        return Err(cx.failure(
+            "cancel() on the second subscription, given while the first was active",
+            "it was not cancelled",
+        ));
+    }
+    stage.driver.complete()?;
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// §2.7: request and cancel never overlap. The probe subscription holds
+/// each call entering early on until another call overlaps it or the
+/// no-signal window ends, so calls from unsynchronised threads collide.
+pub(crate) fn spec_2_07<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let mut stage = subject.stage(cx)?;
+    stage.driver.hold_calls(window(cx));
+    started::<X>(&mut stage)?;
+    stage.driver.feed(FEED_CAP, window(cx))?;
+    stage.driver.complete()?;
+    stage.settle();
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// §2.8 (whitebox): after cancelling, elements still in flight are accepted.
+pub(crate) fn spec_2_08<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let mut stage = subject.stage(cx)?;
+    stage.driver.subscribe()?;
+    stage.trigger_request(2)?;
+    if stage
+        .driver
+        .subscription()
+        .wait_demand(2, cx.env().timeout())
+        < 2
+    {
+        return Err(cx.failure_of(
+            "tck.whitebox_probe",
+            "the puppet's trigger_request(2) to request 2",
+            format!("total demand {}", stage.driver.subscription().demand()),
+        ));
+    }
+    stage.trigger_cancel()?;
+    if subject.cancel_reaches_subscription()
+        && !stage
+            .driver
+            .subscription()
+            .wait_cancelled(cx.env().timeout())
+    {
+        return Err(cx.failure_of(
+            "tck.whitebox_probe",
+            "the puppet's trigger_cancel() to cancel the subscription",
+            "no cancel() arrived",
+        ));
+    }
+    stage.driver.signal_rule("2.8");
+    while stage.driver.next_in_flight()? {}
+    stage.settle();
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+fn prepared_for_terminal<X: Subject>(
+    cx: &RuleCx,
+    subject: &X,
+    terminal: Terminal,
+    rule: &'static str,
+) -> RuleBody {
+    for requested in [false, true] {
+        let mut stage = subject.stage(cx)?;
+        if requested {
+            cx.scenario(format!("{} after a request", terminal.name()));
+            started::<X>(&mut stage)?;
+            stage.driver.feed(1, window(cx))?;
+        } else {
+            cx.scenario(format!("{} without a preceding request", terminal.name()));
+            stage.driver.subscribe()?;
+        }
+        stage.driver.signal_rule(rule);
+        terminal.deliver::<X>(&mut stage)?;
+        if stage.probe.is_some() {
+            let reports = stage.probe().wait_terminal_report();
+            if !reports.iter().any(|r| terminal.matches(r)) {
+                return Err(cx.failure(
+                    format!("the subscriber to process {}", terminal.name()),
+                    format!("it reported {} to the probe", describe(&reports)),
+                ));
+            }
+        }
+        stage.driver.drop_subscriber()?;
+    }
+    Ok(Outcome::Passed)
+}
+
+/// §2.9: `on_complete` is accepted with or without a preceding request.
+pub(crate) fn spec_2_09<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    prepared_for_terminal(cx, subject, Terminal::Complete, "2.9")
+}
+
+/// §2.10: `on_error` is accepted with or without a preceding request.
+pub(crate) fn spec_2_10<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    prepared_for_terminal(cx, subject, Terminal::Error, "2.10")
+}
+
+fn describe(reports: &[Report]) -> String {
+    if reports.is_empty() {
+        return String::from("nothing");
+    }
+    reports
+        .iter()
+        .map(Report::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// §2.11 (whitebox): the processing logic sees every signal, in order.
+pub(crate) fn spec_2_11<X: Subject + ElementText>(cx: &RuleCx, subject: &X) -> RuleBody {
+    const N: u64 = 3;
+    let mut stage = subject.stage(cx)?;
+    stage.driver.subscribe()?;
+    stage.trigger_request(N)?;
+    stage
+        .driver
+        .subscription()
+        .wait_demand(N, cx.env().timeout());
+    stage.driver.feed(N, window(cx))?;
+    let delivered = stage.driver.delivered();
+    stage.driver.complete()?;
+    let reports = stage.probe().wait_terminal_report();
+    let compares = stage.probe().compares_elements();
+    let mut expected: Vec<Report> = (0..delivered)
+        .map(|i| {
+            Report::Next(if compares {
+                subject.element_text(i)
+            } else {
+                String::from("_")
+            })
+        })
+        .collect();
+    expected.push(Report::Complete);
+    if reports != expected {
+        return Err(cx.failure(
+            format!(
+                "the processing logic to see {}, in that order",
+                describe(&expected)
+            ),
+            format!("it saw {}", describe(&reports)),
+        ));
+    }
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// The text the probe compares elements by.
+pub(crate) trait ElementText {
+    fn element_text(&self, index: u64) -> String;
+}
+
+/// §2.13: every signal method returns normally.
+pub(crate) fn spec_2_13<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    cx.scenario("on_subscribe, on_next, a second on_subscribe, on_complete");
+    let mut stage = subject.stage(cx)?;
+    started::<X>(&mut stage)?;
+    stage.driver.feed(FEED_CAP, window(cx))?;
+    stage.driver.subscribe_again()?;
+    stage.driver.complete()?;
+    stage.driver.drop_subscriber()?;
+
+    cx.scenario("on_subscribe, on_error");
+    let mut stage = subject.stage(cx)?;
+    stage.driver.subscribe()?;
+    stage.driver.error()?;
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// §3.1: the subscription is only used within its subscriber's context:
+/// nothing calls it once the subscriber is gone.
+pub(crate) fn spec_3_01<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let mut stage = subject.stage(cx)?;
+    started::<X>(&mut stage)?;
+    // No element was sent: once the terminal signal is processed nothing
+    // is in flight, so a call after the drop comes from outside the
+    // subscriber's context.
+    stage.driver.complete()?;
+    stage.wait_processed();
+    stage.driver.watch_after_drop();
+    stage.driver.drop_subscriber()?;
+    stage.settle();
+    Ok(Outcome::Passed)
+}
+
+/// §3.8 (blackbox): the subscriber accepts every element it requested.
+pub(crate) fn spec_3_08_blackbox<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let mut stage = subject.stage(cx)?;
+    started::<X>(&mut stage)?;
+    stage.driver.signal_rule("3.8");
+    stage.driver.feed(4 * FEED_CAP, window(cx))?;
+    stage.driver.signal_rule("2.13");
+    stage.driver.complete()?;
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// §3.8 (whitebox): `request(n)` registers n more: the puppet's requests
+/// reach the subscription in full and the elements reach the processing
+/// logic.
+pub(crate) fn spec_3_08_whitebox<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let mut stage = subject.stage(cx)?;
+    stage.driver.subscribe()?;
+    let mut expected = 0;
+    for n in [2, 3] {
+        let before = stage.driver.subscription().demand();
+        expected += n;
+        stage.trigger_request(n)?;
+        let after = stage
+            .driver
+            .subscription()
+            .wait_demand(before + n, cx.env().timeout());
+        if after < before + n {
+            return Err(cx.failure(
+                format!("trigger_request({n}) to add {n} to the demand"),
+                format!("the total demand went from {before} to {after}"),
+            ));
+        }
+        stage.driver.signal_rule("3.8");
+        while stage.driver.delivered() < expected && stage.driver.next()? {}
+        let reports = stage.probe().wait_reports(expected as usize);
+        let seen = reports
+            .iter()
+            .filter(|r| matches!(r, Report::Next(_)))
+            .count() as u64;
+        if seen < expected {
+            return Err(cx.failure(
+                format!("the {expected} elements requested so far to reach the processing logic"),
+                format!("it saw {seen}"),
+            ));
+        }
+    }
+    stage.driver.signal_rule("2.13");
+    stage.driver.complete()?;
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
+/// The whitebox happy path: request through the puppet, receive, cancel.
+pub(crate) fn tck_happy_path<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let mut stage = subject.stage(cx)?;
+    stage.driver.subscribe()?;
+    for k in 1..=2u64 {
+        stage.trigger_request(1)?;
+        if stage
+            .driver
+            .subscription()
+            .wait_demand(k, cx.env().timeout())
+            < k
+        {
+            return Err(cx.failure(
+                "the puppet's trigger_request(1) to reach the subscription",
+                format!("total demand {}", stage.driver.subscription().demand()),
+            ));
+        }
+        stage.driver.next()?;
+        let reports = stage.probe().wait_reports(k as usize);
+        if (reports.len() as u64) < k {
+            return Err(cx.failure(
+                format!("element {k} to reach the processing logic"),
+                format!("it saw {}", describe(&reports)),
+            ));
+        }
+    }
+    stage.trigger_cancel()?;
+    if subject.cancel_reaches_subscription()
+        && !stage
+            .driver
+            .subscription()
+            .wait_cancelled(cx.env().timeout())
+    {
+        return Err(cx.failure(
+            "the puppet's trigger_cancel() to cancel the subscription",
+            "no cancel() arrived",
+        ));
+    }
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}

@@ -1,0 +1,209 @@
+//! The whitebox subscriber verification: the subscriber carries a
+//! [`WhiteboxProbe`] that reports what its processing logic received and
+//! hands the TCK a [`Puppet`](super::Puppet) to request or cancel with.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use reactive_streams::Subscriber;
+
+use super::blackbox::spec_2_12;
+use super::driver::Driver;
+use super::rules::{self, ElementText};
+use super::stage::{Nudge, Stage, Subject};
+use super::suite::{body, verification_builder, Body, Suite};
+use super::whitebox_probe::WhiteboxProbe;
+use crate::context::{Failure, RuleCx};
+use crate::outcome::Verification;
+
+/// Makes the instrumented subscribers the
+/// [whitebox verification](crate::subscriber_whitebox_verification) drives.
+///
+/// ```
+/// use reactive_streams::Subscriber;
+/// use reactive_streams_tck::subscriber::{SubscriberWhiteboxFactory, WhiteboxProbe};
+/// # use std::sync::Arc;
+/// # use reactive_streams::{StreamError, Subscription};
+/// # #[derive(Default)]
+/// # struct Counter { subscription: Option<Arc<dyn Subscription>> }
+/// # impl Subscriber<u64> for Counter {
+/// #     fn on_subscribe(&mut self, s: Arc<dyn Subscription>) {
+/// #         if self.subscription.is_some() { return s.cancel(); }
+/// #         self.subscription = Some(s);
+/// #     }
+/// #     fn on_next(&mut self, _: u64) {}
+/// #     fn on_error(&mut self, _: StreamError) { self.subscription = None; }
+/// #     fn on_complete(&mut self) { self.subscription = None; }
+/// # }
+///
+/// struct Counters;
+///
+/// impl SubscriberWhiteboxFactory for Counters {
+///     type Element = u64;
+///     fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+///         // An unchanged subscriber, wrapped; or report from its own logic.
+///         Box::new(probe.wrap(Counter::default()))
+///     }
+///     fn element(&self, index: u64) -> u64 { index }
+/// }
+///
+/// # use reactive_streams_tck::subscriber::SubscriberWhiteboxVerification;
+/// # use reactive_streams_tck::outcome::Verdict;
+/// let results = SubscriberWhiteboxVerification::new(Counters).run_all().unwrap();
+/// assert!(results.iter().all(|r| r.verdict != Verdict::Failed));
+/// ```
+pub trait SubscriberWhiteboxFactory: Send + Sync + 'static {
+    /// The element type. Elements are compared by their `Debug` text.
+    type Element: Debug + Send + 'static;
+
+    /// A fresh subscriber instrumented with `probe` (see
+    /// [`WhiteboxProbe`] for the two ways to do it).
+    fn create_subscriber(
+        &self,
+        probe: WhiteboxProbe<Self::Element>,
+    ) -> Box<dyn Subscriber<Self::Element>>;
+
+    /// The element the TCK sends as the `index`-th `on_next` (from 0).
+    /// Distinct indices should give distinct elements, so that order can
+    /// be checked (§2.11).
+    fn element(&self, index: u64) -> Self::Element;
+}
+
+/// A whitebox factory as a [`Subject`].
+pub(crate) struct Whitebox<F>(pub(crate) F);
+
+impl<F: SubscriberWhiteboxFactory> Subject for Whitebox<F> {
+    type Element = F::Element;
+    type Sub = dyn Subscriber<F::Element>;
+
+    fn stage<'a>(&'a self, cx: &RuleCx) -> Result<Stage<'a, F::Element, Self::Sub>, Failure> {
+        let factory = &self.0;
+        let probe = WhiteboxProbe::new(cx, true);
+        let for_subscriber = probe.clone();
+        let subscriber = cx.try_step("tck.factory", "create_subscriber", move || {
+            factory.create_subscriber(for_subscriber)
+        })?;
+        let driver = Driver::new(cx, subscriber, move |i| factory.element(i));
+        Ok(Stage::new(driver, Some(probe), Nudge::Whitebox))
+    }
+}
+
+impl<F: SubscriberWhiteboxFactory> ElementText for Whitebox<F> {
+    fn element_text(&self, index: u64) -> String {
+        format!("{:?}", self.0.element(index))
+    }
+}
+
+/// The whitebox rule tests, in order.
+pub const TESTS: &[&str] = &crate::__subscriber_whitebox_tests!(@list @names);
+
+/// The whitebox rule bodies for any subject: the processor verification
+/// runs them on its subscriber side.
+pub(crate) fn table_for<X: Subject + ElementText>() -> Vec<(&'static str, Body<X>)> {
+    vec![
+        ("tck_happy_path", body(rules::tck_happy_path::<X>)),
+        ("spec_2_01", body(rules::spec_2_01::<X>)),
+        ("spec_2_03", body(rules::spec_2_03::<X>)),
+        ("spec_2_04", body(rules::spec_2_04::<X>)),
+        ("spec_2_05", body(rules::spec_2_05::<X>)),
+        ("spec_2_07", body(rules::spec_2_07::<X>)),
+        ("spec_2_08", body(rules::spec_2_08::<X>)),
+        ("spec_2_09", body(rules::spec_2_09::<X>)),
+        ("spec_2_10", body(rules::spec_2_10::<X>)),
+        ("spec_2_11", body(rules::spec_2_11::<X>)),
+        ("spec_2_12", body(spec_2_12::<X>)),
+        ("spec_2_13", body(rules::spec_2_13::<X>)),
+        ("spec_3_01", body(rules::spec_3_01::<X>)),
+        ("spec_3_08", body(rules::spec_3_08_whitebox::<X>)),
+    ]
+}
+
+fn table<F: SubscriberWhiteboxFactory>() -> Vec<(&'static str, Body<Whitebox<F>>)> {
+    table_for::<Whitebox<F>>()
+}
+
+/// Runs the whitebox subscriber verification against one factory.
+pub struct SubscriberWhiteboxVerification<F: SubscriberWhiteboxFactory> {
+    suite: Suite<Whitebox<F>>,
+}
+
+impl<F: SubscriberWhiteboxFactory> SubscriberWhiteboxVerification<F> {
+    /// A verification of `factory`'s subscribers, named after its type.
+    pub fn new(factory: F) -> Self {
+        SubscriberWhiteboxVerification {
+            suite: Suite {
+                subject: Arc::new(Whitebox(factory)),
+                env: None,
+                target: super::suite::short_type_name::<F>(),
+                verification: Verification::SubscriberWhitebox,
+                parallelism: 16,
+                table: table::<F>,
+            },
+        }
+    }
+}
+
+verification_builder!(SubscriberWhiteboxVerification, SubscriberWhiteboxFactory);
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: SubscriberWhiteboxFactory>(test: &str, target: &str, factory: F) {
+    match SubscriberWhiteboxVerification::new(factory)
+        .target(target)
+        .run(test)
+    {
+        Ok(result) => crate::runner::conclude(&result),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// The list of whitebox rule tests, and what is generated from it. Not
+/// API: use [`subscriber_whitebox_verification!`](crate::subscriber_whitebox_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __subscriber_whitebox_tests {
+    (@list $($then:tt)*) => {
+        $crate::__subscriber_whitebox_tests! { $($then)* [
+            tck_happy_path,
+            spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_07, spec_2_08,
+            spec_2_09, spec_2_10, spec_2_11, spec_2_12, spec_2_13, spec_3_01, spec_3_08
+        ] }
+    };
+    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
+    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        mod $name {
+            mod subscriber_whitebox {
+                #[allow(unused_imports)]
+                use super::super::*;
+                $(
+                    #[test]
+                    fn $test() {
+                        $crate::subscriber::whitebox::__run_generated(stringify!($test), $target, $factory);
+                    }
+                )*
+            }
+        }
+    };
+}
+
+/// Generates the whitebox subscriber verification as `#[test]`s:
+/// `<name>::subscriber_whitebox::<test>` for every test in
+/// [`subscriber::whitebox::TESTS`](crate::subscriber::whitebox::TESTS).
+///
+/// `$factory` makes a
+/// [`SubscriberWhiteboxFactory`](crate::subscriber::SubscriberWhiteboxFactory);
+/// otherwise as [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification).
+///
+/// ```ignore
+/// subscriber_whitebox_verification!(counter_whitebox, Counters);
+/// // → counter_whitebox::subscriber_whitebox::tck_happy_path, …
+/// ```
+#[macro_export]
+macro_rules! subscriber_whitebox_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::__subscriber_whitebox_tests! { @list @modules $name, $factory, stringify!($name), }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__subscriber_whitebox_tests! { @list @modules $name, $factory, $target, }
+    };
+}

@@ -1,0 +1,131 @@
+//! The broken-processor corpus: each processor breaks one rule, and the
+//! rule test for it fails with a snapshot-tested message.
+
+use reactive_streams_tck::outcome::Verdict;
+use reactive_streams_tck::processor::testkit::Quirk;
+use reactive_streams_tck::processor::ProcessorVerification;
+use rstest::rstest;
+
+use crate::factories::{patient, Identities};
+
+fn failed(factory: Identities, test: &str) -> String {
+    let result = ProcessorVerification::new(factory)
+        .env(patient())
+        .run(test)
+        .unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Failed,
+        "{test} was expected to fail: {:?}",
+        result.message
+    );
+    result.message.unwrap_or_default()
+}
+
+#[rstest]
+#[case::swallows_upstream_errors("swallows_upstream_errors", Quirk::SwallowsErrors, "spec_4_02")]
+#[case::requests_unbounded_upstream(
+    "requests_unbounded_upstream",
+    Quirk::RequestsUnbounded,
+    "tck_bounded_upstream_demand"
+)]
+#[case::never_requests_upstream(
+    "never_requests_upstream",
+    Quirk::NeverRequestsUpstream,
+    "spec_4_01"
+)]
+#[case::never_cancels_upstream(
+    "never_cancels_upstream",
+    Quirk::KeepsUpstreamOnCancel,
+    "tck_cancel_propagates"
+)]
+#[case::accepts_a_second_upstream(
+    "accepts_a_second_upstream",
+    Quirk::AcceptsSecondUpstream,
+    "spec_2_05"
+)]
+fn broken_processors_fail_their_rule(#[case] name: &str, #[case] quirk: Quirk, #[case] test: &str) {
+    insta::assert_snapshot!(name, failed(Identities::with(quirk), test));
+}
+
+/// How many elements overtake the demand depends on timing, so only the
+/// rule and the scenario are compared.
+#[test]
+fn ignoring_downstream_demand_fails_1_1() {
+    let message = failed(Identities::with(Quirk::IgnoresDemand), "spec_1_01");
+    let (rule_and_scenario, _) = message.split_once(" expected").unwrap();
+    insta::assert_snapshot!("ignores_downstream_demand", rule_and_scenario);
+}
+
+/// A processor that declares it recovers from errors is held to treating
+/// its upstream as cancelled; the identity processor does (it never touches
+/// upstream after a terminal signal), so §4.2 passes in that mode too.
+#[test]
+fn a_recovering_processor_is_checked_for_leaving_upstream_alone() {
+    let factory = Identities {
+        quirk: Quirk::SwallowsErrors,
+        recovers: true,
+    };
+    let result = ProcessorVerification::new(factory)
+        .run("spec_4_02")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Passed, "{:?}", result.message);
+}
+
+/// A processor that keeps upstream running when downstream cancels, and
+/// says so, passes everything else.
+#[test]
+fn a_processor_declaring_no_cancel_propagation_passes_the_rest() {
+    struct Declared;
+    impl reactive_streams_tck::processor::ProcessorFactory for Declared {
+        type Input = u64;
+        type Output = u64;
+        type Processor = reactive_streams_tck::processor::testkit::IdentityProcessor<u64>;
+        fn create_processor(&self) -> Self::Processor {
+            Self::Processor::with_quirk(Quirk::KeepsUpstreamOnCancel)
+        }
+        fn input(&self, index: u64) -> u64 {
+            index
+        }
+        fn supports_multiple_subscribers(&self) -> bool {
+            false
+        }
+        fn propagates_cancellation(&self) -> bool {
+            false
+        }
+    }
+    let results = ProcessorVerification::new(Declared).run_all().unwrap();
+    for result in &results {
+        assert_ne!(
+            result.verdict,
+            Verdict::Failed,
+            "{}: {:?}",
+            result.test,
+            result.message
+        );
+    }
+}
+
+/// A multicast processor that never serves a subscriber arriving after the
+/// first element.
+#[test]
+fn ignoring_late_subscribers_fails_the_late_subscriber_check() {
+    struct IgnoresLate;
+    impl reactive_streams_tck::processor::ProcessorFactory for IgnoresLate {
+        type Input = u64;
+        type Output = u64;
+        type Processor = reactive_streams_tck::processor::testkit::MulticastProcessor<u64>;
+        fn create_processor(&self) -> Self::Processor {
+            Self::Processor::ignoring_late_subscribers()
+        }
+        fn input(&self, index: u64) -> u64 {
+            index
+        }
+    }
+    let result = ProcessorVerification::new(IgnoresLate)
+        .env(patient())
+        .run("tck_late_subscriber_demand")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{:?}", result.message);
+    insta::assert_snapshot!("ignores_late_subscribers", result.message.unwrap());
+}

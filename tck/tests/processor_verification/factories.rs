@@ -1,0 +1,57 @@
+//! A processor factory over the TCK's identity processor, with a quirk.
+
+use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::processor::testkit::{IdentityProcessor, Quirk};
+use reactive_streams_tck::processor::ProcessorFactory;
+
+pub struct Identities {
+    pub quirk: Quirk,
+    pub recovers: bool,
+}
+
+impl Identities {
+    pub fn conforming() -> Self {
+        Identities {
+            quirk: Quirk::None,
+            recovers: false,
+        }
+    }
+
+    pub fn with(quirk: Quirk) -> Self {
+        Identities {
+            quirk,
+            recovers: false,
+        }
+    }
+}
+
+impl ProcessorFactory for Identities {
+    type Input = u64;
+    type Output = u64;
+    type Processor = IdentityProcessor<u64>;
+
+    fn create_processor(&self) -> IdentityProcessor<u64> {
+        IdentityProcessor::with_quirk(self.quirk)
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn supports_multiple_subscribers(&self) -> bool {
+        false
+    }
+
+    fn recovers_from_errors(&self) -> bool {
+        self.recovers
+    }
+}
+
+/// See the subscriber self-tests: a generous no-signal window for broken
+/// processors.
+pub fn patient() -> TestEnv {
+    TestEnv::builder()
+        .no_signal_timeout(std::time::Duration::from_millis(200))
+        .timeout(std::time::Duration::from_millis(1000))
+        .build()
+}

@@ -1,0 +1,7 @@
+//! Self-tests of the subscriber verifications: conforming subscribers pass
+//! every rule test; each broken subscriber fails the rule it breaks, with a
+//! snapshot-tested message.
+
+mod broken;
+mod conforming;
+mod factories;
