@@ -74,15 +74,23 @@ pub mod config;
 pub mod explore;
 mod publisher;
 pub mod schedule;
+pub mod signals;
 pub mod stress;
+mod subscriber;
 
 pub use config::{
     parse_seed, show_seed, ExtendedConfig, ExtendedConfigBuilder, ExtendedConfigError,
 };
 pub use publisher::{PublisherExtendedVerification, TESTS};
+pub use subscriber::{
+    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
+    SUBSCRIBER_TESTS,
+};
 
 #[doc(hidden)]
 pub use publisher::__run_generated;
+#[doc(hidden)]
+pub use subscriber::{__run_generated_blackbox, __run_generated_whitebox};
 
 /// Whether a rule id is one of the extended verification's (`tck.extended_…`):
 /// `cargo xtask tck` runs those only with `--extended`.
@@ -130,6 +138,66 @@ macro_rules! publisher_extended_verification {
                 #[test]
                 fn tck_extended_stress() {
                     $crate::extended::__run_generated("tck_extended_stress", $target, $factory);
+                }
+            }
+        }
+    };
+}
+
+/// Generates the extended blackbox subscriber verification as a `#[test]`:
+/// `<name>::subscriber_blackbox::tck_extended_schedules` — generated signal
+/// sequences (`on_next` bursts within demand, nudges, a second
+/// `on_subscribe`, `on_complete` / `on_error` at any point) shrunk to a
+/// minimal script on failure. Same arguments as
+/// [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification);
+/// the module name must differ from the quick verification's.
+///
+/// ```ignore
+/// subscriber_blackbox_extended_verification!(my_sink_extended, MyFactory, "my_sink");
+/// ```
+#[macro_export]
+macro_rules! subscriber_blackbox_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::subscriber_blackbox_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        mod $name {
+            mod subscriber_blackbox {
+                #[allow(unused_imports)]
+                use super::super::*;
+                #[test]
+                fn tck_extended_schedules() {
+                    $crate::extended::__run_generated_blackbox(
+                        "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+            }
+        }
+    };
+}
+
+/// Generates the extended whitebox subscriber verification as a `#[test]`:
+/// `<name>::subscriber_whitebox::tck_extended_schedules`. See
+/// [`subscriber_blackbox_extended_verification!`](crate::subscriber_blackbox_extended_verification).
+#[macro_export]
+macro_rules! subscriber_whitebox_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::subscriber_whitebox_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        mod $name {
+            mod subscriber_whitebox {
+                #[allow(unused_imports)]
+                use super::super::*;
+                #[test]
+                fn tck_extended_schedules() {
+                    $crate::extended::__run_generated_whitebox(
+                        "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
                 }
             }
         }

@@ -117,7 +117,7 @@ impl<F: PublisherFactory> PublisherExtendedVerification<F> {
 
 /// The watchdog of a whole extended test: each case has the usual one, so
 /// this only has to outlast `rounds` of them.
-fn whole_run(env: &TestEnv, rounds: u64) -> TestEnv {
+pub(crate) fn whole_run(env: &TestEnv, rounds: u64) -> TestEnv {
     let rounds = u32::try_from(rounds.saturating_add(2)).unwrap_or(u32::MAX);
     TestEnv::builder()
         .timeout(env.timeout())

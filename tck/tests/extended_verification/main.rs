@@ -6,6 +6,7 @@
 mod caught;
 mod conforming;
 mod flawed;
+mod subscribers;
 
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::extended::ExtendedConfig;
