@@ -113,6 +113,11 @@ pub struct Condition {
     pub id: &'static str,
     /// The condition in one sentence.
     pub summary: &'static str,
+    /// How this condition is checked: the rule test that checks it, or why
+    /// none can. The rule's own `check` lists the tests of all its
+    /// conditions.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub check: Check,
 }
 
 /// One numbered rule.
@@ -203,6 +208,33 @@ mod tests {
                     assert!(path.exists(), "{}: proof {proof} is missing", rule.id);
                 }
                 Check::Untested { reason } => assert!(!reason.is_empty(), "{}", rule.id),
+            }
+        }
+    }
+
+    #[test]
+    fn a_rule_lists_exactly_the_tests_of_its_conditions() {
+        for rule in RULES.iter().filter(|r| !r.conditions.is_empty()) {
+            let mut from_conditions = Vec::new();
+            for condition in rule.conditions {
+                match condition.check {
+                    Check::Tested { tests } => {
+                        // `streamlet.2.c` is checked by `<verification>::streamlet_2_c`.
+                        let name = condition.id.replace('.', "_");
+                        assert!(
+                            tests.iter().all(|t| t.ends_with(&format!("::{name}"))),
+                            "{}: {tests:?}",
+                            condition.id
+                        );
+                        from_conditions.extend_from_slice(tests);
+                    }
+                    Check::Untested { reason } => assert!(!reason.is_empty(), "{}", condition.id),
+                    Check::EnforcedByTypes { .. } => {}
+                }
+            }
+            match rule.check {
+                Check::Tested { tests } => assert_eq!(tests, from_conditions, "{}", rule.id),
+                _ => assert!(from_conditions.is_empty(), "{}", rule.id),
             }
         }
     }

@@ -12,6 +12,7 @@
 //! | [`publisher`] | the publisher verification (§1, §3) and [`publisher_verification!`] |
 //! | [`subscriber`] | the blackbox and whitebox subscriber verifications (§2, §3) and [`subscriber_blackbox_verification!`], [`subscriber_whitebox_verification!`] |
 //! | [`processor`] | the processor verification (§1–§4) and [`processor_verification!`] |
+//! | [`streamlet`] | the Streamlet source and sink verifications (rules 1–6), [`streamlet_source_verification!`] and [`streamlet_sink_verification!`] |
 //! | [`extended`] | the opt-in extended verification: generated schedules shrunk to minimal counterexamples, concurrency stress, [`publisher_extended_verification!`] |
 //!
 //! Later verifications (subscriber, processor, streamlet) reuse `env`,
@@ -63,6 +64,7 @@ pub mod probe;
 pub mod processor;
 pub mod publisher;
 pub mod runner;
+pub mod streamlet;
 pub mod subscriber;
 #[doc(hidden)]
 pub mod testkit;

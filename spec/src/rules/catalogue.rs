@@ -23,7 +23,7 @@ macro_rules! rs {
 }
 
 macro_rules! streamlet {
-    ($n:literal, $subject:ident, $level:ident, $summary:literal, $check:expr, [$(($cid:literal, $csummary:literal)),* $(,)?]) => {
+    ($n:literal, $subject:ident, $level:ident, $summary:literal, $check:expr, [$(($cid:literal, $csummary:literal, $ccheck:expr)),* $(,)?]) => {
         Rule {
             id: concat!("streamlet.", $n),
             subject: Subject::$subject,
@@ -31,8 +31,15 @@ macro_rules! streamlet {
             summary: $summary,
             link: "https://github.com/loreanvictor/streamlet#the-rules",
             check: $check,
-            conditions: &[$(Condition { id: concat!("streamlet.", $n, ".", $cid), summary: $csummary }),*],
+            conditions: &[$(Condition { id: concat!("streamlet.", $n, ".", $cid), summary: $csummary, check: $ccheck }),*],
         }
+    };
+}
+
+/// A condition checked by the rule test of the same name in `$verification`.
+macro_rules! tested {
+    ($verification:literal, $n:literal, $cid:literal) => {
+        Check::Tested { tests: &[concat!($verification, "::streamlet_", $n, "_", $cid)] }
     };
 }
 
@@ -40,25 +47,15 @@ const NOT_YET: Check = Check::Untested {
     reason: "no TCK verification covers this rule yet",
 };
 
-/// The five conditions under which a stream is live (Streamlet rule 2);
-/// rules 3, 4 and 6 reuse them.
-macro_rules! live_conditions {
-    ($n:literal) => {
-        streamlet_conditions!($n)
-    };
-}
+/// Why "the sink was connected to the source" cannot be broken by a source.
+const SOURCE_HOLDS_ONLY_CONNECTED_SINKS: Check = Check::Untested {
+    reason: "ownership: `Source::connect` takes the sink by value, so a source can only call a sink that was handed to it through `connect`; a sink the TCK never connected is out of every source's reach. Which source object makes a call is not observable from the sink, so a source greeting or signalling a sink that was connected to another source sharing its state cannot be told apart from the right source acting asynchronously; cross-wired talkbacks still show up as emissions to a sink that never started (streamlet.2.c)",
+};
 
-macro_rules! streamlet_conditions {
-    ($n:literal) => {
-        &[
-            Condition { id: concat!("streamlet.", $n, ".a"), summary: "The sink was connected to the source." },
-            Condition { id: concat!("streamlet.", $n, ".b"), summary: "The source has greeted the sink with a talkback." },
-            Condition { id: concat!("streamlet.", $n, ".c"), summary: "The sink has started the stream at least once." },
-            Condition { id: concat!("streamlet.", $n, ".d"), summary: "The sink has not stopped the stream since it last started it." },
-            Condition { id: concat!("streamlet.", $n, ".e"), summary: "The source has not ended the stream." },
-        ]
-    };
-}
+/// Why "connected" and "greeted" cannot be broken by a sink.
+const SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET: Check = Check::Untested {
+    reason: "ownership: a sink can call a talkback only after a source handed it over in `Sink::greet`, and a source greets only sinks connected to it; the TCK's probe talkback exists for no one before the TCK greets the sink, so a call before connect or greet cannot happen. A talkback kept from an earlier stream is judged against that stream (streamlet.3.e, streamlet.5.d, streamlet.6.e)",
+};
 
 /// Every rule, in specification order.
 pub static RULES: &[Rule] = &[
@@ -110,18 +107,42 @@ pub static RULES: &[Rule] = &[
     rs!("4.1", Processor, Must, "A processor is both a subscriber and a publisher and obeys both contracts.", Check::Tested { tests: &["processor::spec_4_01"] }),
     rs!("4.2", Processor, Must, "A processor either recovers from on_error, and then treats its upstream subscription as cancelled, or passes the error to its subscribers at once.", Check::Tested { tests: &["processor::spec_4_02"] }),
     // Streamlet protocol
-    streamlet!("1", Source, MustNot, "A source greets a sink at most once, and only a sink that was connected to it.", NOT_YET, [
-        ("a", "A source greets a sink at most once."),
-        ("b", "A source greets only sinks connected to it."),
+    streamlet!("1", Source, MustNot, "A source greets a sink at most once, and only a sink that was connected to it.", Check::Tested { tests: &["streamlet_source::streamlet_1_a"] }, [
+        ("a", "A source greets a sink at most once.", tested!("streamlet_source", "1", "a")),
+        ("b", "A source greets only sinks connected to it.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
     ]),
-    Rule { conditions: live_conditions!("2"), ..streamlet!("2", Source, MustNot, "A source emits only while the stream is live: connected, greeted, started, not stopped since the last start, and not ended.", NOT_YET, []) },
-    Rule { conditions: live_conditions!("3"), ..streamlet!("3", Sink, MustNot, "A sink requests data only while the stream is live.", NOT_YET, []) },
-    Rule { conditions: live_conditions!("4"), ..streamlet!("4", Source, MustNot, "A source ends a stream, with or without a reason, only while the stream is live.", NOT_YET, []) },
-    streamlet!("5", Sink, MustNot, "A sink starts a stream only when connected, greeted, not already started (or stopped since), and not ended.", NOT_YET, [
-        ("a", "The sink was connected to the source."),
-        ("b", "The sink was greeted by the source."),
-        ("c", "The sink has not started the stream, or has stopped it since it last started it."),
-        ("d", "The source has not ended the stream."),
+    streamlet!("2", Source, MustNot, "A source emits only while the stream is live: connected, greeted, started, not stopped since the last start, and not ended.", Check::Tested { tests: &["streamlet_source::streamlet_2_b", "streamlet_source::streamlet_2_c", "streamlet_source::streamlet_2_d", "streamlet_source::streamlet_2_e"] }, [
+        ("a", "The sink was connected to the source.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
+        ("b", "The source has greeted the sink with a talkback.", tested!("streamlet_source", "2", "b")),
+        ("c", "The sink has started the stream at least once.", tested!("streamlet_source", "2", "c")),
+        ("d", "The sink has not stopped the stream since it last started it.", tested!("streamlet_source", "2", "d")),
+        ("e", "The source has not ended the stream.", tested!("streamlet_source", "2", "e")),
     ]),
-    Rule { conditions: live_conditions!("6"), ..streamlet!("6", Sink, MustNot, "A sink stops a stream, with or without a reason, only while the stream is live.", NOT_YET, []) },
+    streamlet!("3", Sink, MustNot, "A sink requests data only while the stream is live.", Check::Tested { tests: &["streamlet_sink::streamlet_3_c", "streamlet_sink::streamlet_3_d", "streamlet_sink::streamlet_3_e"] }, [
+        ("a", "The sink was connected to the source.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("b", "The source has greeted the sink with a talkback.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("c", "The sink has started the stream at least once.", tested!("streamlet_sink", "3", "c")),
+        ("d", "The sink has not stopped the stream since it last started it.", tested!("streamlet_sink", "3", "d")),
+        ("e", "The source has not ended the stream.", tested!("streamlet_sink", "3", "e")),
+    ]),
+    streamlet!("4", Source, MustNot, "A source ends a stream, with or without a reason, only while the stream is live.", Check::Tested { tests: &["streamlet_source::streamlet_4_b", "streamlet_source::streamlet_4_c", "streamlet_source::streamlet_4_d", "streamlet_source::streamlet_4_e"] }, [
+        ("a", "The sink was connected to the source.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
+        ("b", "The source has greeted the sink with a talkback.", tested!("streamlet_source", "4", "b")),
+        ("c", "The sink has started the stream at least once.", tested!("streamlet_source", "4", "c")),
+        ("d", "The sink has not stopped the stream since it last started it.", tested!("streamlet_source", "4", "d")),
+        ("e", "The source has not ended the stream.", tested!("streamlet_source", "4", "e")),
+    ]),
+    streamlet!("5", Sink, MustNot, "A sink starts a stream only when connected, greeted, not already started (or stopped since), and not ended.", Check::Tested { tests: &["streamlet_sink::streamlet_5_c", "streamlet_sink::streamlet_5_d"] }, [
+        ("a", "The sink was connected to the source.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("b", "The sink was greeted by the source.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("c", "The sink has not started the stream, or has stopped it since it last started it.", tested!("streamlet_sink", "5", "c")),
+        ("d", "The source has not ended the stream.", tested!("streamlet_sink", "5", "d")),
+    ]),
+    streamlet!("6", Sink, MustNot, "A sink stops a stream, with or without a reason, only while the stream is live.", Check::Tested { tests: &["streamlet_sink::streamlet_6_c", "streamlet_sink::streamlet_6_d", "streamlet_sink::streamlet_6_e"] }, [
+        ("a", "The sink was connected to the source.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("b", "The source has greeted the sink with a talkback.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("c", "The sink has started the stream at least once.", tested!("streamlet_sink", "6", "c")),
+        ("d", "The sink has not stopped the stream since it last started it.", tested!("streamlet_sink", "6", "d")),
+        ("e", "The source has not ended the stream.", tested!("streamlet_sink", "6", "e")),
+    ]),
 ];

@@ -1,0 +1,562 @@
+//! [`SinkProbe`]: the TCK's sink, connected to the source under test.
+
+use std::fmt::Debug;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use parking_lot::{Condvar, Mutex};
+use reactive_streams::{Sink, Source, StreamError, Talkback};
+
+use super::{describe_reason, wait_for, RUNAWAY_LIMIT, RUNAWAY_STOP};
+use crate::context::{Failure, RuleCx};
+use crate::streamlet::lifecycle::Lifecycle;
+
+/// How the probe asks for data once it has started the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Requests after starting and from inside every emission, as a sink of
+    /// a pullable source does.
+    Pull,
+    /// Never requests: a listenable source pushes once started.
+    Push,
+}
+
+impl Mode {
+    /// `pull` or `push`, as scenarios name it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Mode::Pull => "pull",
+            Mode::Push => "push",
+        }
+    }
+}
+
+/// What the probe does on its own, inside the source's calls.
+#[derive(Debug, Clone)]
+struct Plan {
+    mode: Mode,
+    start_on_greet: bool,
+    /// Stop from inside the emissions that bring the count to these.
+    stop_at: Vec<u64>,
+    stop_reason: Option<StreamError>,
+    /// The most requests the probe issues (an infinite pullable source
+    /// answering synchronously would otherwise recurse forever).
+    request_limit: u64,
+}
+
+struct State {
+    plan: Plan,
+    life: Lifecycle,
+    handed_out: bool,
+    talkback: Option<Arc<dyn Talkback>>,
+    greets: u32,
+    received: u64,
+    requests: u64,
+    ends: u32,
+    /// Stops the probe decided inside an emission that have not returned
+    /// yet: a restart waits for them, or it could reach the source before
+    /// the stop it follows.
+    stopping: u32,
+    /// Emissions or ends that broke a rule: past [`RUNAWAY_LIMIT`] the probe
+    /// unwinds the source.
+    violations: u64,
+    /// Condition ids already reported, so a flood reports each once.
+    reported: Vec<String>,
+    /// Set when the test has let go of the probe: late signals are traced,
+    /// not judged.
+    retired: bool,
+}
+
+impl State {
+    fn first_report(&mut self, id: &str) -> bool {
+        if self.reported.iter().any(|r| r == id) {
+            false
+        } else {
+            self.reported.push(id.to_string());
+            true
+        }
+    }
+}
+
+struct Shared {
+    cx: RuleCx,
+    label: String,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+/// What the probe got up to now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The wanted number of emissions arrived.
+    Received,
+    /// The source ended the stream first.
+    Ended,
+}
+
+/// The TCK's sink in the source verification: connected to the source
+/// under test, it records every greet, emission and end, and checks each
+/// against rules 1, 2 and 4 the moment it arrives, whichever thread it
+/// arrives on.
+///
+/// | signal | fails when | condition |
+/// |---|---|---|
+/// | `greet` | the sink was already greeted | `streamlet.1.a` |
+/// | `receive` | not greeted / ended / never started / stopped since the last start | `streamlet.2.b` / `.e` / `.c` / `.d` |
+/// | `end` | the same, for the end | `streamlet.4.b` / `.e` / `.c` / `.d` |
+///
+/// The probe itself obeys rules 3, 5 and 6: it starts only when greeted and
+/// not live, and requests and stops only while live. It stops from inside
+/// an emission ([`SinkProbe::stop_at`]), as the protocol's own example sink
+/// does, so "after the stop" is exact: the source's next call on that
+/// thread comes after it.
+///
+/// ```
+/// use reactive_streams_tck::context::RuleCx;
+/// use reactive_streams_tck::env::TestEnv;
+/// use reactive_streams_tck::streamlet::probe::{Mode, SinkProbe};
+/// use reactive_streams_tck::streamlet::testkit::PullRange;
+///
+/// let cx = RuleCx::new("streamlet.2.d", "doc", TestEnv::default());
+/// let probe = SinkProbe::<u64>::new(&cx, "sink").mode(Mode::Pull).stop_at(2, None);
+/// probe.connect_to(&PullRange::new(5))?;
+/// probe.expect_greet()?;
+/// probe.start()?;
+/// probe.wait_received(2, "two emissions")?;
+/// probe.quiet();
+/// assert_eq!(probe.received(), 2);
+/// assert!(!cx.has_failed());
+/// # Ok::<(), reactive_streams_tck::context::Failure>(())
+/// ```
+pub struct SinkProbe<T> {
+    shared: Arc<Shared>,
+    element: PhantomData<fn(T)>,
+}
+
+impl<T: Debug + Send + 'static> SinkProbe<T> {
+    /// A probe recording into `cx`, named `label` in the trace. By default
+    /// it pulls, starts only when told, never stops by itself and issues at
+    /// most 64 requests.
+    pub fn new(cx: &RuleCx, label: &str) -> Self {
+        SinkProbe {
+            shared: Arc::new(Shared {
+                cx: cx.clone(),
+                label: label.to_string(),
+                state: Mutex::new(State {
+                    plan: Plan {
+                        mode: Mode::Pull,
+                        start_on_greet: false,
+                        stop_at: Vec::new(),
+                        stop_reason: None,
+                        request_limit: 64,
+                    },
+                    life: Lifecycle::default(),
+                    handed_out: false,
+                    talkback: None,
+                    greets: 0,
+                    received: 0,
+                    requests: 0,
+                    ends: 0,
+                    stopping: 0,
+                    violations: 0,
+                    reported: Vec::new(),
+                    retired: false,
+                }),
+                changed: Condvar::new(),
+            }),
+            element: PhantomData,
+        }
+    }
+
+    /// Pulls or waits for pushes.
+    pub fn mode(self, mode: Mode) -> Self {
+        self.shared.state.lock().plan.mode = mode;
+        self
+    }
+
+    /// Starts the stream (and, pulling, requests) from inside `greet`, as
+    /// the protocol's example sink does.
+    pub fn start_on_greet(self) -> Self {
+        self.shared.state.lock().plan.start_on_greet = true;
+        self
+    }
+
+    /// Stops the stream, with `reason`, from inside the `k`-th emission
+    /// (counted over the whole stream; repeatable for a restarted stream).
+    pub fn stop_at(self, k: u64, reason: Option<StreamError>) -> Self {
+        {
+            let mut state = self.shared.state.lock();
+            state.plan.stop_at.push(k);
+            state.plan.stop_reason = reason;
+        }
+        self
+    }
+
+    /// Issues at most `n` requests in total.
+    pub fn request_limit(self, n: u64) -> Self {
+        self.shared.state.lock().plan.request_limit = n;
+        self
+    }
+
+    /// The rule context this probe records into.
+    pub fn cx(&self) -> &RuleCx {
+        &self.shared.cx
+    }
+
+    /// The source's end. Only one per probe.
+    ///
+    /// # Panics
+    ///
+    /// If called twice: one probe observes one stream.
+    pub fn sink(&self) -> Box<dyn Sink<T>> {
+        let mut state = self.shared.state.lock();
+        assert!(!state.handed_out, "a sink probe observes one stream");
+        state.handed_out = true;
+        Box::new(ProbeSink {
+            shared: self.shared.clone(),
+            element: PhantomData,
+        })
+    }
+
+    /// `source.connect(self.sink())` as a step: a panic fails the rule
+    /// under test.
+    pub fn connect_to(&self, source: &dyn Source<T>) -> Result<(), Failure> {
+        let sink = self.sink();
+        let cx = self.cx();
+        cx.try_step(cx.rule(), self.event("connect"), || source.connect(sink))
+    }
+
+    /// Waits for the greet. A source that never greets cannot be verified:
+    /// that fails `tck.greets`.
+    pub fn expect_greet(&self) -> Result<(), Failure> {
+        let timeout = self.cx().env().timeout();
+        match wait_for(&self.shared.state, &self.shared.changed, timeout, |s| {
+            (s.greets > 0).then_some(())
+        }) {
+            Some(()) => Ok(()),
+            None => Err(self.cx().failure_of(
+                "tck.greets",
+                "a greet after connect (the TCK verifies sources that greet their sinks)",
+                format!(
+                    "{} was not greeted within {} ms",
+                    self.shared.label,
+                    timeout.as_millis()
+                ),
+            )),
+        }
+    }
+
+    /// Starts the stream from the test's thread and, pulling, requests. The
+    /// probe keeps rule 5: it does nothing unless greeted, not ended and not
+    /// live.
+    pub fn start(&self) -> Result<(), Failure> {
+        let timeout = self.cx().env().timeout();
+        let settled = wait_for(&self.shared.state, &self.shared.changed, timeout, |s| {
+            (s.stopping == 0).then_some(())
+        });
+        if settled.is_none() {
+            return Err(self.cx().failure(
+                "talkback.stop() called from inside an emission to return",
+                format!("it had not returned after {} ms", timeout.as_millis()),
+            ));
+        }
+        let talkback = {
+            let mut state = self.shared.state.lock();
+            if state.life.cannot_start().is_some() {
+                self.cx()
+                    .trace(self.event("start skipped: the stream is not startable"));
+                return Ok(());
+            }
+            // Live before the call: the source may emit from inside start.
+            state.life.started = true;
+            state.life.live = true;
+            state.talkback.clone()
+        };
+        let Some(talkback) = talkback else {
+            return Ok(());
+        };
+        let cx = self.cx();
+        cx.try_step(cx.rule(), self.event("talkback.start()"), || {
+            talkback.start()
+        })?;
+        if self.shared.state.lock().plan.mode == Mode::Pull {
+            self.request()?;
+        }
+        Ok(())
+    }
+
+    /// Requests once, if the stream is live and the request limit allows
+    /// (rule 3 binds the probe too).
+    pub fn request(&self) -> Result<(), Failure> {
+        let talkback = {
+            let mut state = self.shared.state.lock();
+            if !state.life.is_live() || state.requests >= state.plan.request_limit {
+                return Ok(());
+            }
+            state.requests += 1;
+            state.talkback.clone()
+        };
+        let Some(talkback) = talkback else {
+            return Ok(());
+        };
+        let cx = self.cx();
+        cx.try_step(cx.rule(), self.event("talkback.request()"), || {
+            talkback.request()
+        })
+    }
+
+    /// Waits until `n` emissions arrived in total, or the stream ended.
+    /// Neither within the timeout fails `tck.create_n`: the factory
+    /// promised `wanted`.
+    pub fn wait_received(&self, n: u64, wanted: &str) -> Result<Progress, Failure> {
+        let timeout = self.cx().env().timeout();
+        let progress = wait_for(&self.shared.state, &self.shared.changed, timeout, |s| {
+            if s.received >= n {
+                Some(Progress::Received)
+            } else if s.life.ended {
+                Some(Progress::Ended)
+            } else {
+                None
+            }
+        });
+        progress.ok_or_else(|| {
+            self.cx().failure_of(
+                "tck.create_n",
+                wanted.to_string(),
+                format!(
+                    "{} had {} emission(s) and no end after {} ms",
+                    self.shared.label,
+                    self.received(),
+                    timeout.as_millis()
+                ),
+            )
+        })
+    }
+
+    /// Waits until the stream ends; no end within the timeout fails
+    /// `tck.create_n` (the factory promised a source that ends).
+    pub fn wait_end(&self, wanted: &str) -> Result<(), Failure> {
+        let timeout = self.cx().env().timeout();
+        wait_for(&self.shared.state, &self.shared.changed, timeout, |s| {
+            s.life.ended.then_some(())
+        })
+        .ok_or_else(|| {
+            self.cx().failure_of(
+                "tck.create_n",
+                wanted.to_string(),
+                format!(
+                    "{} had {} emission(s) and no end after {} ms",
+                    self.shared.label,
+                    self.received(),
+                    timeout.as_millis()
+                ),
+            )
+        })
+    }
+
+    /// Gives the source one no-signal window to break a rule; whatever it
+    /// does is judged by the probe as it arrives.
+    pub fn quiet(&self) {
+        let window = self.cx().env().no_signal_timeout();
+        let _ = wait_for(&self.shared.state, &self.shared.changed, window, |_| {
+            None::<()>
+        });
+    }
+
+    /// How many emissions arrived.
+    pub fn received(&self) -> u64 {
+        self.shared.state.lock().received
+    }
+
+    /// How many times the sink was greeted.
+    pub fn greets(&self) -> u32 {
+        self.shared.state.lock().greets
+    }
+
+    /// How many times the source ended the stream.
+    pub fn ends(&self) -> u32 {
+        self.shared.state.lock().ends
+    }
+
+    /// The stream as the probe sees it.
+    pub fn lifecycle(&self) -> Lifecycle {
+        self.shared.state.lock().life
+    }
+
+    fn event(&self, what: &str) -> String {
+        format!("{}: {what}", self.shared.label)
+    }
+}
+
+impl<T> Drop for SinkProbe<T> {
+    fn drop(&mut self) {
+        let talkback = {
+            let mut state = self.shared.state.lock();
+            state.retired = true;
+            let live = state.life.is_live();
+            let talkback = state.talkback.take();
+            talkback.filter(|_| live)
+        };
+        // A live stream is stopped once the rule has concluded, so no
+        // source keeps pushing into a finished test.
+        if let Some(talkback) = talkback {
+            self.shared.cx.defer(move || talkback.stop(None));
+        }
+    }
+}
+
+/// What the probe does after a signal, outside its lock (the source may
+/// call back synchronously).
+enum Reaction {
+    None,
+    Start {
+        then_request: bool,
+    },
+    Request,
+    Stop(Option<StreamError>),
+    /// Unwind a source that floods the probe with broken signals.
+    Unwind,
+}
+
+struct ProbeSink<T> {
+    shared: Arc<Shared>,
+    element: PhantomData<fn(T)>,
+}
+
+impl<T> ProbeSink<T> {
+    fn react(&self, reaction: Reaction, from: &str) {
+        let shared = &*self.shared;
+        let cx = &shared.cx;
+        let talkback = shared.state.lock().talkback.clone();
+        let Some(talkback) = talkback else {
+            if let Reaction::Stop(_) = reaction {
+                shared.state.lock().stopping -= 1;
+                shared.changed.notify_all();
+            }
+            return;
+        };
+        let call = |what: &str, f: &dyn Fn()| {
+            let what = format!("{}: talkback.{what} from {from}", shared.label);
+            if let Err(failure) = cx.try_step(cx.rule(), what, f) {
+                cx.record(failure);
+            }
+        };
+        match reaction {
+            Reaction::None => {}
+            Reaction::Start { then_request } => {
+                call("start()", &|| talkback.start());
+                if then_request {
+                    let mut state = shared.state.lock();
+                    if state.life.is_live() && state.requests < state.plan.request_limit {
+                        state.requests += 1;
+                        drop(state);
+                        call("request()", &|| talkback.request());
+                    }
+                }
+            }
+            Reaction::Request => call("request()", &|| talkback.request()),
+            Reaction::Stop(reason) => {
+                let what = format!("stop({})", describe_reason(reason.as_ref()));
+                call(&what, &|| talkback.stop(reason.clone()));
+                shared.state.lock().stopping -= 1;
+                shared.changed.notify_all();
+            }
+            Reaction::Unwind => std::panic::panic_any(RUNAWAY_STOP),
+        }
+    }
+
+    /// Judges a broken emission or end; past the runaway limit, unwinds.
+    fn judge(&self, state: &mut State, rule: u8, what: &str, signal: &str) -> bool {
+        if state.retired {
+            return false;
+        }
+        let Some(broken) = state.life.not_live(rule) else {
+            return false;
+        };
+        let cx = &self.shared.cx;
+        if state.first_report(&broken.id) {
+            cx.record(cx.failure_of(
+                broken.id,
+                format!("no {what} {}", broken.when),
+                format!("{signal} arrived"),
+            ));
+        }
+        state.violations += 1;
+        state.violations > RUNAWAY_LIMIT
+    }
+}
+
+impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
+    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
+        let shared = &*self.shared;
+        let cx = &shared.cx;
+        let mut state = shared.state.lock();
+        state.greets += 1;
+        cx.trace(format!("{}: greet", shared.label));
+        let mut reaction = Reaction::None;
+        if state.greets == 1 {
+            state.life.greeted = true;
+            state.talkback = Some(talkback);
+            if state.plan.start_on_greet && !state.life.ended && !state.retired {
+                state.life.started = true;
+                state.life.live = true;
+                reaction = Reaction::Start {
+                    then_request: state.plan.mode == Mode::Pull,
+                };
+            }
+        } else if !state.retired && state.first_report("streamlet.1.a") {
+            cx.record(cx.failure_of(
+                "streamlet.1.a",
+                "at most one greet per connected sink",
+                format!("{} was greeted a second time", shared.label),
+            ));
+        }
+        shared.changed.notify_all();
+        drop(state);
+        self.react(reaction, "greet");
+    }
+
+    fn receive(&mut self, data: T) {
+        let shared = &*self.shared;
+        let signal = format!("receive({data:?})");
+        drop(data);
+        let mut state = shared.state.lock();
+        state.received += 1;
+        shared.cx.trace(format!("{}: {signal}", shared.label));
+        let mut reaction = Reaction::None;
+        if self.judge(&mut state, 2, "emission", &signal) {
+            reaction = Reaction::Unwind;
+        } else if state.life.is_live() && !state.retired {
+            if state.plan.stop_at.contains(&state.received) {
+                state.life.live = false;
+                state.stopping += 1;
+                reaction = Reaction::Stop(state.plan.stop_reason.clone());
+            } else if state.plan.mode == Mode::Pull && state.requests < state.plan.request_limit {
+                state.requests += 1;
+                reaction = Reaction::Request;
+            }
+        }
+        shared.changed.notify_all();
+        let received = state.received;
+        drop(state);
+        self.react(reaction, &format!("emission #{received}"));
+    }
+
+    fn end(&mut self, reason: Option<StreamError>) {
+        let shared = &*self.shared;
+        let signal = format!("end({})", describe_reason(reason.as_ref()));
+        let mut state = shared.state.lock();
+        state.ends += 1;
+        shared.cx.trace(format!("{}: {signal}", shared.label));
+        let unwind = self.judge(&mut state, 4, "end", &signal);
+        state.life.ended = true;
+        // The sink never touches the talkback after the end.
+        let talkback = state.talkback.take();
+        shared.changed.notify_all();
+        drop(state);
+        drop(talkback);
+        if unwind {
+            std::panic::panic_any(RUNAWAY_STOP);
+        }
+    }
+}

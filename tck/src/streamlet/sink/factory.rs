@@ -1,0 +1,49 @@
+//! What the user implements: how to make the sinks under test.
+
+use std::fmt::Debug;
+
+use reactive_streams::Sink;
+
+/// Makes the sinks the [sink verification](crate::streamlet::sink) drives,
+/// and the data it feeds them. The TCK verifies sinks that start the
+/// stream by themselves once greeted (most do: that is how data starts to
+/// flow).
+///
+/// ```
+/// use reactive_streams::Sink;
+/// use reactive_streams_tck::streamlet::sink::SinkFactory;
+/// use reactive_streams_tck::streamlet::testkit::TakeN;
+///
+/// struct TakeFive;
+///
+/// impl SinkFactory for TakeFive {
+///     type Element = u64;
+///     fn create_sink(&self) -> Box<dyn Sink<u64>> {
+///         Box::new(TakeN::new(5, true))
+///     }
+///     fn create_element(&self, index: u64) -> u64 {
+///         index
+///     }
+///     fn stops_after(&self) -> Option<u64> {
+///         Some(5)
+///     }
+/// }
+/// ```
+pub trait SinkFactory: Send + Sync + 'static {
+    /// The data type; `Debug` so that traces and messages can show it.
+    type Element: Debug + Send + 'static;
+
+    /// A fresh sink.
+    fn create_sink(&self) -> Box<dyn Sink<Self::Element>>;
+
+    /// The `index`-th element the TCK feeds a sink (from 0).
+    fn create_element(&self, index: u64) -> Self::Element;
+
+    /// `Some(n)` if the sink stops the stream by itself once it has
+    /// received `n` elements (a `take(n)`); the rules about what a sink
+    /// does after stopping (`streamlet.3.d`, `streamlet.6.d`) need it.
+    /// `None` (the default): those tests are skipped.
+    fn stops_after(&self) -> Option<u64> {
+        None
+    }
+}

@@ -1,0 +1,186 @@
+//! The Streamlet sink verification: rules 3, 5 and 6, from the sink's
+//! side, against the sinks a [`SinkFactory`] makes. The TCK connects each
+//! sink to a [probe source](crate::streamlet::probe::SourceProbe), greets
+//! it, feeds it and ends the stream, and judges every talkback call.
+//!
+//! # Two entry points
+//!
+//! In a test file,
+//! [`streamlet_sink_verification!`](crate::streamlet_sink_verification)
+//! generates one `#[test]` per condition:
+//!
+//! ```ignore
+//! use reactive_streams_tck::streamlet_sink_verification;
+//! streamlet_sink_verification!(take_five, TakeFiveFactory);
+//! // → take_five::streamlet_sink::streamlet_3_c, …
+//! ```
+//!
+//! As a library, [`SinkVerification::run_all`] returns the results as data:
+//!
+//! ```
+//! use reactive_streams::Sink;
+//! use reactive_streams_tck::outcome::Verdict;
+//! use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
+//! use reactive_streams_tck::streamlet::testkit::TakeN;
+//!
+//! struct TakeFive;
+//! impl SinkFactory for TakeFive {
+//!     type Element = u64;
+//!     fn create_sink(&self) -> Box<dyn Sink<u64>> {
+//!         Box::new(TakeN::new(5, true))
+//!     }
+//!     fn create_element(&self, index: u64) -> u64 {
+//!         index
+//!     }
+//!     fn stops_after(&self) -> Option<u64> {
+//!         Some(5)
+//!     }
+//! }
+//!
+//! let results = SinkVerification::new(TakeFive).run_all().unwrap();
+//! assert!(results.iter().all(|r| r.verdict == Verdict::Passed));
+//! ```
+//!
+//! # Test names
+//!
+//! `<module>::streamlet_sink::<test>`, where `<test>` is
+//! `streamlet_<n>_<x>` for the condition `streamlet.<n>.<x>` and
+//! `tck_<name>` (rule id `tck.<name>`) for checks of the factory itself.
+//! See [`TESTS`]. Conditions no sink can break (`streamlet.3.a`, `.3.b`,
+//! `.5.a`, `.5.b`, `.6.a`, `.6.b`: a sink holds a talkback only once
+//! greeted) have no test; the catalogue says why.
+
+mod factory;
+#[doc(hidden)]
+pub mod rules;
+
+pub use factory::SinkFactory;
+
+use crate::env::{ConfigError, TestEnv};
+use crate::outcome::{RuleResult, Verification};
+use crate::streamlet::suite::{self, RuleDef, Suite};
+
+/// The sink rule tests, in order. The macro generates one `#[test]` for
+/// each; this list and the macro come from one source.
+pub const TESTS: &[&str] = &crate::__streamlet_sink_tests!(@list @names);
+
+fn table<F: SinkFactory>() -> Vec<(&'static str, RuleDef<F>)> {
+    crate::__streamlet_sink_tests!(@list @table)
+}
+
+/// Runs the sink verification against one factory.
+pub struct SinkVerification<F: SinkFactory> {
+    suite: Suite<F>,
+}
+
+impl<F: SinkFactory> SinkVerification<F> {
+    /// A verification of `factory`'s sinks, named after its type.
+    pub fn new(factory: F) -> Self {
+        SinkVerification {
+            suite: Suite::new(Verification::StreamletSink, factory),
+        }
+    }
+
+    /// Timing bounds (default: [`TestEnv::try_from_env`]).
+    pub fn env(mut self, env: TestEnv) -> Self {
+        self.suite.env = Some(env);
+        self
+    }
+
+    /// The name results carry as their `target`.
+    pub fn target(mut self, name: impl Into<String>) -> Self {
+        self.suite.target = name.into();
+        self
+    }
+
+    /// How many rule tests [`run_all`](Self::run_all) runs at once
+    /// (default 8; they mostly wait).
+    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
+        self.suite.parallelism = rules_at_once.max(1);
+        self
+    }
+
+    /// Runs one rule test by name (`"streamlet_3_c"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
+        self.suite.run(table::<F>(), test)
+    }
+
+    /// Runs every rule test and returns the results in [`TESTS`] order; an
+    /// error if the environment cannot be read. (A sink's declarations
+    /// cannot skip everything: only `stops_after` is optional.)
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        self.suite.run_all(table::<F>())
+    }
+}
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: SinkFactory>(test: &str, target: &str, factory: F) {
+    suite::run_generated(SinkVerification::new(factory).target(target).run(test));
+}
+
+/// The list of sink rule tests, and what is generated from it. Not API:
+/// use [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __streamlet_sink_tests {
+    (@list $($then:tt)*) => {
+        $crate::__streamlet_sink_tests! { $($then)* [
+            tck_starts, tck_stops_after,
+            streamlet_3_c, streamlet_3_d, streamlet_3_e,
+            streamlet_5_c, streamlet_5_d,
+            streamlet_6_c, streamlet_6_d, streamlet_6_e
+        ] }
+    };
+    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
+    (@table [$($test:ident),*]) => {
+        vec![$((stringify!($test), $crate::streamlet::sink::rules::$test())),*]
+    };
+    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        mod $name {
+            mod streamlet_sink {
+                #[allow(unused_imports)]
+                use super::super::*;
+                $(
+                    #[test]
+                    fn $test() {
+                        $crate::streamlet::sink::__run_generated(stringify!($test), $target, $factory);
+                    }
+                )*
+            }
+        }
+    };
+}
+
+/// Generates the Streamlet sink verification as `#[test]`s:
+/// `<name>::streamlet_sink::<test>` for every test in
+/// [`streamlet::sink::TESTS`](crate::streamlet::sink::TESTS).
+///
+/// `$factory` is an expression making a
+/// [`SinkFactory`](crate::streamlet::sink::SinkFactory); it is
+/// evaluated once per test, in a module nested two levels below the
+/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// as their target, or the display name given as a third argument.
+///
+/// ```ignore
+/// streamlet_sink_verification!(take_five, TakeFiveFactory);
+/// streamlet_sink_verification!(logger, LoggerFactory, "Logger sink");
+/// ```
+///
+/// Each test writes its result to `RS_TCK_REPORT_DIR` (if set), panics with
+/// the full failure text (condition, expected, actual, trace) if it failed,
+/// and prints `skipped: <reason>` if it was skipped. `cargo test
+/// streamlet_3_c` runs one condition.
+#[macro_export]
+macro_rules! streamlet_sink_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::__streamlet_sink_tests! { @list @modules $name, $factory, stringify!($name), }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__streamlet_sink_tests! { @list @modules $name, $factory, $target, }
+    };
+}

@@ -1,0 +1,219 @@
+//! The sink rule tests, one function per test, named as the test.
+//!
+//! Every scenario connects the sink under test to a [`SourceProbe`], which
+//! judges each start, request and stop as it arrives (rules 3, 5 and 6),
+//! so a sink breaking a rule the current test does not target still fails,
+//! naming the condition it broke. The probe itself keeps rules 1, 2 and 4:
+//! it greets once, emits only while the stream is live (pushing, as a
+//! listenable source may; requests are counted, not required) and ends only
+//! a live stream.
+
+use reactive_streams::StreamError;
+
+use super::SinkFactory;
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::streamlet::probe::SourceProbe;
+use crate::streamlet::suite::RuleDef;
+
+type Probe<F> = SourceProbe<<F as SinkFactory>::Element>;
+
+/// How many elements the TCK feeds a sink to watch it.
+const FEED: u64 = 8;
+
+fn def<F: SinkFactory>(
+    unmet: fn(&F) -> Option<String>,
+    run: fn(&RuleCx, &F) -> RuleBody,
+) -> RuleDef<F> {
+    RuleDef {
+        unmet: Some(unmet),
+        run,
+    }
+}
+
+/// A test that needs nothing from the factory.
+fn always<F>(run: fn(&RuleCx, &F) -> RuleBody) -> RuleDef<F> {
+    RuleDef { unmet: None, run }
+}
+
+fn stopping<F: SinkFactory>(f: &F) -> Option<String> {
+    f.stops_after().is_none().then(|| {
+        String::from("needs a sink that stops by itself; the factory's stops_after() is None")
+    })
+}
+
+/// A fresh sink from the factory, connected to a fresh probe and greeted.
+fn greeted<F: SinkFactory>(cx: &RuleCx, f: &F) -> Result<Probe<F>, Failure> {
+    let sink = cx.try_step(cx.rule(), "create_sink()", || f.create_sink())?;
+    let probe = Probe::<F>::new(cx, "source");
+    probe.connect_sink(sink);
+    probe.greet()?;
+    Ok(probe)
+}
+
+/// Why a test that needs a started stream is skipped.
+fn never_started(cx: &RuleCx) -> Outcome {
+    Outcome::Skipped(format!(
+        "the sink did not start the stream within {} ms of its greet (see tck_starts)",
+        cx.env().timeout().as_millis()
+    ))
+}
+
+/// Emits up to `n` elements from `from`, while the stream is live.
+fn feed<F: SinkFactory>(f: &F, probe: &Probe<F>, from: u64, n: u64) -> Result<u64, Failure> {
+    let mut emitted = 0;
+    for index in from..from + n {
+        if !probe.emit(f.create_element(index))? {
+            break;
+        }
+        emitted += 1;
+    }
+    Ok(emitted)
+}
+
+/// `tck.starts`: the sink starts the stream once greeted. The TCK can
+/// verify little else of a sink that never does.
+pub fn tck_starts<F: SinkFactory>() -> RuleDef<F> {
+    always(|cx, f| {
+        cx.scenario("greeted");
+        let probe = greeted(cx, f)?;
+        if !probe.wait_started() {
+            return Err(cx.failure_of(
+                "tck.starts",
+                "the sink to start the stream once greeted (the TCK verifies sinks that start by themselves)",
+                format!("no start within {} ms", cx.env().timeout().as_millis()),
+            ));
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// `tck.stops_after`: a sink declaring `stops_after(n)` stops the stream
+/// once it has received `n` elements.
+pub fn tck_stops_after<F: SinkFactory>() -> RuleDef<F> {
+    def(stopping, |cx, f| {
+        let n = f.stops_after().unwrap_or_default();
+        cx.scenario(format!("greeted, fed {n} elements"));
+        let probe = greeted(cx, f)?;
+        if !probe.wait_started() {
+            return Ok(never_started(cx));
+        }
+        feed(f, &probe, 0, n)?;
+        if !probe.wait_stopped() {
+            return Err(cx.failure_of(
+                "tck.stops_after",
+                format!(
+                    "the sink to stop the stream after {n} elements (the factory's stops_after())"
+                ),
+                format!("no stop within {} ms", cx.env().timeout().as_millis()),
+            ));
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// The scenario of the "before start" conditions: greet, wait for the
+/// start, watch one window. A request or stop before the start is judged
+/// as it arrives.
+fn before_start<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
+    cx.scenario("greeted, then started by the sink");
+    let probe = greeted(cx, f)?;
+    if !probe.wait_started() {
+        return Ok(never_started(cx));
+    }
+    probe.quiet();
+    Ok(Outcome::Passed)
+}
+
+/// `streamlet.3.c`: no request before the sink starts the stream.
+pub fn streamlet_3_c<F: SinkFactory>() -> RuleDef<F> {
+    always(before_start)
+}
+
+/// `streamlet.6.c`: no stop before the sink starts the stream.
+pub fn streamlet_6_c<F: SinkFactory>() -> RuleDef<F> {
+    always(before_start)
+}
+
+/// `streamlet.5.c`: no start while the stream is started — neither on
+/// greet twice nor while data flows.
+pub fn streamlet_5_c<F: SinkFactory>() -> RuleDef<F> {
+    always(|cx, f| {
+        cx.scenario(format!("started, fed up to {FEED} elements"));
+        let probe = greeted(cx, f)?;
+        if !probe.wait_started() {
+            return Ok(never_started(cx));
+        }
+        feed(f, &probe, 0, FEED)?;
+        probe.quiet();
+        Ok(Outcome::Passed)
+    })
+}
+
+/// The scenario of the "after stop" conditions: feed the sink until it
+/// stops, then watch one window.
+fn after_stop<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
+    let n = f.stops_after().unwrap_or_default();
+    cx.scenario(format!("started, fed {n} elements, stopped by the sink"));
+    let probe = greeted(cx, f)?;
+    if !probe.wait_started() {
+        return Ok(never_started(cx));
+    }
+    feed(f, &probe, 0, n)?;
+    if !probe.wait_stopped() {
+        return Err(cx.failure_of(
+            "tck.stops_after",
+            format!("the sink to stop the stream after {n} elements (the factory's stops_after())"),
+            format!("no stop within {} ms", cx.env().timeout().as_millis()),
+        ));
+    }
+    probe.quiet();
+    Ok(Outcome::Passed)
+}
+
+/// `streamlet.3.d`: no request while the sink has the stream stopped.
+pub fn streamlet_3_d<F: SinkFactory>() -> RuleDef<F> {
+    def(stopping, after_stop)
+}
+
+/// `streamlet.6.d`: no second stop before a new start.
+pub fn streamlet_6_d<F: SinkFactory>() -> RuleDef<F> {
+    def(stopping, after_stop)
+}
+
+/// The scenarios of the "after end" conditions: the source ends the
+/// stream right after the start, and after one element with a reason; then
+/// one window. Any talkback call after the end is judged.
+fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
+    cx.scenario("started, then ended at once");
+    let probe = greeted(cx, f)?;
+    if !probe.wait_started() {
+        return Ok(never_started(cx));
+    }
+    probe.end(None)?;
+    probe.quiet();
+
+    cx.scenario("started, fed 1 element, then ended with a reason");
+    let probe = greeted(cx, f)?;
+    if !probe.wait_started() {
+        return Ok(never_started(cx));
+    }
+    feed(f, &probe, 0, 1)?;
+    probe.end(Some(StreamError::msg("the TCK ends the stream")))?;
+    probe.quiet();
+    Ok(Outcome::Passed)
+}
+
+/// `streamlet.3.e`: no request after the source ended the stream.
+pub fn streamlet_3_e<F: SinkFactory>() -> RuleDef<F> {
+    always(after_end)
+}
+
+/// `streamlet.5.d`: no start after the source ended the stream.
+pub fn streamlet_5_d<F: SinkFactory>() -> RuleDef<F> {
+    always(after_end)
+}
+
+/// `streamlet.6.e`: no stop after the source ended the stream.
+pub fn streamlet_6_e<F: SinkFactory>() -> RuleDef<F> {
+    always(after_end)
+}

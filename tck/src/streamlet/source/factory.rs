@@ -1,0 +1,115 @@
+//! What the user implements: how to make the sources under test.
+
+use std::fmt::Debug;
+
+use reactive_streams::Source;
+
+use crate::streamlet::probe::Mode;
+
+/// How a source delivers data once a sink has started the stream. The TCK
+/// drives each stream the way a sink of that kind of source would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SourceKind {
+    /// Emits in answer to `request` (an iterable, a random-number source).
+    /// The TCK requests after starting and from inside every emission.
+    #[default]
+    Pullable,
+    /// Pushes once started, without requests (events, timers, network
+    /// streams). The TCK never requests.
+    Listenable,
+    /// Both: pushes once started and answers requests. The TCK runs every
+    /// scenario twice, pulling and not.
+    Hybrid,
+}
+
+impl SourceKind {
+    /// The ways the TCK drives a stream of this kind.
+    pub const fn modes(self) -> &'static [Mode] {
+        match self {
+            SourceKind::Pullable => &[Mode::Pull],
+            SourceKind::Listenable => &[Mode::Push],
+            SourceKind::Hybrid => &[Mode::Pull, Mode::Push],
+        }
+    }
+}
+
+/// Makes the sources the [source verification](crate::streamlet::source)
+/// connects its probe sinks to. Only
+/// [`create_source`](SourceFactory::create_source) is required; every other
+/// method declares a property, with a default that suits a pullable source
+/// of any length that ends.
+///
+/// ```
+/// use reactive_streams::Source;
+/// use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};
+/// use reactive_streams_tck::streamlet::testkit::PullRange;
+///
+/// struct Ranges;
+///
+/// impl SourceFactory for Ranges {
+///     type Element = u64;
+///     fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
+///         Box::new(PullRange::new(elements))
+///     }
+///     fn supports_restart(&self) -> bool {
+///         true
+///     }
+/// }
+/// assert_eq!(Ranges.kind(), SourceKind::Pullable);
+/// ```
+///
+/// A bridge is verified through the same trait: its `create_source` wraps
+/// whatever it bridges from (a publisher of `elements` elements, say) and
+/// declares the kind it behaves as.
+pub trait SourceFactory: Send + Sync + 'static {
+    /// The data type; `Debug` so that traces and messages can show it.
+    type Element: Debug + Send + 'static;
+
+    /// A source that delivers exactly `elements` data to each sink that
+    /// starts the stream (answering requests if pullable, pushing if
+    /// listenable) and then ends the stream without a reason, if
+    /// [`ends`](SourceFactory::ends). `u64::MAX` asks for a source that
+    /// never ends. Never called with more than
+    /// [`max_elements`](SourceFactory::max_elements); the TCK asks for at
+    /// most 3.
+    fn create_source(&self, elements: u64) -> Box<dyn Source<Self::Element>>;
+
+    /// Pullable (the default), listenable or hybrid.
+    fn kind(&self) -> SourceKind {
+        SourceKind::Pullable
+    }
+
+    /// A source that ends the stream with a reason (an error) once a sink
+    /// has started it (with or without a request). `None` (the default):
+    /// the scenarios that need one are left out.
+    fn create_failed_source(&self) -> Option<Box<dyn Source<Self::Element>>> {
+        None
+    }
+
+    /// The most elements `create_source` can be asked for (default
+    /// `u64::MAX`). Rule tests needing more are skipped.
+    fn max_elements(&self) -> u64 {
+        u64::MAX
+    }
+
+    /// Whether a finite source ends the stream after its last element
+    /// (default `true`). `false` for sources that never end (a timer, an
+    /// event bus): the rule tests about ends are skipped.
+    fn ends(&self) -> bool {
+        true
+    }
+
+    /// Whether a stopped stream delivers again after a new `start` (pause
+    /// and resume; default `false`). Either way the TCK stops and restarts
+    /// streams and judges what follows; `true` adds `tck_restart`, which
+    /// requires an emission or an end after the restart.
+    fn supports_restart(&self) -> bool {
+        false
+    }
+
+    /// Whether one source serves several sinks at once (default `true`).
+    /// `false` leaves out the scenarios with several sinks on one source.
+    fn supports_multiple_sinks(&self) -> bool {
+        true
+    }
+}

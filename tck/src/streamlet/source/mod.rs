@@ -1,0 +1,189 @@
+//! The Streamlet source verification: rules 1, 2 and 4, from the source's
+//! side, against the sources a [`SourceFactory`] makes.
+//!
+//! # Two entry points
+//!
+//! In a test file,
+//! [`streamlet_source_verification!`](crate::streamlet_source_verification)
+//! generates one `#[test]` per condition:
+//!
+//! ```ignore
+//! use reactive_streams_tck::streamlet_source_verification;
+//! streamlet_source_verification!(my_range, MyFactory::new());
+//! // → my_range::streamlet_source::streamlet_2_c, …
+//! ```
+//!
+//! As a library, [`SourceVerification::run_all`] returns the results as
+//! data:
+//!
+//! ```
+//! use reactive_streams::Source;
+//! use reactive_streams_tck::outcome::Verdict;
+//! use reactive_streams_tck::streamlet::source::{SourceFactory, SourceVerification};
+//! use reactive_streams_tck::streamlet::testkit::PullRange;
+//!
+//! struct Ranges;
+//! impl SourceFactory for Ranges {
+//!     type Element = u64;
+//!     fn create_source(&self, n: u64) -> Box<dyn Source<u64>> {
+//!         Box::new(PullRange::new(n))
+//!     }
+//! }
+//!
+//! let results = SourceVerification::new(Ranges).run_all().unwrap();
+//! assert!(results.iter().all(|r| r.verdict != Verdict::Failed));
+//! ```
+//!
+//! # Test names
+//!
+//! `<module>::streamlet_source::<test>`, where `<test>` is
+//! `streamlet_<n>_<x>` for the condition `streamlet.<n>.<x>` and
+//! `tck_<name>` (rule id `tck.<name>`) for checks of the factory itself.
+//! See [`TESTS`]. Conditions that no test can observe (`streamlet.1.b`,
+//! `streamlet.2.a`, `streamlet.4.a`: a source only ever holds sinks handed
+//! to it by `connect`) have no test; the catalogue says why.
+
+mod factory;
+#[doc(hidden)]
+pub mod rules;
+
+pub use factory::{SourceFactory, SourceKind};
+
+use crate::env::{ConfigError, TestEnv};
+use crate::outcome::{RuleResult, Verification};
+use crate::streamlet::suite::{self, RuleDef, Suite};
+
+/// The source rule tests, in order. The macro generates one `#[test]` for
+/// each; this list and the macro come from one source.
+pub const TESTS: &[&str] = &crate::__streamlet_source_tests!(@list @names);
+
+fn table<F: SourceFactory>() -> Vec<(&'static str, RuleDef<F>)> {
+    crate::__streamlet_source_tests!(@list @table)
+}
+
+/// The skip reasons, if `factory`'s declarations skip every rule test that
+/// needs something from it.
+pub(crate) fn everything_skipped<F: SourceFactory>(factory: &F) -> Option<Vec<String>> {
+    suite::everything_skipped(&table::<F>(), factory)
+}
+
+/// Runs the source verification against one factory.
+pub struct SourceVerification<F: SourceFactory> {
+    suite: Suite<F>,
+}
+
+impl<F: SourceFactory> SourceVerification<F> {
+    /// A verification of `factory`'s sources, named after its type.
+    pub fn new(factory: F) -> Self {
+        SourceVerification {
+            suite: Suite::new(Verification::StreamletSource, factory),
+        }
+    }
+
+    /// Timing bounds (default: [`TestEnv::try_from_env`]).
+    pub fn env(mut self, env: TestEnv) -> Self {
+        self.suite.env = Some(env);
+        self
+    }
+
+    /// The name results carry as their `target`.
+    pub fn target(mut self, name: impl Into<String>) -> Self {
+        self.suite.target = name.into();
+        self
+    }
+
+    /// How many rule tests [`run_all`](Self::run_all) runs at once
+    /// (default 8; they mostly wait).
+    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
+        self.suite.parallelism = rules_at_once.max(1);
+        self
+    }
+
+    /// Runs one rule test by name (`"streamlet_2_c"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
+        self.suite.run(table::<F>(), test)
+    }
+
+    /// Runs every rule test and returns the results in [`TESTS`] order; an
+    /// error if the environment cannot be read or the factory's
+    /// declarations would skip every rule test that needs something from
+    /// it (a green run that proves nothing).
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        if let Some(reasons) = everything_skipped(&*self.suite.factory) {
+            return Err(ConfigError::EverythingSkipped { reasons });
+        }
+        self.suite.run_all(table::<F>())
+    }
+}
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: SourceFactory>(test: &str, target: &str, factory: F) {
+    suite::run_generated(SourceVerification::new(factory).target(target).run(test));
+}
+
+/// The list of source rule tests, and what is generated from it. Not API:
+/// use [`streamlet_source_verification!`](crate::streamlet_source_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __streamlet_source_tests {
+    (@list $($then:tt)*) => {
+        $crate::__streamlet_source_tests! { $($then)* [
+            tck_configuration, tck_greets, tck_create_n, tck_restart,
+            streamlet_1_a,
+            streamlet_2_b, streamlet_2_c, streamlet_2_d, streamlet_2_e,
+            streamlet_4_b, streamlet_4_c, streamlet_4_d, streamlet_4_e
+        ] }
+    };
+    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
+    (@table [$($test:ident),*]) => {
+        vec![$((stringify!($test), $crate::streamlet::source::rules::$test())),*]
+    };
+    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        mod $name {
+            mod streamlet_source {
+                #[allow(unused_imports)]
+                use super::super::*;
+                $(
+                    #[test]
+                    fn $test() {
+                        $crate::streamlet::source::__run_generated(stringify!($test), $target, $factory);
+                    }
+                )*
+            }
+        }
+    };
+}
+
+/// Generates the Streamlet source verification as `#[test]`s:
+/// `<name>::streamlet_source::<test>` for every test in
+/// [`streamlet::source::TESTS`](crate::streamlet::source::TESTS).
+///
+/// `$factory` is an expression making a
+/// [`SourceFactory`](crate::streamlet::source::SourceFactory); it is
+/// evaluated once per test, in a module nested two levels below the
+/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// as their target, or the display name given as a third argument.
+///
+/// ```ignore
+/// streamlet_source_verification!(my_range, MyFactory::new());
+/// streamlet_source_verification!(my_timer, TimerFactory, "Timer (listenable)");
+/// ```
+///
+/// Each test writes its result to `RS_TCK_REPORT_DIR` (if set), panics with
+/// the full failure text (condition, expected, actual, trace) if it failed,
+/// and prints `skipped: <reason>` if it was skipped. `cargo test
+/// streamlet_2_c` runs one condition.
+#[macro_export]
+macro_rules! streamlet_source_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::__streamlet_source_tests! { @list @modules $name, $factory, stringify!($name), }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__streamlet_source_tests! { @list @modules $name, $factory, $target, }
+    };
+}

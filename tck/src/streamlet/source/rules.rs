@@ -1,0 +1,435 @@
+//! The source rule tests, one function per test, named as the test.
+//!
+//! Every scenario connects [`SinkProbe`]s, which judge each greet,
+//! emission and end as it arrives (rules 1, 2 and 4), so a source breaking
+//! a rule the current test does not target still fails, naming the
+//! condition it broke. Each test sets up the situation its condition is
+//! about and then gives the source one no-signal window to break it.
+
+use reactive_streams::{Source, StreamError};
+
+use super::SourceFactory;
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::streamlet::probe::{Mode, Progress, SinkProbe};
+use crate::streamlet::suite::{show, RuleDef};
+
+type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
+type Probe<F> = SinkProbe<<F as SourceFactory>::Element>;
+
+fn def<F: SourceFactory>(
+    unmet: fn(&F) -> Option<String>,
+    run: fn(&RuleCx, &F) -> RuleBody,
+) -> RuleDef<F> {
+    RuleDef {
+        unmet: Some(unmet),
+        run,
+    }
+}
+
+/// A test that needs nothing from the factory.
+fn always<F>(run: fn(&RuleCx, &F) -> RuleBody) -> RuleDef<F> {
+    RuleDef { unmet: None, run }
+}
+
+fn elements<F: SourceFactory>(f: &F, n: u64) -> Option<String> {
+    let max = f.max_elements();
+    let plural = if n == 1 { "" } else { "s" };
+    (max < n).then(|| {
+        format!("needs a source of {n} element{plural}; the factory's max_elements() is {max}")
+    })
+}
+
+fn ending<F: SourceFactory>(f: &F) -> Option<String> {
+    (!f.ends()).then(|| String::from("needs a source that ends; the factory's ends() is false"))
+}
+
+/// `min(n, max_elements())`.
+fn up_to<F: SourceFactory>(f: &F, n: u64) -> u64 {
+    n.min(f.max_elements())
+}
+
+/// `create_source(n)` as a step: a panic fails the rule under test.
+fn create<F: SourceFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<Src<F>, Failure> {
+    cx.try_step(cx.rule(), format!("create_source({})", show(n)), || {
+        f.create_source(n)
+    })
+}
+
+/// `create_failed_source()` as a step.
+fn create_failed<F: SourceFactory>(cx: &RuleCx, f: &F) -> Result<Option<Src<F>>, Failure> {
+    cx.try_step(cx.rule(), "create_failed_source()", || {
+        f.create_failed_source()
+    })
+}
+
+/// `probe` connected to `source` and greeted.
+fn greeted<T: std::fmt::Debug + Send + 'static>(
+    probe: SinkProbe<T>,
+    source: &dyn Source<T>,
+) -> Result<SinkProbe<T>, Failure> {
+    probe.connect_to(source)?;
+    probe.expect_greet()?;
+    Ok(probe)
+}
+
+fn stop_reason() -> StreamError {
+    StreamError::msg("the TCK stops the stream")
+}
+
+fn modes<F: SourceFactory>(f: &F) -> &'static [Mode] {
+    f.kind().modes()
+}
+
+/// `tck.configuration`: the factory's declarations let the rule tests
+/// that need something from it run (a source of no elements that never
+/// ends leaves next to nothing to verify).
+pub fn tck_configuration<F: SourceFactory>() -> RuleDef<F> {
+    always(|cx, f| match super::everything_skipped(f) {
+        None => Ok(Outcome::Passed),
+        Some(reasons) => Err(cx.failure(
+            "a factory whose declarations let the rule tests run",
+            format!(
+                "every rule test that needs something from the factory would be skipped:\n  - {}",
+                reasons.join("\n  - ")
+            ),
+        )),
+    })
+}
+
+/// `tck.greets`: the source greets a connected sink. The TCK can verify
+/// nothing else of a source that never does.
+pub fn tck_greets<F: SourceFactory>() -> RuleDef<F> {
+    always(|cx, f| {
+        let n = up_to(f, 1);
+        cx.scenario(format!("source of {n}, one sink connected"));
+        let source = create(cx, f, n)?;
+        greeted(Probe::<F>::new(cx, "sink"), &*source)?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// `tck.create_n`: `create_source(n)` delivers exactly `n` elements, then
+/// ends, as the factory promises.
+pub fn tck_create_n<F: SourceFactory>() -> RuleDef<F> {
+    def(ending, |cx, f| {
+        for &mode in modes(f) {
+            for n in [0, up_to(f, 3)] {
+                cx.scenario(format!(
+                    "{}: source of {n}, consumed to the end",
+                    mode.as_str()
+                ));
+                let source = create(cx, f, n)?;
+                let probe = Probe::<F>::new(cx, "sink")
+                    .mode(mode)
+                    .start_on_greet()
+                    .request_limit(n + 2);
+                let probe = greeted(probe, &*source)?;
+                probe.wait_end(&format!(
+                    "create_source({n}) to deliver {n} elements, then end"
+                ))?;
+                let received = probe.received();
+                if received != n {
+                    return Err(cx.failure_of(
+                        "tck.create_n",
+                        format!("exactly {n} elements from create_source({n}) before its end"),
+                        format!("{received} elements"),
+                    ));
+                }
+            }
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// `tck.restart`: a source declaring `supports_restart` delivers again (or
+/// ends) after stop then start.
+pub fn tck_restart<F: SourceFactory>() -> RuleDef<F> {
+    def(
+        |f| {
+            elements(f, 2).or_else(|| {
+                (!f.supports_restart())
+                    .then(|| String::from("the factory's supports_restart() is false"))
+            })
+        },
+        |cx, f| {
+            for &mode in modes(f) {
+                let n = up_to(f, 3);
+                cx.scenario(format!(
+                    "{}: source of {}, stop inside emission #1, then start again",
+                    mode.as_str(),
+                    show(n)
+                ));
+                let source = create(cx, f, n)?;
+                let probe = greeted(
+                    Probe::<F>::new(cx, "sink").mode(mode).stop_at(1, None),
+                    &*source,
+                )?;
+                probe.start()?;
+                if probe.wait_received(1, "emission #1 after start")? == Progress::Ended {
+                    continue;
+                }
+                probe.quiet();
+                probe.start()?;
+                let timeout = cx.env().timeout().as_millis();
+                if probe.wait_received(2, "").is_err() {
+                    return Err(cx.failure_of(
+                        "tck.restart",
+                        "an emission or an end after stop then start (the factory declares supports_restart())",
+                        format!("nothing within {timeout} ms of the new start"),
+                    ));
+                }
+            }
+            Ok(Outcome::Passed)
+        },
+    )
+}
+
+/// `streamlet.1.a`: one greet per connected sink — through a whole
+/// lifecycle (start, stop, start again), and with several sinks on one
+/// source.
+pub fn streamlet_1_a<F: SourceFactory>() -> RuleDef<F> {
+    def(
+        |f| elements(f, 1),
+        |cx, f| {
+            for &mode in modes(f) {
+                let n = up_to(f, 3);
+                cx.scenario(format!(
+                    "{}: source of {}, start, stop inside emission #1, start again",
+                    mode.as_str(),
+                    show(n)
+                ));
+                let source = create(cx, f, n)?;
+                let probe = greeted(
+                    Probe::<F>::new(cx, "sink").mode(mode).stop_at(1, None),
+                    &*source,
+                )?;
+                probe.start()?;
+                probe.wait_received(1, "emission #1 after start")?;
+                probe.quiet();
+                probe.start()?;
+                probe.quiet();
+            }
+            if f.supports_multiple_sinks() {
+                let n = up_to(f, 3);
+                cx.scenario(format!("source of {}, three sinks connected", show(n)));
+                let source = create(cx, f, n)?;
+                let probes = ["sink A", "sink B", "sink C"].map(|label| Probe::<F>::new(cx, label));
+                for probe in &probes {
+                    probe.connect_to(&*source)?;
+                }
+                for probe in &probes {
+                    probe.expect_greet()?;
+                }
+                probes[0].quiet();
+            }
+            Ok(Outcome::Passed)
+        },
+    )
+}
+
+/// `streamlet.2.b`: no emission before the greet. The probe judges every
+/// emission as it arrives; the window after the greet lets a source that
+/// emitted first and greeted later show it.
+pub fn streamlet_2_b<F: SourceFactory>() -> RuleDef<F> {
+    always(|cx, f| {
+        let n = up_to(f, 2);
+        cx.scenario(format!("source of {n}, connected"));
+        let source = create(cx, f, n)?;
+        greeted(Probe::<F>::new(cx, "sink"), &*source)?.quiet();
+        if let Some(failed) = create_failed(cx, f)? {
+            cx.scenario("failed source, connected");
+            greeted(Probe::<F>::new(cx, "sink"), &*failed)?.quiet();
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// `streamlet.2.c`: no emission to a sink that has not started the stream
+/// — neither to a greeted sink left alone, nor to the second of two sinks
+/// when only the first started.
+pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
+    always(|cx, f| {
+        let n = up_to(f, 2);
+        cx.scenario(format!("source of {n}, greeted, never started"));
+        let source = create(cx, f, n)?;
+        greeted(Probe::<F>::new(cx, "sink"), &*source)?.quiet();
+        if f.supports_multiple_sinks() && n > 0 {
+            for &mode in modes(f) {
+                cx.scenario(format!(
+                    "{}: source of {n}, two sinks, only sink A started (stop inside emission #1)",
+                    mode.as_str()
+                ));
+                let source = create(cx, f, n)?;
+                let a = greeted(
+                    Probe::<F>::new(cx, "sink A").mode(mode).stop_at(1, None),
+                    &*source,
+                )?;
+                let b = greeted(Probe::<F>::new(cx, "sink B").mode(mode), &*source)?;
+                a.start()?;
+                a.wait_received(1, "emission #1 to sink A after its start")?;
+                b.quiet();
+            }
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// `streamlet.2.d`: no emission after the sink stopped the stream (from
+/// inside an emission), until it starts it again; after a restart, the
+/// same for the next stop.
+pub fn streamlet_2_d<F: SourceFactory>() -> RuleDef<F> {
+    def(
+        |f| elements(f, 2),
+        |cx, f| {
+            for &mode in modes(f) {
+                let n = up_to(f, 3);
+                let restart = f.supports_restart();
+                cx.scenario(format!(
+                    "{}: source of {}, stop inside emission #1{}",
+                    mode.as_str(),
+                    show(n),
+                    if restart {
+                        ", start again, stop inside emission #2"
+                    } else {
+                        ""
+                    }
+                ));
+                let source = create(cx, f, n)?;
+                let probe = greeted(
+                    Probe::<F>::new(cx, "sink")
+                        .mode(mode)
+                        .stop_at(1, None)
+                        .stop_at(2, None),
+                    &*source,
+                )?;
+                probe.start()?;
+                if probe.wait_received(1, "emission #1 after start")? == Progress::Ended {
+                    continue;
+                }
+                probe.quiet();
+                if restart && !probe.lifecycle().ended {
+                    probe.start()?;
+                    probe.wait_received(2, "emission #2 after the new start")?;
+                    probe.quiet();
+                }
+            }
+            Ok(Outcome::Passed)
+        },
+    )
+}
+
+/// `streamlet.2.e`: no emission after the end.
+pub fn streamlet_2_e<F: SourceFactory>() -> RuleDef<F> {
+    def(ending, |cx, f| {
+        for &mode in modes(f) {
+            for n in [up_to(f, 2), 0] {
+                cx.scenario(format!(
+                    "{}: source of {n}, started from inside greet, consumed to the end",
+                    mode.as_str()
+                ));
+                let source = create(cx, f, n)?;
+                let probe = Probe::<F>::new(cx, "sink")
+                    .mode(mode)
+                    .start_on_greet()
+                    .request_limit(n + 2);
+                let probe = greeted(probe, &*source)?;
+                probe.wait_end(&format!("create_source({n}) to end after {n} elements"))?;
+                probe.quiet();
+            }
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// `streamlet.4.b`: no end before the greet, even for an empty or a
+/// failed source.
+pub fn streamlet_4_b<F: SourceFactory>() -> RuleDef<F> {
+    always(|cx, f| {
+        cx.scenario("source of 0, connected");
+        let source = create(cx, f, 0)?;
+        greeted(Probe::<F>::new(cx, "sink"), &*source)?.quiet();
+        if let Some(failed) = create_failed(cx, f)? {
+            cx.scenario("failed source, connected");
+            greeted(Probe::<F>::new(cx, "sink"), &*failed)?.quiet();
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// `streamlet.4.c`: no end before the sink starts the stream, even for an
+/// empty or a failed source.
+pub fn streamlet_4_c<F: SourceFactory>() -> RuleDef<F> {
+    always(|cx, f| {
+        for n in [0, up_to(f, 1)] {
+            cx.scenario(format!("source of {n}, greeted, never started"));
+            let source = create(cx, f, n)?;
+            greeted(Probe::<F>::new(cx, "sink"), &*source)?.quiet();
+        }
+        if let Some(failed) = create_failed(cx, f)? {
+            cx.scenario("failed source, greeted, never started");
+            greeted(Probe::<F>::new(cx, "sink"), &*failed)?.quiet();
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// `streamlet.4.d`: no end while the sink has the stream stopped — not even
+/// when the element it stopped inside was the last one.
+pub fn streamlet_4_d<F: SourceFactory>() -> RuleDef<F> {
+    def(
+        |f| elements(f, 1),
+        |cx, f| {
+            for &mode in modes(f) {
+                for n in [1, up_to(f, 3)] {
+                    cx.scenario(format!(
+                        "{}: source of {n}, stop with a reason inside emission #1",
+                        mode.as_str()
+                    ));
+                    let source = create(cx, f, n)?;
+                    let probe = Probe::<F>::new(cx, "sink")
+                        .mode(mode)
+                        .stop_at(1, Some(stop_reason()));
+                    let probe = greeted(probe, &*source)?;
+                    probe.start()?;
+                    probe.wait_received(1, "emission #1 after start")?;
+                    probe.quiet();
+                }
+            }
+            Ok(Outcome::Passed)
+        },
+    )
+}
+
+/// `streamlet.4.e`: one end per stream, whether the source runs out or
+/// fails.
+pub fn streamlet_4_e<F: SourceFactory>() -> RuleDef<F> {
+    def(ending, |cx, f| {
+        for &mode in modes(f) {
+            for n in [0, up_to(f, 1)] {
+                cx.scenario(format!(
+                    "{}: source of {n}, consumed to the end",
+                    mode.as_str()
+                ));
+                let source = create(cx, f, n)?;
+                let probe = Probe::<F>::new(cx, "sink")
+                    .mode(mode)
+                    .start_on_greet()
+                    .request_limit(n + 2);
+                let probe = greeted(probe, &*source)?;
+                probe.wait_end(&format!("create_source({n}) to end after {n} elements"))?;
+                probe.quiet();
+            }
+            if let Some(failed) = create_failed(cx, f)? {
+                cx.scenario(format!("{}: failed source, started", mode.as_str()));
+                let probe = greeted(
+                    Probe::<F>::new(cx, "sink").mode(mode).request_limit(2),
+                    &*failed,
+                )?;
+                probe.start()?;
+                probe.wait_end("the failed source to end once started")?;
+                probe.quiet();
+            }
+        }
+        Ok(Outcome::Passed)
+    })
+}

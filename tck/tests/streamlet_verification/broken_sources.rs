@@ -1,0 +1,306 @@
+//! Broken sources: each breaks one condition, and the rule test for that
+//! condition must fail naming it.
+//!
+//! Most are a synchronous pullable source ([`Buggy`]) with one bug switched
+//! on; the ones that need a thread or several sinks have their own type.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use reactive_streams::{Sink, Source, StreamError, Talkback};
+use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};
+use reactive_streams_tck::streamlet::testkit::PullRange;
+
+/// One bug each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bug {
+    /// Greets every sink twice (streamlet.1.a).
+    GreetsTwice,
+    /// Treats a restart as a new connection and greets again (streamlet.1.a).
+    GreetsAgainOnRestart,
+    /// Replays its first element on connect, before the greet (streamlet.2.b).
+    EmitsBeforeGreet,
+    /// Pushes its first element right after the greet (streamlet.2.c).
+    EmitsBeforeStart,
+    /// Once asked, flushes every element it has without checking for a
+    /// stop (streamlet.2.d).
+    FlushesAfterStop,
+    /// Sends one more element after its end (streamlet.2.e).
+    EmitsAfterEnd,
+    /// An empty source that ends on connect, then greets (streamlet.4.b).
+    EndsBeforeGreet,
+    /// An empty source that ends right after the greet (streamlet.4.c).
+    EndsBeforeStart,
+    /// Ends after its last element even if the sink stopped inside it
+    /// (streamlet.4.d).
+    EndsAfterStop,
+    /// Ends twice (streamlet.4.e).
+    EndsTwice,
+    /// Never greets (tck.greets).
+    NeverGreets,
+    /// Delivers one element fewer than asked for (tck.create_n).
+    ShortByOne,
+    /// Never delivers again after a stop, though it declares restart
+    /// support (tck.restart).
+    NeverResumes,
+}
+
+/// A synchronous pullable source of `0..count` with one bug.
+#[derive(Debug, Clone, Copy)]
+pub struct Buggy {
+    count: u64,
+    bug: Bug,
+}
+
+struct State {
+    sink: Option<Box<dyn Sink<u64>>>,
+    next: u64,
+    pending: u64,
+    live: bool,
+    stopped_once: bool,
+    ended: bool,
+    draining: bool,
+}
+
+struct Stream {
+    bug: Bug,
+    count: u64,
+    state: Mutex<State>,
+}
+
+impl Stream {
+    fn drain(self: &Arc<Self>) {
+        let mut state = self.state.lock();
+        if state.draining {
+            return;
+        }
+        state.draining = true;
+        loop {
+            let Some(mut sink) = state.sink.take() else {
+                state.draining = false;
+                return;
+            };
+            let ends = state.next == self.count && (state.live || self.bug == Bug::EndsAfterStop);
+            if ends && !state.ended {
+                state.ended = true;
+                drop(state);
+                sink.end(None);
+                match self.bug {
+                    Bug::EndsTwice => sink.end(None),
+                    Bug::EmitsAfterEnd => sink.receive(self.count),
+                    _ => {}
+                }
+                return;
+            }
+            let flushing = self.bug == Bug::FlushesAfterStop && state.next > 0;
+            if state.ended || !flushing && (!state.live || state.pending == 0) {
+                state.sink = Some(sink);
+                state.draining = false;
+                return;
+            }
+            state.pending = state.pending.saturating_sub(1);
+            let element = state.next;
+            state.next += 1;
+            drop(state);
+            sink.receive(element);
+            state = self.state.lock();
+            state.sink = Some(sink);
+        }
+    }
+}
+
+struct BuggyTalkback(Arc<Stream>);
+
+impl Talkback for BuggyTalkback {
+    fn start(&self) {
+        let regreet = {
+            let mut state = self.0.state.lock();
+            if state.live || state.ended {
+                return;
+            }
+            if self.0.bug == Bug::NeverResumes && state.stopped_once {
+                return;
+            }
+            state.live = true;
+            self.0.bug == Bug::GreetsAgainOnRestart && state.stopped_once
+        };
+        if regreet {
+            let sink = self.0.state.lock().sink.take();
+            if let Some(mut sink) = sink {
+                sink.greet(Arc::new(BuggyTalkback(self.0.clone())));
+                self.0.state.lock().sink = Some(sink);
+            }
+        }
+        self.0.drain();
+    }
+
+    fn request(&self) {
+        {
+            let mut state = self.0.state.lock();
+            if !state.live || state.ended {
+                return;
+            }
+            state.pending += 1;
+        }
+        self.0.drain();
+    }
+
+    fn stop(&self, _reason: Option<StreamError>) {
+        let mut state = self.0.state.lock();
+        state.live = false;
+        state.stopped_once = true;
+        state.pending = 0;
+    }
+}
+
+impl Source<u64> for Buggy {
+    fn connect(&self, mut sink: Box<dyn Sink<u64>>) {
+        let count = match self.bug {
+            Bug::ShortByOne => self.count.saturating_sub(1),
+            _ => self.count,
+        };
+        let stream = Arc::new(Stream {
+            bug: self.bug,
+            count,
+            state: Mutex::new(State {
+                sink: None,
+                next: 0,
+                pending: 0,
+                live: false,
+                stopped_once: false,
+                ended: false,
+                draining: true,
+            }),
+        });
+        let talkback = || Arc::new(BuggyTalkback(stream.clone()));
+        match self.bug {
+            Bug::NeverGreets => {}
+            Bug::EmitsBeforeGreet => {
+                sink.receive(0);
+                sink.greet(talkback());
+            }
+            Bug::GreetsTwice => {
+                sink.greet(talkback());
+                sink.greet(talkback());
+            }
+            Bug::EndsBeforeGreet if self.count == 0 => {
+                sink.end(None);
+                sink.greet(talkback());
+            }
+            Bug::EmitsBeforeStart => {
+                sink.greet(talkback());
+                sink.receive(0);
+            }
+            Bug::EndsBeforeStart if self.count == 0 => {
+                sink.greet(talkback());
+                sink.end(None);
+            }
+            _ => sink.greet(talkback()),
+        }
+        {
+            let mut state = stream.state.lock();
+            state.sink = Some(sink);
+            state.draining = false;
+        }
+        stream.drain();
+    }
+}
+
+/// Pushes every element to every connected sink as soon as any of them
+/// starts (streamlet.2.c: the others never started).
+#[derive(Default)]
+pub struct Broadcast {
+    sinks: Arc<Mutex<Vec<Box<dyn Sink<u64>>>>>,
+}
+
+struct BroadcastTalkback {
+    sinks: Arc<Mutex<Vec<Box<dyn Sink<u64>>>>>,
+    started: Mutex<bool>,
+}
+
+impl Talkback for BroadcastTalkback {
+    fn start(&self) {
+        let mut started = self.started.lock();
+        if *started {
+            return;
+        }
+        *started = true;
+        drop(started);
+        for sink in self.sinks.lock().iter_mut() {
+            sink.receive(0);
+        }
+    }
+
+    fn request(&self) {}
+
+    fn stop(&self, _reason: Option<StreamError>) {}
+}
+
+impl Source<u64> for Broadcast {
+    fn connect(&self, mut sink: Box<dyn Sink<u64>>) {
+        sink.greet(Arc::new(BroadcastTalkback {
+            sinks: self.sinks.clone(),
+            started: Mutex::new(false),
+        }));
+        self.sinks.lock().push(sink);
+    }
+}
+
+/// A failed source that reports its failure at once: greets, then ends
+/// with the error before the sink started the stream (streamlet.4.c).
+pub struct FailsOnGreet;
+
+struct NoTalkback;
+
+impl Talkback for NoTalkback {
+    fn start(&self) {}
+    fn request(&self) {}
+    fn stop(&self, _reason: Option<StreamError>) {}
+}
+
+impl Source<u64> for FailsOnGreet {
+    fn connect(&self, mut sink: Box<dyn Sink<u64>>) {
+        sink.greet(Arc::new(NoTalkback));
+        sink.end(Some(StreamError::msg("connection refused")));
+    }
+}
+
+/// The broken source factories.
+#[derive(Debug, Clone, Copy)]
+pub enum BadSource {
+    Buggy(Bug),
+    /// Conforming, but its failed source ends before the start.
+    FailsOnGreet,
+    Broadcast,
+}
+
+impl SourceFactory for BadSource {
+    type Element = u64;
+
+    fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
+        match *self {
+            BadSource::Buggy(bug) => Box::new(Buggy {
+                count: elements,
+                bug,
+            }),
+            BadSource::Broadcast => Box::new(Broadcast::default()),
+            BadSource::FailsOnGreet => Box::new(PullRange::new(elements)),
+        }
+    }
+
+    fn create_failed_source(&self) -> Option<Box<dyn Source<u64>>> {
+        matches!(self, BadSource::FailsOnGreet)
+            .then(|| Box::new(FailsOnGreet) as Box<dyn Source<u64>>)
+    }
+
+    fn kind(&self) -> SourceKind {
+        match self {
+            BadSource::Buggy(_) | BadSource::FailsOnGreet => SourceKind::Pullable,
+            BadSource::Broadcast => SourceKind::Listenable,
+        }
+    }
+
+    fn supports_restart(&self) -> bool {
+        true
+    }
+}

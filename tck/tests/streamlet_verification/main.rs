@@ -1,0 +1,255 @@
+//! Self-tests of the Streamlet verifications.
+//!
+//! * Conforming pullable, listenable and hybrid sources and conforming
+//!   sinks pass every rule test (rstest over them), and the macros generate
+//!   the documented test paths.
+//! * Each broken source and sink fails the rule test of the condition it
+//!   breaks, with a message pinned by an insta snapshot.
+
+mod broken_sinks;
+mod broken_sources;
+mod conforming;
+
+use std::time::Duration;
+
+use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification};
+use reactive_streams_tck::streamlet::sink::{self, SinkFactory, SinkVerification};
+use reactive_streams_tck::streamlet::source::{self, SourceFactory, SourceVerification};
+use reactive_streams_tck::{streamlet_sink_verification, streamlet_source_verification};
+use rstest::rstest;
+
+use broken_sinks::{BadSink, Bug as SinkBug};
+use broken_sources::{BadSource, Bug as SourceBug};
+use conforming::{GoodSink, GoodSource};
+
+// The macros, as a user writes them.
+streamlet_source_verification!(pullable_range, conforming::GoodSource::Pullable);
+streamlet_source_verification!(listenable_range, conforming::GoodSource::Listenable);
+streamlet_source_verification!(
+    hybrid_ticker,
+    conforming::GoodSource::Hybrid,
+    "Hybrid ticker"
+);
+streamlet_sink_verification!(take_five, conforming::GoodSink::TakeFivePulling);
+
+fn failed_tests(results: &[RuleResult]) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or("")))
+        .collect()
+}
+
+fn skipped_tests(results: &[RuleResult]) -> Vec<&str> {
+    results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Skipped)
+        .map(|r| r.test.as_str())
+        .collect()
+}
+
+#[rstest]
+#[case::pullable(GoodSource::Pullable, &[])]
+#[case::listenable(GoodSource::Listenable, &[])]
+#[case::hybrid(GoodSource::Hybrid, &["tck_restart"])]
+fn conforming_sources_pass_every_rule_test(#[case] factory: GoodSource, #[case] skipped: &[&str]) {
+    let results = SourceVerification::new(factory).run_all().unwrap();
+    assert_eq!(results.len(), source::TESTS.len());
+    assert_eq!(failed_tests(&results), Vec::<String>::new());
+    assert_eq!(skipped_tests(&results), skipped);
+    for result in &results {
+        assert_eq!(result.verification, Verification::StreamletSource);
+        assert!(result.rule.starts_with("streamlet.") || result.rule.starts_with("tck."));
+    }
+}
+
+#[rstest]
+#[case::take_five_pulling(GoodSink::TakeFivePulling, &[])]
+#[case::take_three_pushed(GoodSink::TakeThreePushed, &[])]
+#[case::drain(GoodSink::Drain, &["tck_stops_after", "streamlet_3_d", "streamlet_6_d"])]
+fn conforming_sinks_pass_every_rule_test(#[case] factory: GoodSink, #[case] skipped: &[&str]) {
+    let results = SinkVerification::new(factory).run_all().unwrap();
+    assert_eq!(results.len(), sink::TESTS.len());
+    assert_eq!(failed_tests(&results), Vec::<String>::new());
+    assert_eq!(skipped_tests(&results), skipped);
+}
+
+/// The environment of the broken-corpus runs: the timeout is pinned, as
+/// messages quote it; the rest comes from the environment variables.
+fn pinned_env() -> TestEnv {
+    TestEnv::builder()
+        .timeout(Duration::from_millis(1000))
+        .build()
+}
+
+/// Runs `test` against a broken factory: it must fail, naming `rule` —
+/// the snapshot pins the whole message.
+fn source_fails<F: SourceFactory>(factory: F, test: &str, rule: &str) -> String {
+    let result = SourceVerification::new(factory)
+        .env(pinned_env())
+        .run(test)
+        .unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Failed,
+        "{test} did not fail: {result:?}"
+    );
+    assert_eq!(result.rule, test_rule(test));
+    let message = result.message.unwrap();
+    assert!(message.starts_with(&format!("{rule}: ")), "{message}");
+    assert!(!result.trace.is_empty());
+    message
+}
+
+fn sink_fails<F: SinkFactory>(factory: F, test: &str, rule: &str) -> String {
+    let result = SinkVerification::new(factory)
+        .env(pinned_env())
+        .run(test)
+        .unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Failed,
+        "{test} did not fail: {result:?}"
+    );
+    assert_eq!(result.rule, test_rule(test));
+    let message = result.message.unwrap();
+    assert!(message.starts_with(&format!("{rule}: ")), "{message}");
+    message
+}
+
+fn test_rule(test: &str) -> String {
+    reactive_streams_tck::runner::rule_of_test(test)
+}
+
+#[rstest]
+#[case::greets_twice(
+    BadSource::Buggy(SourceBug::GreetsTwice),
+    "streamlet_1_a",
+    "streamlet.1.a"
+)]
+#[case::greets_again_on_restart(
+    BadSource::Buggy(SourceBug::GreetsAgainOnRestart),
+    "streamlet_1_a",
+    "streamlet.1.a"
+)]
+#[case::emits_before_greet(
+    BadSource::Buggy(SourceBug::EmitsBeforeGreet),
+    "streamlet_2_b",
+    "streamlet.2.b"
+)]
+#[case::emits_before_start(
+    BadSource::Buggy(SourceBug::EmitsBeforeStart),
+    "streamlet_2_c",
+    "streamlet.2.c"
+)]
+#[case::broadcasts_to_unstarted_sinks(BadSource::Broadcast, "streamlet_2_c", "streamlet.2.c")]
+#[case::flushes_after_stop(
+    BadSource::Buggy(SourceBug::FlushesAfterStop),
+    "streamlet_2_d",
+    "streamlet.2.d"
+)]
+#[case::emits_after_end(
+    BadSource::Buggy(SourceBug::EmitsAfterEnd),
+    "streamlet_2_e",
+    "streamlet.2.e"
+)]
+#[case::ends_before_greet(
+    BadSource::Buggy(SourceBug::EndsBeforeGreet),
+    "streamlet_4_b",
+    "streamlet.4.b"
+)]
+#[case::ends_before_start(
+    BadSource::Buggy(SourceBug::EndsBeforeStart),
+    "streamlet_4_c",
+    "streamlet.4.c"
+)]
+#[case::failed_source_ends_before_start(BadSource::FailsOnGreet, "streamlet_4_c", "streamlet.4.c")]
+#[case::ends_after_stop(
+    BadSource::Buggy(SourceBug::EndsAfterStop),
+    "streamlet_4_d",
+    "streamlet.4.d"
+)]
+#[case::ends_twice(
+    BadSource::Buggy(SourceBug::EndsTwice),
+    "streamlet_4_e",
+    "streamlet.4.e"
+)]
+#[case::never_greets(BadSource::Buggy(SourceBug::NeverGreets), "tck_greets", "tck.greets")]
+#[case::short_by_one(
+    BadSource::Buggy(SourceBug::ShortByOne),
+    "tck_create_n",
+    "tck.create_n"
+)]
+#[case::never_resumes(
+    BadSource::Buggy(SourceBug::NeverResumes),
+    "tck_restart",
+    "tck.restart"
+)]
+fn broken_sources_fail_their_condition(
+    #[case] factory: BadSource,
+    #[case] test: &str,
+    #[case] rule: &str,
+) {
+    let message = source_fails(factory, test, rule);
+    insta::with_settings!({ snapshot_suffix => format!("{factory:?}") }, {
+        insta::assert_snapshot!(message);
+    });
+}
+
+#[rstest]
+#[case::requests_before_start(SinkBug::RequestsBeforeStart, "streamlet_3_c", "streamlet.3.c")]
+#[case::requests_after_stop(SinkBug::RequestsAfterStop, "streamlet_3_d", "streamlet.3.d")]
+#[case::requests_after_end(SinkBug::RequestsAfterEnd, "streamlet_3_e", "streamlet.3.e")]
+#[case::starts_twice(SinkBug::StartsTwice, "streamlet_5_c", "streamlet.5.c")]
+#[case::restarts_after_end(SinkBug::RestartsAfterEnd, "streamlet_5_d", "streamlet.5.d")]
+#[case::stops_before_start(SinkBug::StopsBeforeStart, "streamlet_6_c", "streamlet.6.c")]
+#[case::stops_twice(SinkBug::StopsTwice, "streamlet_6_d", "streamlet.6.d")]
+#[case::stops_after_end(SinkBug::StopsAfterEnd, "streamlet_6_e", "streamlet.6.e")]
+#[case::never_starts(SinkBug::NeverStarts, "tck_starts", "tck.starts")]
+#[case::never_stops(SinkBug::NeverStops, "tck_stops_after", "tck.stops_after")]
+fn broken_sinks_fail_their_condition(#[case] bug: SinkBug, #[case] test: &str, #[case] rule: &str) {
+    let message = sink_fails(BadSink(bug), test, rule);
+    insta::with_settings!({ snapshot_suffix => format!("{bug:?}") }, {
+        insta::assert_snapshot!(message);
+    });
+}
+
+/// A factory of empty sources that never end: every rule test needing
+/// elements or an end is skipped, so the verification proves next to
+/// nothing and says so.
+struct EmptyForever;
+
+impl SourceFactory for EmptyForever {
+    type Element = u64;
+
+    fn create_source(&self, _elements: u64) -> Box<dyn reactive_streams::Source<u64>> {
+        Box::new(reactive_streams_tck::streamlet::testkit::PullRange::new(
+            u64::MAX,
+        ))
+    }
+
+    fn max_elements(&self) -> u64 {
+        0
+    }
+
+    fn ends(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn declarations_that_skip_everything_fail_tck_configuration() {
+    let message = source_fails(EmptyForever, "tck_configuration", "tck.configuration");
+    insta::assert_snapshot!(message);
+    let error = SourceVerification::new(EmptyForever)
+        .run_all()
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("every rule test would be skipped"),
+        "{error}"
+    );
+}
