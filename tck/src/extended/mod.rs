@@ -75,6 +75,7 @@ pub mod explore;
 mod publisher;
 pub mod schedule;
 pub mod signals;
+pub mod streamlet;
 pub mod stress;
 mod subscriber;
 
@@ -89,6 +90,9 @@ pub use subscriber::{
 
 #[doc(hidden)]
 pub use publisher::__run_generated;
+#[doc(hidden)]
+pub use streamlet::__run_generated_source;
+pub use streamlet::{SourceExtendedVerification, SOURCE_TESTS};
 #[doc(hidden)]
 pub use subscriber::{__run_generated_blackbox, __run_generated_whitebox};
 
@@ -194,6 +198,36 @@ macro_rules! subscriber_whitebox_extended_verification {
                 #[test]
                 fn tck_extended_schedules() {
                     $crate::extended::__run_generated_whitebox(
+                        "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+            }
+        }
+    };
+}
+
+/// Generates the extended Streamlet source verification as a `#[test]`:
+/// `<name>::streamlet_source::tck_extended_schedules` — generated sink
+/// scripts (starts, restarts, requests, stops inside emissions), judged by
+/// the source verification's sink probe and shrunk to a minimal script on
+/// failure. Same arguments as
+/// [`streamlet_source_verification!`](crate::streamlet_source_verification);
+/// the module name must differ from the quick verification's.
+#[macro_export]
+macro_rules! streamlet_source_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::streamlet_source_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        mod $name {
+            mod streamlet_source {
+                #[allow(unused_imports)]
+                use super::super::*;
+                #[test]
+                fn tck_extended_schedules() {
+                    $crate::extended::__run_generated_source(
                         "tck_extended_schedules",
                         $target,
                         $factory,

@@ -6,6 +6,7 @@
 mod caught;
 mod conforming;
 mod flawed;
+mod streamlets;
 mod subscribers;
 
 use reactive_streams_tck::env::TestEnv;
