@@ -146,11 +146,41 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self.wait_for(window, |s| s.queue.pop_front())
     }
 
-    /// Waits until signals stop: no probe reaction (a `cancel` from inside
-    /// `on_next`, say) still in flight, then no new signal for one no-signal
-    /// window, all within the timeout (§1.8, §3.12). Unconsumed signals are
-    /// discarded.
+    /// Waits until signals stop (§1.8, §3.12), all within the timeout, and
+    /// discards unconsumed signals.
+    ///
+    /// The positive evidence comes first: a publisher that has dropped the
+    /// subscriber can never signal it again, and a probe with
+    /// [`Probe::stop_runaway`] that counted a flood knows the opposite. Only
+    /// when neither shows within the timeout (a publisher that stopped but
+    /// keeps the subscriber, which is §3.13's business) does absence decide:
+    /// no probe reaction in flight, then no new signal for one no-signal
+    /// window. A publisher thread starved by a loaded machine therefore
+    /// cannot pass for a stopped one.
     pub fn expect_quiet(&self, after: &str) -> Result<(), Failure> {
+        let evidence = self.wait_for(self.cx().env().timeout(), |s| {
+            if s.runaway {
+                Some(false)
+            } else {
+                (s.dropped && s.reacting == 0).then_some(true)
+            }
+        });
+        match evidence {
+            Some(true) => {
+                self.shared.state.lock().queue.clear();
+                return Ok(());
+            }
+            Some(false) => {
+                return Err(self.cx().failure(
+                    format!("signals to stop after {after}"),
+                    format!(
+                        "more than {} signals arrived after {after}",
+                        super::RUNAWAY_LIMIT
+                    ),
+                ))
+            }
+            None => {}
+        }
         let timeout = self.cx().env().timeout();
         let window = self.cx().env().no_signal_timeout();
         let deadline = Instant::now() + timeout;

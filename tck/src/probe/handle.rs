@@ -75,6 +75,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         if cancelled_before && !is_subscribe {
             state.after_cancel += 1;
             if state.behaviour.stop_runaway && state.after_cancel > super::RUNAWAY_LIMIT {
+                state.runaway = true;
                 if state.first_report("runaway") {
                     cx.record(cx.failure(
                         "signals to stop after cancel()",

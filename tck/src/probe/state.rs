@@ -38,6 +38,8 @@ pub(crate) struct State<T> {
     /// Signals whose reaction (a request or cancel into the publisher) is
     /// still to be made or running.
     pub(crate) reacting: u32,
+    /// The probe called the publisher a runaway (see `stop_runaway`).
+    pub(crate) runaway: bool,
     entry: Entry,
     /// Invariants already reported, so a flood reports each once.
     reported: Vec<&'static str>,
@@ -79,6 +81,7 @@ impl<T> State<T> {
             sync_terminals: 0,
             after_cancel: 0,
             reacting: 0,
+            runaway: false,
             entry: Entry::default(),
             reported: Vec::new(),
         }
