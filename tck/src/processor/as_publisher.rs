@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reactive_streams::{Publisher, Subscriber};
+use reactive_streams::Publisher;
 
-use super::upstream::{self, Ending, Lease};
+use super::upstream::{self, Ending};
 use super::ProcessorFactory;
 use crate::publisher::PublisherFactory;
 
@@ -16,29 +16,13 @@ pub(crate) struct AsPublisher<F> {
     pub(crate) idle: Duration,
 }
 
-/// A processor with the helper publisher feeding it; dropping it lets the
-/// helper stop once idle.
-struct Fed<P> {
-    processor: P,
-    _lease: Lease,
-}
-
-impl<P: Publisher<R>, R> Publisher<R> for Fed<P> {
-    fn subscribe(&self, subscriber: Box<dyn Subscriber<R>>) {
-        self.processor.subscribe(subscriber);
-    }
-}
-
 impl<F: ProcessorFactory> AsPublisher<F> {
     fn fed(&self, ending: Ending) -> Box<dyn Publisher<F::Output>> {
         let processor = self.factory.create_processor();
         let factory = self.factory.clone();
         let input = Arc::new(move |i| factory.input(i));
-        let lease = upstream::feed(Box::new(processor.clone()), ending, input, self.idle);
-        Box::new(Fed {
-            processor,
-            _lease: lease,
-        })
+        upstream::feed(Box::new(processor.clone()), ending, input, self.idle);
+        Box::new(processor)
     }
 }
 

@@ -2,10 +2,11 @@
 //! publisher: a conforming publisher of the factory's inputs that serves
 //! demand from its own thread.
 //!
-//! The thread ends when the stream ends (complete, error, cancel), or when
-//! the publisher handle it serves is dropped and no demand is waiting, or
-//! after a whole watchdog period without demand: a processor that never
-//! cancels upstream does not leave it running for ever.
+//! The thread ends when the stream ends (complete, error, cancel), or after
+//! a whole idle period (the default watchdog) without demand: a processor
+//! that never cancels upstream does not leave it running for ever. It does
+//! not end merely because the publisher handle was dropped: subscriptions
+//! outlive the handle, and demand may still come.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -27,7 +28,6 @@ struct State {
     demand: u64,
     cancelled: bool,
     illegal: bool,
-    released: bool,
 }
 
 struct Shared {
@@ -56,18 +56,6 @@ impl Subscription for HelperSubscription {
     }
 }
 
-/// Held by the publisher handle; when it goes, the feeder stops once idle.
-pub(crate) struct Lease {
-    shared: Arc<Shared>,
-}
-
-impl Drop for Lease {
-    fn drop(&mut self) {
-        self.shared.state.lock().released = true;
-        self.shared.changed.notify_all();
-    }
-}
-
 /// The error the helper publisher fails with.
 pub(crate) fn upstream_error() -> StreamError {
     StreamError::msg("TCK: upstream failure")
@@ -80,7 +68,7 @@ pub(crate) fn feed<T: Send + 'static>(
     ending: Ending,
     input: Arc<dyn Fn(u64) -> T + Send + Sync>,
     idle: Duration,
-) -> Lease {
+) {
     let shared = Arc::new(Shared {
         state: Mutex::new(State::default()),
         changed: Condvar::new(),
@@ -99,7 +87,6 @@ pub(crate) fn feed<T: Send + 'static>(
             let _ = std::panic::catch_unwind(run);
         });
     drop(spawned);
-    Lease { shared }
 }
 
 fn run<T>(
@@ -120,7 +107,7 @@ fn run<T>(
         }
         let mut state = shared.state.lock();
         let deadline = Instant::now() + idle;
-        while state.demand == 0 && !state.cancelled && !state.illegal && !state.released {
+        while state.demand == 0 && !state.cancelled && !state.illegal {
             if shared.changed.wait_until(&mut state, deadline).timed_out() {
                 return;
             }
@@ -131,9 +118,6 @@ fn run<T>(
         if state.illegal {
             drop(state);
             return subscriber.on_error(StreamError::illegal_demand(0));
-        }
-        if state.demand == 0 {
-            return; // released and idle
         }
         state.demand = demand::fulfil(state.demand, 1);
         drop(state);
