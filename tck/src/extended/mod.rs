@@ -91,8 +91,10 @@ pub use subscriber::{
 #[doc(hidden)]
 pub use publisher::__run_generated;
 #[doc(hidden)]
-pub use streamlet::__run_generated_source;
-pub use streamlet::{SourceExtendedVerification, SOURCE_TESTS};
+pub use streamlet::{__run_generated_sink, __run_generated_source};
+pub use streamlet::{
+    SinkExtendedVerification, SourceExtendedVerification, SINK_TESTS, SOURCE_TESTS,
+};
 #[doc(hidden)]
 pub use subscriber::{__run_generated_blackbox, __run_generated_whitebox};
 
@@ -228,6 +230,35 @@ macro_rules! streamlet_source_extended_verification {
                 #[test]
                 fn tck_extended_schedules() {
                     $crate::extended::__run_generated_source(
+                        "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+            }
+        }
+    };
+}
+
+/// Generates the extended Streamlet sink verification as a `#[test]`:
+/// `<name>::streamlet_sink::tck_extended_schedules` — generated source
+/// scripts (greet, bursts of emissions while live, an end with or without a
+/// reason), the sink's talkback calls judged as they come, shrunk to a
+/// minimal script on failure. Same arguments as
+/// [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
+#[macro_export]
+macro_rules! streamlet_sink_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::streamlet_sink_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        mod $name {
+            mod streamlet_sink {
+                #[allow(unused_imports)]
+                use super::super::*;
+                #[test]
+                fn tck_extended_schedules() {
+                    $crate::extended::__run_generated_sink(
                         "tck_extended_schedules",
                         $target,
                         $factory,
