@@ -77,7 +77,7 @@ pub(crate) fn feed<T: Send + 'static>(
         shared: shared.clone(),
     }));
     let feeder = shared.clone();
-    let spawned = std::thread::Builder::new()
+    std::thread::Builder::new()
         .name(String::from("rs-tck:upstream"))
         .spawn(move || {
             let run = std::panic::AssertUnwindSafe(|| {
@@ -85,8 +85,9 @@ pub(crate) fn feed<T: Send + 'static>(
             });
             // A panicking processor is reported by the downstream probes.
             let _ = std::panic::catch_unwind(run);
-        });
-    drop(spawned);
+        })
+        // Inside create_publisher: a failure is reported against the rule.
+        .expect("the TCK could not start its helper upstream thread");
 }
 
 fn run<T>(
