@@ -30,6 +30,29 @@ fn a_passing_crate_exits_0_with_a_markdown_report() {
 }
 
 #[test]
+fn extended_tests_run_only_with_extended() {
+    let ids = |output: &std::process::Output| -> Vec<String> {
+        let value: serde_json::Value = serde_json::from_str(&stdout(output)).unwrap();
+        value["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["rule"].as_str().unwrap().to_owned())
+            .filter(|rule| rule.starts_with("tck."))
+            .collect()
+    };
+    let quick = tck_on("passing", &["--rules", "tck.*", "--format", "json"]);
+    assert_exit(&quick, 0);
+    assert_eq!(ids(&quick), ["tck.timeouts"]);
+    let extended = tck_on(
+        "passing",
+        &["--extended", "--rules", "tck.*", "--format", "json"],
+    );
+    assert_exit(&extended, 0);
+    assert_eq!(ids(&extended), ["tck.extended_schedules", "tck.timeouts"]);
+}
+
+#[test]
 fn the_timeouts_reach_every_rule_test() {
     let output = tck_on(
         "passing",

@@ -43,10 +43,6 @@ macro_rules! tested {
     };
 }
 
-const NOT_YET: Check = Check::Untested {
-    reason: "no TCK verification covers this rule yet",
-};
-
 /// Why "the sink was connected to the source" cannot be broken by a source.
 const SOURCE_HOLDS_ONLY_CONNECTED_SINKS: Check = Check::Untested {
     reason: "ownership: `Source::connect` takes the sink by value, so a source can only call a sink that was handed to it through `connect`; a sink the TCK never connected is out of every source's reach. Which source object makes a call is not observable from the sink, so a source greeting or signalling a sink that was connected to another source sharing its state cannot be told apart from the right source acting asynchronously; cross-wired talkbacks still show up as emissions to a sink that never started (streamlet.2.c)",

@@ -139,6 +139,13 @@ impl<T: Debug + Send + 'static> Probe<T> {
         }
     }
 
+    /// The next signal if one arrives within `window` (or is waiting
+    /// unconsumed), else `None`: for callers that decide themselves which
+    /// signals may still come.
+    pub fn poll_signal(&self, window: Duration) -> Option<Signal<T>> {
+        self.wait_for(window, |s| s.queue.pop_front())
+    }
+
     /// Waits until signals stop (§1.8, §3.12), all within the timeout, and
     /// discards unconsumed signals.
     ///

@@ -116,7 +116,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
             Reaction::Cancel(subscription) => {
                 let what = shared.event(&format!("cancel() from {description}"));
-                if let Err(failure) = cx.try_step("3.15", what, || subscription.cancel()) {
+                let result = cx.try_step("3.15", what, || subscription.cancel());
+                shared.state.lock().cancel_returned = true;
+                if let Err(failure) = result {
                     cx.record(failure);
                 }
             }

@@ -250,8 +250,11 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let subscription = self.subscription()?;
         self.shared.state.lock().note_cancel();
         let started = Instant::now();
-        self.cx()
-            .try_step("3.15", self.event("cancel()"), || subscription.cancel())?;
+        let result = self
+            .cx()
+            .try_step("3.15", self.event("cancel()"), || subscription.cancel());
+        self.shared.state.lock().cancel_returned = true;
+        result?;
         Ok(started.elapsed())
     }
 
@@ -318,7 +321,7 @@ impl<T: Debug + Send + 'static> Drop for Probe<T> {
 
 impl<T> State<T> {
     pub(crate) fn note_request(&mut self, n: u64) {
-        if n > 0 && !self.cancelled && self.terminal.is_none() {
+        if n > 0 && !self.cancel_returned && self.terminal.is_none() {
             self.requested = demand::add(self.requested, n);
         }
     }

@@ -24,6 +24,10 @@ pub(crate) struct State<T> {
     pub(crate) nexts: u64,
     pub(crate) terminal: Option<String>,
     pub(crate) cancelled: bool,
+    /// A `cancel()` call has returned: from then on a request is a no-op
+    /// (§3.6) and adds no demand. A request racing with a `cancel()` still
+    /// in progress may reach the publisher first, so it counts.
+    pub(crate) cancel_returned: bool,
     pub(crate) dropped: bool,
     /// The thread inside a probe-issued `request`, for §3.10 / §3.11.
     pub(crate) requesting: Option<ThreadId>,
@@ -70,6 +74,7 @@ impl<T> State<T> {
             nexts: 0,
             terminal: None,
             cancelled: false,
+            cancel_returned: false,
             dropped: false,
             requesting: None,
             sync_nexts: 0,

@@ -59,6 +59,7 @@ fn verify(args: &Args) -> Result<ExitCode, Fatal> {
             krate.name
         )));
     }
+    let planned = extended(planned, args.extended, &krate.name)?;
     let planned = select(planned, args, &krate.name)?;
 
     let settings = run::Settings {
@@ -93,6 +94,33 @@ fn verify(args: &Args) -> Result<ExitCode, Fatal> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Keeps the extended verification's tests only with `--extended`; an
+/// error when that leaves nothing, or when `--extended` finds none.
+fn extended(
+    planned: Vec<discover::Planned>,
+    extended: bool,
+    krate: &str,
+) -> Result<Vec<discover::Planned>, Fatal> {
+    if extended {
+        if !planned.iter().any(|p| p.test.is_extended()) {
+            return Err(Fatal(format!(
+                "--extended: {krate} has no extended TCK tests; add `publisher_extended_verification!(…)` next to `publisher_verification!(…)`, then run again"
+            )));
+        }
+        return Ok(planned);
+    }
+    let quick: Vec<_> = planned
+        .into_iter()
+        .filter(|p| !p.test.is_extended())
+        .collect();
+    if quick.is_empty() {
+        return Err(Fatal(format!(
+            "zero rules executed: {krate} has only extended TCK tests; run with --extended"
+        )));
+    }
+    Ok(quick)
 }
 
 /// Keeps the rule tests `--rules` selects; an error when it selects none.

@@ -13,6 +13,10 @@
 //! | `tck_<name>` | `tck.<name>`: a check of the user's factory |
 //!
 //! Any other test is not a rule test and is left alone.
+//!
+//! The extended verification's tests are `tck_extended_<name>` (rule id
+//! `tck.extended_<name>`); `cargo xtask tck` runs them only with
+//! `--extended` ([`RuleTest::is_extended`]).
 
 use reactive_streams_tck::outcome::Verification;
 
@@ -46,6 +50,11 @@ impl RuleTest {
             test: test.to_owned(),
             rule,
         })
+    }
+
+    /// Whether the test belongs to the opt-in extended verification.
+    pub fn is_extended(&self) -> bool {
+        reactive_streams_tck::extended::is_extended_rule(&self.rule)
     }
 
     /// The target name to use when the test wrote no result of its own.
@@ -157,7 +166,20 @@ mod tests {
         let root = RuleTest::parse("streamlet_sink::streamlet_3_a").unwrap();
         assert_eq!(root.user_mod, "");
         assert_eq!(root.fallback_target(), "streamlet_sink");
+        assert!(!test.is_extended());
         assert_eq!(RuleTest::parse("range::helpers::spec_3_09"), None);
         assert_eq!(RuleTest::parse("spec_3_09"), None);
+    }
+
+    #[test]
+    fn extended_tests_are_tck_tests_marked_extended() {
+        let schedules =
+            RuleTest::parse("range_extended::publisher::tck_extended_schedules").unwrap();
+        assert_eq!(schedules.rule, "tck.extended_schedules");
+        assert!(schedules.is_extended());
+        let stress = RuleTest::parse("publisher::tck_extended_stress").unwrap();
+        assert!(stress.is_extended());
+        let quick = RuleTest::parse("range::publisher::tck_configuration").unwrap();
+        assert!(!quick.is_extended());
     }
 }

@@ -1,0 +1,303 @@
+//! Runs one [`Schedule`] against a factory's publisher, checking the
+//! [model](super::model) after every step.
+//!
+//! Waiting is bounded the TCK's usual way: what is owed is awaited up to
+//! the timeout (a conforming synchronous publisher has delivered it before
+//! the step returned, so this costs nothing); absence is shown once per
+//! schedule, with one no-signal window at the end, and only when some
+//! subscriber is still open (a cancelled or completed one proves its
+//! silence by being dropped).
+
+use std::fmt::Debug;
+
+use super::model::SubModel;
+use super::{Schedule, Step, Who};
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::probe::{Probe, Signal};
+use crate::publisher::rules::{create, subscribed, Pub};
+use crate::publisher::PublisherFactory;
+
+const CREATE_N: &str = "tck.create_n_gives_exactly_n";
+
+struct Sub<T: Debug + Send + 'static> {
+    who: Who,
+    probe: Probe<T>,
+    model: SubModel,
+}
+
+/// Runs `schedule` as the body of one rule test.
+pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) -> RuleBody {
+    let elements = schedule.elements;
+    cx.trace(format!("schedule: {schedule}"));
+    let publisher: Pub<F> = create(cx, f, elements)?;
+    let depth = f.max_sync_recursion_depth();
+
+    let mut probe = Probe::new(cx, Who::First.label())
+        .depth_bound(depth)
+        .stop_runaway();
+    for &n in &schedule.reflexes.on_subscribe {
+        probe = probe.request_on_subscribe(n);
+    }
+    if schedule.reflexes.on_next > 0 {
+        probe = probe.request_on_next(schedule.reflexes.on_next);
+    }
+    if let Some(k) = schedule.reflexes.cancel_inside {
+        probe = probe.cancel_after(k);
+    }
+    let mut subs = vec![Sub {
+        who: Who::First,
+        probe: subscribed(probe, &*publisher)?,
+        model: SubModel::with_reflexes(&schedule.reflexes),
+    }];
+    settle(cx, &mut subs[0], elements)?;
+
+    for step in schedule.effective_steps() {
+        if let Step::SubscribeSecond = step {
+            if !f.supports_multiple_subscribers() {
+                continue;
+            }
+            let probe = Probe::new(cx, Who::Second.label())
+                .depth_bound(depth)
+                .stop_runaway();
+            subs.push(Sub {
+                who: Who::Second,
+                probe: subscribed(probe, &*publisher)?,
+                model: SubModel::default(),
+            });
+        } else {
+            apply(&step, &mut subs)?;
+        }
+        for sub in &mut subs {
+            settle(cx, sub, elements)?;
+        }
+    }
+    conclude(cx, &mut subs, elements)?;
+    drop(publisher);
+    Ok(Outcome::Passed)
+}
+
+fn apply<T: Debug + Send + 'static>(step: &Step, subs: &mut [Sub<T>]) -> Result<(), Failure> {
+    fn target<T: Debug + Send + 'static>(subs: &mut [Sub<T>], who: Who) -> Option<&mut Sub<T>> {
+        subs.iter_mut().find(|s| s.who == who)
+    }
+    match *step {
+        Step::Request {
+            who,
+            n,
+            other_thread,
+        } => {
+            if let Some(sub) = target(subs, who) {
+                sub.model.request(n);
+                if other_thread {
+                    request_from_thread(&sub.probe, n)?;
+                } else {
+                    sub.probe.request(n)?;
+                }
+            }
+        }
+        Step::Cancel(who) => {
+            if let Some(sub) = target(subs, who) {
+                sub.model.cancel();
+                sub.probe.cancel()?;
+            }
+        }
+        Step::SubscribeSecond => {}
+    }
+    Ok(())
+}
+
+/// `request(n)` from a thread of its own, joined before the next step.
+fn request_from_thread<T: Debug + Send + 'static>(probe: &Probe<T>, n: u64) -> Result<(), Failure> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name(String::from("requester"))
+            .spawn_scoped(scope, || probe.request(n))
+            .map_err(|error| {
+                probe
+                    .cx()
+                    .failure("the TCK to start a thread", error.to_string())
+            })?
+            .join()
+            .unwrap_or_else(|_| {
+                Err(probe
+                    .cx()
+                    .failure("the requesting thread to finish", "it panicked"))
+            })
+    })
+}
+
+/// Waits until the publisher has given `sub` everything the model says it
+/// owes, checking each signal as it comes, then checks nothing more is
+/// already there.
+fn settle<T: Debug + Send + 'static>(
+    cx: &RuleCx,
+    sub: &mut Sub<T>,
+    elements: u64,
+) -> Result<(), Failure> {
+    while !sub.model.is_cancelled() && sub.model.delivered < sub.model.owed(elements) {
+        let owed = sub.model.owed(elements);
+        let Ok(signal) = sub.probe.expect_signal() else {
+            return Err(cx.failure_of(
+                "3.8",
+                format!(
+                    "{owed} on_next to {} in total (demand {}, {elements} elements)",
+                    sub.who.label(),
+                    demand_text(&sub.model)
+                ),
+                format!(
+                    "only {} arrived within {} ms",
+                    sub.model.delivered,
+                    cx.env().timeout().as_millis()
+                ),
+            ));
+        };
+        check(cx, sub, elements, signal)?;
+    }
+    if sub.model.completion_owed(elements) && !sub.model.completed {
+        match sub.probe.expect_signal() {
+            Ok(signal) => check(cx, sub, elements, signal)?,
+            Err(_) => {
+                return Err(cx.failure_of(
+                    "1.5",
+                    format!(
+                        "on_complete to {} after all {elements} elements",
+                        sub.who.label()
+                    ),
+                    format!("nothing within {} ms", cx.env().timeout().as_millis()),
+                ))
+            }
+        }
+        if !sub.model.completed {
+            return Err(cx.failure_of(
+                "1.5",
+                format!(
+                    "on_complete to {} after all {elements} elements",
+                    sub.who.label()
+                ),
+                "another signal came first",
+            ));
+        }
+    }
+    if sub.model.is_open() {
+        leftover(cx, sub, elements)?;
+    }
+    Ok(())
+}
+
+/// Checks whatever the probe already holds beyond what was checked.
+fn leftover<T: Debug + Send + 'static>(
+    cx: &RuleCx,
+    sub: &mut Sub<T>,
+    elements: u64,
+) -> Result<(), Failure> {
+    while sub.probe.received() > sub.model.delivered
+        || (sub.probe.is_terminated() && !sub.model.completed)
+    {
+        let signal = sub.probe.expect_signal()?;
+        check(cx, sub, elements, signal)?;
+        if sub.model.is_cancelled() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// One signal to an open subscriber, against the model.
+fn check<T: Debug + Send + 'static>(
+    cx: &RuleCx,
+    sub: &mut Sub<T>,
+    elements: u64,
+    signal: Signal<T>,
+) -> Result<(), Failure> {
+    let label = sub.who.label();
+    match signal {
+        Signal::Next(element) => {
+            sub.model.delivered += 1;
+            let number = sub.model.delivered;
+            if number > elements {
+                return Err(cx.failure_of(
+                    CREATE_N,
+                    format!(
+                        "exactly {elements} on_next to {label} from create_publisher({elements})"
+                    ),
+                    format!("on_next({element:?}) was on_next number {number}"),
+                ));
+            }
+            if number > sub.model.owed(elements) {
+                return Err(cx.failure_of(
+                    "1.1",
+                    format!(
+                        "at most {} on_next to {label} (demand {})",
+                        sub.model.owed(elements),
+                        demand_text(&sub.model)
+                    ),
+                    format!("on_next({element:?}) was on_next number {number}"),
+                ));
+            }
+        }
+        Signal::Complete => {
+            if sub.model.delivered < elements {
+                return Err(cx.failure_of(
+                    CREATE_N,
+                    format!("{elements} on_next to {label} before on_complete"),
+                    format!("on_complete after {}", sub.model.delivered),
+                ));
+            }
+            sub.model.completed = true;
+        }
+        Signal::Error(error) => {
+            return Err(cx.failure_of(
+                CREATE_N,
+                format!("exactly {elements} on_next to {label}, then on_complete"),
+                format!("on_error({error}) after {} on_next", sub.model.delivered),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The end of a schedule: one no-signal window if a subscriber is still
+/// open, then every cancelled or completed subscriber must be dropped
+/// (§3.13, §1.6).
+fn conclude<T: Debug + Send + 'static>(
+    cx: &RuleCx,
+    subs: &mut [Sub<T>],
+    elements: u64,
+) -> Result<(), Failure> {
+    if let Some(open) = subs.iter_mut().find(|s| s.model.is_open()) {
+        // One window shows the silence of every open subscriber: they all
+        // had the same time to receive something.
+        if let Some(signal) = open.probe.poll_signal(cx.env().no_signal_timeout()) {
+            check(cx, open, elements, signal)?;
+        }
+    }
+    for sub in subs.iter_mut() {
+        if sub.model.is_open() {
+            leftover(cx, sub, elements)?;
+        }
+        if sub.model.is_open() {
+            continue;
+        }
+        let (rule, after) = if sub.model.is_cancelled() {
+            ("3.13", "cancel()")
+        } else {
+            ("1.6", "on_complete")
+        };
+        if let Err(failure) = sub.probe.wait_dropped() {
+            return Err(cx.failure_of(
+                rule,
+                format!("the publisher to drop {} after {after}", sub.who.label()),
+                failure.actual,
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn demand_text(model: &SubModel) -> String {
+    let mut text = super::show_amount(model.requested);
+    if model.on_next > 0 {
+        text.push_str(&format!(" + {} per on_next", model.on_next));
+    }
+    text
+}

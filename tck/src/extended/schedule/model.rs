@@ -1,0 +1,133 @@
+//! The reference model: what a conforming publisher owes one subscriber
+//! after any prefix of a schedule.
+//!
+//! The model is exact for everything the protocol fixes — how many
+//! `on_next` are owed, whether `on_complete` is owed — and permissive where
+//! the protocol is (signals still in flight after `cancel`, an empty
+//! publisher completing without demand).
+
+use reactive_streams::demand;
+
+use super::Reflexes;
+
+/// One subscriber as the model sees it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SubModel {
+    /// Demand signalled from outside `on_next` (steps and `on_subscribe`),
+    /// saturating at `u64::MAX` (§3.17).
+    pub(crate) requested: u64,
+    /// The request made from inside every `on_next`.
+    pub(crate) on_next: u64,
+    /// Cancel from inside the `on_next` that brings the count to this.
+    pub(crate) cancel_inside: Option<u64>,
+    /// A `cancel()` step ran.
+    pub(crate) cancelled: bool,
+    /// `on_next` signals received and checked.
+    pub(crate) delivered: u64,
+    /// `on_complete` received.
+    pub(crate) completed: bool,
+}
+
+impl SubModel {
+    /// A subscriber with these reflexes; its `on_subscribe` requests count
+    /// as demand from the start.
+    pub(crate) fn with_reflexes(reflexes: &Reflexes) -> Self {
+        SubModel {
+            requested: reflexes
+                .on_subscribe
+                .iter()
+                .fold(0, |r, n| demand::add(r, *n)),
+            on_next: reflexes.on_next,
+            cancel_inside: reflexes.cancel_inside,
+            ..SubModel::default()
+        }
+    }
+
+    /// `request(n)`: demand adds up (§3.8), saturating (§3.17); after
+    /// cancel or completion it is a no-op (§3.6, §1.6).
+    pub(crate) fn request(&mut self, n: u64) {
+        if !self.is_cancelled() && !self.completed {
+            self.requested = demand::add(self.requested, n);
+        }
+    }
+
+    /// `cancel()`.
+    pub(crate) fn cancel(&mut self) {
+        self.cancelled = true;
+    }
+
+    /// Cancelled by a step or from inside an `on_next`: nothing more is
+    /// owed, and what still arrives must stay within demand.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled || self.cancel_inside.is_some_and(|k| self.delivered >= k)
+    }
+
+    /// How many `on_next` the publisher owes in total, once it settles.
+    pub(crate) fn owed(&self, elements: u64) -> u64 {
+        let flowing = if self.requested == 0 {
+            0
+        } else if self.on_next > 0 {
+            // Every on_next asks for more, so demand never runs out.
+            elements
+        } else {
+            self.requested.min(elements)
+        };
+        match self.cancel_inside {
+            Some(k) => flowing.min(k),
+            None => flowing,
+        }
+    }
+
+    /// Whether `on_complete` is owed once the owed elements have come: all
+    /// of them were demanded and nobody cancelled.
+    pub(crate) fn completion_owed(&self, elements: u64) -> bool {
+        !self.is_cancelled() && self.requested > 0 && self.owed(elements) == elements
+    }
+
+    /// Neither cancelled nor completed: any further signal would be one
+    /// too many.
+    pub(crate) fn is_open(&self) -> bool {
+        !self.is_cancelled() && !self.completed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demand_adds_up_and_saturates() {
+        let mut model = SubModel::default();
+        model.request(3);
+        assert_eq!(model.owed(10), 3);
+        model.request(u64::MAX);
+        assert_eq!(model.requested, u64::MAX);
+        assert_eq!(model.owed(10), 10);
+        assert!(model.completion_owed(10));
+    }
+
+    #[test]
+    fn requests_from_on_next_keep_it_flowing_until_cancel_inside() {
+        let model = SubModel::with_reflexes(&Reflexes {
+            on_subscribe: vec![1],
+            on_next: 1,
+            cancel_inside: Some(4),
+        });
+        assert_eq!(model.owed(10), 4);
+        assert!(!model.completion_owed(10));
+        let mut cancelled = model.clone();
+        cancelled.delivered = 4;
+        assert!(cancelled.is_cancelled());
+        assert!(!cancelled.completion_owed(10));
+    }
+
+    #[test]
+    fn nothing_is_owed_without_demand_or_after_cancel() {
+        let mut model = SubModel::default();
+        assert_eq!(model.owed(5), 0);
+        assert!(!model.completion_owed(0));
+        model.cancel();
+        model.request(5);
+        assert_eq!(model.requested, 0);
+    }
+}

@@ -1,0 +1,65 @@
+//! Publishers broken in ways only the extended verification sees: the
+//! quick verification passes them, the extended one fails them with the
+//! intended, readable message.
+
+use reactive_streams_tck::extended::PublisherExtendedVerification;
+use reactive_streams_tck::outcome::Verdict;
+use reactive_streams_tck::publisher::PublisherVerification;
+
+use crate::flawed::{Flaw, Flawed};
+
+fn quick_passes(flaw: Flaw) {
+    let results = PublisherVerification::new(Flawed(flaw)).run_all().unwrap();
+    let failed: Vec<_> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught {flaw:?}: {failed:#?}"
+    );
+}
+
+fn extended(flaw: Flaw, test: &str, cases: u64, iterations: u64) -> String {
+    let result = PublisherExtendedVerification::new(Flawed(flaw))
+        .target("FlawedRange")
+        .env(crate::env())
+        .config(crate::config(cases, iterations))
+        .run(test)
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    assert!(!result.trace.is_empty());
+    result.message.unwrap()
+}
+
+#[test]
+fn an_extra_element_after_a_late_unbounded_request_needs_a_generated_schedule() {
+    quick_passes(Flaw::ReplayAfterUnbounded);
+    let message = extended(
+        Flaw::ReplayAfterUnbounded,
+        "tck_extended_schedules",
+        1000,
+        1,
+    );
+    insta::assert_snapshot!(message);
+}
+
+#[test]
+fn demand_lost_when_requests_race_needs_the_stress() {
+    quick_passes(Flaw::RacyBatchDemand);
+    let message = extended(Flaw::RacyBatchDemand, "tck_extended_stress", 1, 20);
+    eprintln!("{message}");
+    assert!(
+        message.contains("§3.8: expected ")
+            && message.contains("demand was lost when requests raced"),
+        "{message}"
+    );
+    assert!(message.contains("what each thread did"), "{message}");
+    for thread in ["stress-1: request(", "stress-4: request("] {
+        assert!(message.contains(thread), "{message}");
+    }
+    assert!(
+        message.contains("replay it alone with RS_TCK_SEED=0x"),
+        "{message}"
+    );
+}

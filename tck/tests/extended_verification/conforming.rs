@@ -1,0 +1,77 @@
+//! Conforming publishers pass the extended verification.
+
+use std::time::Instant;
+
+use reactive_streams::Publisher;
+use reactive_streams_tck::extended::PublisherExtendedVerification;
+use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::publisher::PublisherFactory;
+use reactive_streams_tck::publisher_extended_verification;
+use reactive_streams_tck::testkit::{AsyncRange, SyncRange};
+
+use crate::flawed::{Flaw, Flawed};
+
+pub struct SyncRanges;
+
+impl PublisherFactory for SyncRanges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(SyncRange::new(0, elements))
+    }
+}
+
+pub struct AsyncRanges;
+
+impl PublisherFactory for AsyncRanges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(AsyncRange::new(0, elements))
+    }
+}
+
+// What a user writes (budget and seed from RS_TCK_* or the defaults).
+publisher_extended_verification!(sync_range_extended, SyncRanges, "sync_range");
+publisher_extended_verification!(async_range_extended, AsyncRanges, "async_range");
+
+fn assert_passed(results: &[RuleResult]) {
+    for r in results {
+        assert_eq!(
+            r.verdict,
+            Verdict::Passed,
+            "{} {}: {:?}",
+            r.target,
+            r.test,
+            r.message
+        );
+    }
+}
+
+fn timed<F: PublisherFactory>(name: &str, factory: F, cases: u64, iterations: u64) {
+    let started = Instant::now();
+    let results = PublisherExtendedVerification::new(factory)
+        .env(crate::env())
+        .config(crate::config(cases, iterations))
+        .run_all()
+        .unwrap();
+    eprintln!(
+        "{name}: {cases} schedules, {iterations} stress iterations in {:.0} ms ({})",
+        started.elapsed().as_secs_f64() * 1000.0,
+        results
+            .iter()
+            .map(|r| format!("{} {:.0} ms", r.test, r.duration_ms))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert_passed(&results);
+}
+
+#[test]
+fn the_testkit_ranges_pass_1000_schedules() {
+    timed("SyncRange", SyncRanges, 1000, 20);
+    timed("AsyncRange", AsyncRanges, 1000, 20);
+}
+
+#[test]
+fn a_flawless_flawed_range_passes() {
+    timed("FlawedRange(None)", Flawed(Flaw::None), 300, 20);
+}

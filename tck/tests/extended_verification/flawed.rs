@@ -1,0 +1,240 @@
+//! A synchronous range publisher with one optional, deliberate flaw that
+//! the quick verification cannot see.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use reactive_streams::demand::{self, EFFECTIVELY_UNBOUNDED};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams_tck::publisher::PublisherFactory;
+
+/// What is wrong with a [`FlawedRange`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flaw {
+    /// Nothing: a conforming publisher.
+    None,
+    /// A "fast path" for unbounded demand that, when `request(n ≥ 2^63−1)`
+    /// arrives after some elements went out, emits the last one again:
+    /// one element too many, only under that schedule.
+    ReplayAfterUnbounded,
+    /// Requests of more than one element add to the demand with a
+    /// non-atomic read-modify-write whose window is held open (bounded)
+    /// until another such request has read and written too, so two of them
+    /// at once always lose one. Requests of 1 are atomic, which
+    /// is all the quick verification sends from several threads.
+    RacyBatchDemand,
+}
+
+/// How long a racy request holds its window open waiting for another.
+const RACE_WINDOW: Duration = Duration::from_millis(5);
+
+/// Makes [`FlawedRange`]s with one flaw.
+pub struct Flawed(pub Flaw);
+
+impl PublisherFactory for Flawed {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(FlawedRange {
+            count: elements,
+            flaw: self.0,
+        })
+    }
+}
+
+/// `0..count` (`u64::MAX`: infinite), emitted on the requesting thread
+/// with a trampolining drain loop.
+pub struct FlawedRange {
+    count: u64,
+    flaw: Flaw,
+}
+
+impl Publisher<u64> for FlawedRange {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let subscription = Arc::new(FlawedSubscription {
+            flaw: self.flaw,
+            demand: AtomicU64::new(0),
+            entered: AtomicU32::new(0),
+            written: AtomicU32::new(0),
+            state: Mutex::new(State {
+                subscriber: None,
+                next: 0,
+                end: (self.count != u64::MAX).then_some(self.count),
+                draining: true,
+                again: false,
+                cancelled: false,
+                done: false,
+                illegal: None,
+                replay: false,
+            }),
+        });
+        subscriber.on_subscribe(subscription.clone());
+        let mut state = subscription.state.lock();
+        state.subscriber = Some(subscriber);
+        state.draining = false;
+        drop(state);
+        subscription.drain();
+    }
+}
+
+struct FlawedSubscription {
+    flaw: Flaw,
+    demand: AtomicU64,
+    entered: AtomicU32,
+    written: AtomicU32,
+    state: Mutex<State>,
+}
+
+struct State {
+    subscriber: Option<Box<dyn Subscriber<u64>>>,
+    next: u64,
+    end: Option<u64>,
+    draining: bool,
+    again: bool,
+    cancelled: bool,
+    done: bool,
+    illegal: Option<u64>,
+    replay: bool,
+}
+
+impl FlawedSubscription {
+    fn add_demand(&self, n: u64) {
+        if self.flaw == Flaw::RacyBatchDemand && n > 1 {
+            // The window: read, wait for another request to read too, write,
+            // and wait for it to write before anyone delivers, so the later
+            // write always erases the earlier one.
+            let read = self.demand.load(Ordering::SeqCst);
+            self.entered.fetch_add(1, Ordering::SeqCst);
+            self.hold_window_until(|| self.entered.load(Ordering::SeqCst) >= 2);
+            self.demand.store(demand::add(read, n), Ordering::SeqCst);
+            self.written.fetch_add(1, Ordering::SeqCst);
+            self.hold_window_until(|| {
+                self.written.load(Ordering::SeqCst) >= self.entered.load(Ordering::SeqCst)
+            });
+            self.entered.fetch_sub(1, Ordering::SeqCst);
+            self.written.fetch_sub(1, Ordering::SeqCst);
+        } else {
+            let _ = self
+                .demand
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |d| {
+                    Some(demand::add(d, n))
+                });
+        }
+    }
+
+    /// Spins (yielding) until `done`, for at most [`RACE_WINDOW`].
+    fn hold_window_until(&self, done: impl Fn() -> bool) {
+        let deadline = Instant::now() + RACE_WINDOW;
+        while !done() && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+    }
+
+    fn take_one(&self) -> bool {
+        self.demand
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |d| match d {
+                0 => None,
+                u64::MAX => Some(u64::MAX),
+                d => Some(d - 1),
+            })
+            .is_ok()
+    }
+
+    /// One thread drains at a time; the others leave `again` for it.
+    fn drain(&self) {
+        let mut state = self.state.lock();
+        if state.draining {
+            state.again = true;
+            return;
+        }
+        state.draining = true;
+        loop {
+            state.again = false;
+            if state.cancelled || state.done {
+                let subscriber = state.subscriber.take();
+                state.draining = false;
+                drop(state);
+                drop(subscriber);
+                return;
+            }
+            let Some(mut subscriber) = state.subscriber.take() else {
+                state.draining = false;
+                return;
+            };
+            if let Some(n) = state.illegal {
+                state.done = true;
+                state.draining = false;
+                drop(state);
+                subscriber.on_error(StreamError::illegal_demand(n));
+                return;
+            }
+            if state.end == Some(state.next) {
+                state.done = true;
+                state.draining = false;
+                drop(state);
+                subscriber.on_complete();
+                return;
+            }
+            let element = if std::mem::take(&mut state.replay) {
+                Some(state.next - 1)
+            } else if self.take_one() {
+                state.next += 1;
+                Some(state.next - 1)
+            } else {
+                None
+            };
+            match element {
+                Some(element) => {
+                    drop(state);
+                    subscriber.on_next(element);
+                    state = self.state.lock();
+                    state.subscriber = Some(subscriber);
+                }
+                None => {
+                    state.subscriber = Some(subscriber);
+                    if !state.again {
+                        state.draining = false;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Subscription for FlawedSubscription {
+    fn request(&self, n: u64) {
+        {
+            let mut state = self.state.lock();
+            if state.cancelled || state.done {
+                return;
+            }
+            if n == 0 {
+                state.illegal.get_or_insert(n);
+            } else if self.flaw == Flaw::ReplayAfterUnbounded
+                && n >= EFFECTIVELY_UNBOUNDED
+                && state.next > 0
+            {
+                state.replay = true;
+            }
+        }
+        if n > 0 {
+            self.add_demand(n);
+        }
+        self.drain();
+    }
+
+    fn cancel(&self) {
+        let subscriber = {
+            let mut state = self.state.lock();
+            state.cancelled = true;
+            if state.draining {
+                None
+            } else {
+                state.subscriber.take()
+            }
+        };
+        drop(subscriber);
+    }
+}

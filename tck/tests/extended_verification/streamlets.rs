@@ -1,0 +1,170 @@
+//! The Streamlet side: conforming sources and sinks pass generated
+//! scripts; broken ones fail with a minimal script.
+
+use std::sync::Arc;
+
+use reactive_streams::{Sink, Source, StreamError, Talkback};
+use reactive_streams_tck::extended::{SinkExtendedVerification, SourceExtendedVerification};
+use reactive_streams_tck::outcome::Verdict;
+use reactive_streams_tck::streamlet::sink::SinkFactory;
+use reactive_streams_tck::streamlet::source::SourceFactory;
+use reactive_streams_tck::streamlet::testkit::{PullRange, TakeN};
+use reactive_streams_tck::{
+    streamlet_sink_extended_verification, streamlet_source_extended_verification,
+};
+
+pub struct PullRanges;
+
+impl SourceFactory for PullRanges {
+    type Element = u64;
+    fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
+        Box::new(PullRange::new(elements))
+    }
+    fn supports_restart(&self) -> bool {
+        true
+    }
+}
+
+// What a user writes.
+streamlet_source_extended_verification!(pull_range_extended, PullRanges, "pull_range");
+
+#[test]
+fn the_testkit_pull_range_passes_generated_scripts() {
+    let results = SourceExtendedVerification::new(PullRanges)
+        .env(crate::env())
+        .config(crate::config(500, 0))
+        .run_all()
+        .unwrap();
+    for r in &results {
+        eprintln!("PullRange: {} {:.0} ms", r.test, r.duration_ms);
+        assert_eq!(r.verdict, Verdict::Passed, "{}: {:?}", r.test, r.message);
+    }
+}
+
+/// One element too many: the extended verification names the shortest
+/// script that shows it.
+pub struct OneTooMany;
+
+impl SourceFactory for OneTooMany {
+    type Element = u64;
+    fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
+        Box::new(PullRange::new(elements + 1))
+    }
+}
+
+#[test]
+fn a_source_with_one_element_too_many_fails_with_a_minimal_script() {
+    let result = SourceExtendedVerification::new(OneTooMany)
+        .target("OneTooMany")
+        .env(crate::env())
+        .config(crate::config(500, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
+}
+
+/// The testkit's sinks: take five pulling, take three pushed, drain.
+#[derive(Debug, Clone, Copy)]
+pub enum TakeSinks {
+    FivePulling,
+    ThreePushed,
+    Drain,
+}
+
+impl SinkFactory for TakeSinks {
+    type Element = u64;
+    fn create_sink(&self) -> Box<dyn Sink<u64>> {
+        Box::new(match self {
+            TakeSinks::FivePulling => TakeN::new(5, true),
+            TakeSinks::ThreePushed => TakeN::new(3, false),
+            TakeSinks::Drain => TakeN::new(u64::MAX, true),
+        })
+    }
+    fn create_element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+streamlet_sink_extended_verification!(take_five_extended, TakeSinks::FivePulling, "take_five");
+
+#[test]
+fn the_testkit_sinks_pass_generated_scripts() {
+    for sink in [
+        TakeSinks::FivePulling,
+        TakeSinks::ThreePushed,
+        TakeSinks::Drain,
+    ] {
+        let results = SinkExtendedVerification::new(sink)
+            .env(crate::env())
+            .config(crate::config(500, 0))
+            .run_all()
+            .unwrap();
+        for r in &results {
+            eprintln!("{sink:?}: {} {:.0} ms", r.test, r.duration_ms);
+            assert_eq!(
+                r.verdict,
+                Verdict::Passed,
+                "{sink:?} {}: {:?}",
+                r.test,
+                r.message
+            );
+        }
+    }
+}
+
+/// Starts when greeted and pulls; stops after its third element — and,
+/// its flaw, also when the stream ends with a reason, which the protocol
+/// forbids (nothing may be stopped once ended).
+#[derive(Default)]
+pub struct StopsOnError {
+    talkback: Option<Arc<dyn Talkback>>,
+    received: u64,
+}
+
+impl Sink<u64> for StopsOnError {
+    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
+        talkback.start();
+        talkback.request();
+        self.talkback = Some(talkback);
+    }
+    fn receive(&mut self, _: u64) {
+        self.received += 1;
+        if let Some(talkback) = &self.talkback {
+            if self.received == 3 {
+                talkback.stop(None);
+            } else {
+                talkback.request();
+            }
+        }
+    }
+    fn end(&mut self, reason: Option<StreamError>) {
+        if let (Some(talkback), Some(reason)) = (&self.talkback, reason) {
+            talkback.stop(Some(reason));
+        }
+    }
+}
+
+pub struct StopsOnErrorSinks;
+
+impl SinkFactory for StopsOnErrorSinks {
+    type Element = u64;
+    fn create_sink(&self) -> Box<dyn Sink<u64>> {
+        Box::new(StopsOnError::default())
+    }
+    fn create_element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+#[test]
+fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
+    let result = SinkExtendedVerification::new(StopsOnErrorSinks)
+        .target("StopsOnError")
+        .env(crate::env())
+        .config(crate::config(500, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
+}

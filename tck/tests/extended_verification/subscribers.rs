@@ -1,0 +1,172 @@
+//! The subscriber side: conforming subscribers pass generated signal
+//! scripts; one that goes wrong only after a second `on_subscribe` followed
+//! by an element passes the quick verification and fails the extended one.
+
+use std::sync::Arc;
+
+use reactive_streams::{StreamError, Subscriber, Subscription};
+use reactive_streams_tck::extended::{
+    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
+};
+use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::subscriber::testkit::{Greedy, Queued};
+use reactive_streams_tck::subscriber::{
+    SubscriberBlackboxFactory, SubscriberBlackboxVerification, SubscriberWhiteboxFactory,
+    WhiteboxProbe,
+};
+use reactive_streams_tck::{
+    subscriber_blackbox_extended_verification, subscriber_whitebox_extended_verification,
+};
+
+/// A blackbox factory from a constructor.
+pub struct Blackbox<S>(pub fn() -> S);
+
+impl<S: Subscriber<u64> + 'static> SubscriberBlackboxFactory for Blackbox<S> {
+    type Element = u64;
+    type Subscriber = S;
+    fn create_subscriber(&self) -> S {
+        (self.0)()
+    }
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+/// A whitebox factory from a function of the probe.
+pub struct Whitebox(pub fn(WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>>);
+
+impl SubscriberWhiteboxFactory for Whitebox {
+    type Element = u64;
+    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+        (self.0)(probe)
+    }
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+/// Requests one element at a time. Its flaw: it cancels a second
+/// subscription as §2.5 demands, but then keeps it as its own, so the next
+/// element makes it request from the cancelled, rejected subscription.
+#[derive(Default)]
+pub struct Switcheroo {
+    subscription: Option<Arc<dyn Subscription>>,
+}
+
+impl Subscriber<u64> for Switcheroo {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        if self.subscription.is_some() {
+            subscription.cancel();
+        } else {
+            subscription.request(1);
+        }
+        self.subscription = Some(subscription);
+    }
+    fn on_next(&mut self, _: u64) {
+        if let Some(subscription) = &self.subscription {
+            subscription.request(1);
+        }
+    }
+    fn on_error(&mut self, _: StreamError) {
+        self.subscription = None;
+    }
+    fn on_complete(&mut self) {
+        self.subscription = None;
+    }
+}
+
+// What a user writes.
+subscriber_blackbox_extended_verification!(greedy_extended, Blackbox(|| Greedy::new(4)), "greedy");
+subscriber_whitebox_extended_verification!(
+    greedy_whitebox_extended,
+    Whitebox(|probe| Box::new(Greedy::new(4).with_probe(probe))),
+    "greedy_whitebox"
+);
+
+fn assert_passed(name: &str, results: Vec<RuleResult>) {
+    for r in &results {
+        eprintln!("{name}: {} {:.0} ms", r.test, r.duration_ms);
+        assert_eq!(
+            r.verdict,
+            Verdict::Passed,
+            "{name} {}: {:?}",
+            r.test,
+            r.message
+        );
+    }
+}
+
+/// 300 scripts each keeps CI quick; 1,000 take about 1.1 s per subscriber
+/// (`RS_TCK_SELFTEST_SCRIPTS=1000` to check).
+#[test]
+fn the_testkit_subscribers_pass_generated_scripts() {
+    let scripts = std::env::var("RS_TCK_SELFTEST_SCRIPTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let config = || crate::config(scripts, 0);
+    for (name, factory) in [
+        ("Greedy(1)", Blackbox(|| Greedy::new(1))),
+        ("Greedy(8)", Blackbox(|| Greedy::new(8))),
+    ] {
+        assert_passed(
+            name,
+            SubscriberBlackboxExtendedVerification::new(factory)
+                .env(crate::env())
+                .config(config())
+                .run_all()
+                .unwrap(),
+        );
+    }
+    assert_passed(
+        "Queued",
+        SubscriberBlackboxExtendedVerification::new(Blackbox(|| Queued::new(None)))
+            .env(crate::env())
+            .config(config())
+            .run_all()
+            .unwrap(),
+    );
+    for (name, factory) in [
+        (
+            "Greedy(4) whitebox",
+            Whitebox(|probe| Box::new(Greedy::new(4).with_probe(probe))),
+        ),
+        (
+            "Queued whitebox",
+            Whitebox(|probe| Box::new(Queued::new(Some(probe)))),
+        ),
+    ] {
+        assert_passed(
+            name,
+            SubscriberWhiteboxExtendedVerification::new(factory)
+                .env(crate::env())
+                .config(config())
+                .run_all()
+                .unwrap(),
+        );
+    }
+}
+
+#[test]
+fn a_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
+    let quick = SubscriberBlackboxVerification::new(Blackbox(Switcheroo::default))
+        .run_all()
+        .unwrap();
+    let failed: Vec<_> = quick
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught it: {failed:#?}"
+    );
+
+    let result = SubscriberBlackboxExtendedVerification::new(Blackbox(Switcheroo::default))
+        .target("Switcheroo")
+        .env(crate::env())
+        .config(crate::config(1000, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
+}
