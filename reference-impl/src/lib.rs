@@ -1,3 +1,26 @@
 //! Conforming reference implementations of the [`reactive_streams`] traits.
 //!
-//! Nothing is here yet; see the project README for the plan.
+//! TODO crate docs
+#![warn(missing_docs)]
+
+pub mod bridge;
+pub mod drain;
+mod executor;
+mod hub;
+pub mod overflow;
+pub mod processor;
+pub mod publisher;
+mod slot;
+pub mod subscriber;
+
+pub use bridge::{PublisherStream, StreamPublisher};
+pub use executor::{Executor, Task};
+pub use overflow::{BoundedBuffer, BufferOverflow, Overflow};
+pub use processor::{BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor};
+pub use publisher::{
+    empty, failed, infinite, just, range, reject, AsyncPublisher, EmptyPublisher, FailedPublisher,
+    IterPublisher, JustPublisher, MulticastPublisher, SingleUse,
+};
+pub use subscriber::{
+    collect, CallbackSubscriber, Collect, CollectSubscriber, QueuedSubscriber, Signal,
+};

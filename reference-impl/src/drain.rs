@@ -1,0 +1,372 @@
+//! The serialising, trampolining demand loop every publisher here shares.
+//!
+//! A [`Drain`] owns one subscriber and one [`Producer`]. It is also the
+//! [`Subscription`] handed to that subscriber. Whoever brings the
+//! work-in-progress counter from 0 to 1 — a `request`, a `cancel`, a wake-up
+//! from the producer, or `subscribe` itself — owns the emission loop;
+//! everyone else only records their wish (demand, cancellation) and bumps
+//! the counter, and the owner loops until the counter drops back to 0. So:
+//!
+//! * signals are serial (§1.3) without the subscriber being called under a
+//!   lock that `request`/`cancel` take: they never block (§3.4, §3.5);
+//! * `request` from inside `on_next` returns at once and the owner emits the
+//!   next element: recursion depth stays 1 (§3.3);
+//! * many elements are emitted per atomic operation: demand is read once and
+//!   subtracted once per batch.
+//!
+//! ```
+//! use std::task::{Context, Poll};
+//! use reactive_streams::{Publisher, StreamError, Subscriber};
+//! use reactive_streams_reference::drain::{self, Emission, Producer};
+//! use reactive_streams_reference::{collect, Executor};
+//!
+//! /// Counts down from `n` to 1.
+//! struct Countdown(u32);
+//!
+//! impl Producer<u32> for Countdown {
+//!     fn poll_produce(&mut self, _: &mut Context<'_>) -> Emission<u32> {
+//!         if self.0 == 0 {
+//!             return Poll::Ready(None);
+//!         }
+//!         self.0 -= 1;
+//!         Poll::Ready(Some(Ok(self.0 + 1)))
+//!     }
+//! }
+//!
+//! struct CountdownPublisher;
+//! impl Publisher<u32> for CountdownPublisher {
+//!     fn subscribe(&self, subscriber: Box<dyn Subscriber<u32>>) {
+//!         drain::subscribe(subscriber, Countdown(3), Executor::Inline);
+//!     }
+//! }
+//!
+//! let all = futures::executor::block_on(collect(&CountdownPublisher));
+//! assert_eq!(all.unwrap(), vec![3, 2, 1]);
+//! ```
+
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::task::{Context, Poll, Wake, Waker};
+
+use parking_lot::Mutex;
+use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+
+use crate::executor::Executor;
+
+/// What a [`Producer`] yields: an element, the end (`None`), a failure, or
+/// `Pending` (nothing now; the producer will wake the drain later).
+pub type Emission<T> = Poll<Option<Result<T, StreamError>>>;
+
+/// The element source behind a [`Drain`]; polled only by the loop's owner,
+/// so it needs no synchronisation of its own.
+pub trait Producer<T>: Send + 'static {
+    /// Whether `poll_produce` uses the context's waker. When `false` the
+    /// drain passes a no-op waker and spares one reference count per run.
+    const NEEDS_WAKER: bool = false;
+
+    /// Whether the drain may pull one element ahead of demand to learn that
+    /// the stream has ended, so `on_complete` follows the last element
+    /// without waiting for another `request`.
+    const LOOKAHEAD: bool = false;
+
+    /// The next signal. Called only while there is demand (or, with
+    /// [`Producer::LOOKAHEAD`], to fill the one-element look-ahead).
+    fn poll_produce(&mut self, cx: &mut Context<'_>) -> Emission<T>;
+
+    /// Called when there is no demand: `Some(reason)` if the stream has
+    /// ended (`None` reason = completed), without consuming an element.
+    fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
+        None
+    }
+}
+
+const CANCELLED: u8 = 1;
+const BAD_REQUEST: u8 = 2;
+const DONE: u8 = 4;
+
+/// Elements one run emits on a non-inline executor before it gives the
+/// thread back and reschedules itself.
+const BUDGET: u64 = 1024;
+
+struct Live<T, P> {
+    subscriber: Option<Box<dyn Subscriber<T>>>,
+    producer: Option<P>,
+    lookahead: Option<T>,
+}
+
+enum Step {
+    Idle,
+    Finished,
+    Yield,
+}
+
+/// One subscription: the demand counters, the subscriber, its producer and
+/// the emission loop (see the [module docs](self)).
+pub struct Drain<T, P> {
+    me: Weak<Self>,
+    wip: AtomicUsize,
+    requested: AtomicU64,
+    flags: AtomicU8,
+    executor: Executor,
+    live: Mutex<Live<T, P>>,
+}
+
+/// Subscribes `subscriber` to `producer`: calls `on_subscribe` with the
+/// drain as subscription, then emits as demand arrives.
+pub fn subscribe<T, P>(subscriber: Box<dyn Subscriber<T>>, producer: P, executor: Executor)
+where
+    T: Send + 'static,
+    P: Producer<T>,
+{
+    let drain = Drain::new(producer, executor);
+    let subscription: Arc<dyn Subscription> = drain.clone();
+    drain.start(subscriber, subscription);
+}
+
+impl<T, P> Drain<T, P>
+where
+    T: Send + 'static,
+    P: Producer<T>,
+{
+    /// A drain that has not started yet: signals before
+    /// [`Drain::start`] are recorded and acted on once it has.
+    pub fn new(producer: P, executor: Executor) -> Arc<Self> {
+        Arc::new_cyclic(|me| Drain {
+            me: me.clone(),
+            // The starter owns the loop until the subscriber is in place.
+            wip: AtomicUsize::new(1),
+            requested: AtomicU64::new(0),
+            flags: AtomicU8::new(0),
+            executor,
+            live: Mutex::new(Live {
+                subscriber: None,
+                producer: Some(producer),
+                lookahead: None,
+            }),
+        })
+    }
+
+    /// Calls `on_subscribe(subscription)` on `subscriber`, then starts
+    /// emitting. `subscription` is usually the drain itself, or a wrapper
+    /// that forwards to it.
+    pub fn start(
+        &self,
+        mut subscriber: Box<dyn Subscriber<T>>,
+        subscription: Arc<dyn Subscription>,
+    ) {
+        subscriber.on_subscribe(subscription);
+        self.live.lock().subscriber = Some(subscriber);
+        if self.is_finished() {
+            // Cancelled (or request(0)) inside on_subscribe: settle it now.
+            self.drain(1);
+        } else {
+            self.run(1);
+        }
+    }
+
+    /// A waker that makes the drain poll its producer again.
+    pub fn waker(&self) -> Waker {
+        match self.me.upgrade() {
+            Some(me) => Waker::from(me),
+            None => futures::task::noop_waker(),
+        }
+    }
+
+    /// Asks the owner to run the loop again (e.g. new data arrived).
+    pub fn signal(&self) {
+        if self.wip.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.run(1);
+        }
+    }
+
+    /// Whether the subscription was cancelled or has terminated.
+    pub fn is_finished(&self) -> bool {
+        self.flags.load(Ordering::Acquire) != 0
+    }
+
+    fn run(&self, missed: usize) {
+        if self.executor.is_inline() {
+            self.drain(missed);
+        } else if let Some(me) = self.me.upgrade() {
+            self.executor.execute(move || me.drain(missed));
+        }
+    }
+
+    fn drain(&self, mut missed: usize) {
+        let waker = if P::NEEDS_WAKER {
+            self.waker()
+        } else {
+            futures::task::noop_waker()
+        };
+        let mut cx = Context::from_waker(&waker);
+        let budget = if self.executor.is_inline() {
+            u64::MAX
+        } else {
+            BUDGET
+        };
+        let mut graveyard = None;
+        let mut live = self.live.lock();
+        loop {
+            if live.subscriber.is_some() {
+                match self.emit(&mut live, &mut cx, budget) {
+                    Step::Idle => {}
+                    Step::Finished => {
+                        self.flags.fetch_or(DONE, Ordering::AcqRel);
+                        graveyard = Some((
+                            live.subscriber.take(),
+                            live.producer.take(),
+                            live.lookahead.take(),
+                        ));
+                    }
+                    Step::Yield => {
+                        drop(live);
+                        // Keep ownership (wip stays > 0) and continue later.
+                        if let Some(me) = self.me.upgrade() {
+                            self.executor.execute(move || me.drain(missed));
+                        }
+                        return;
+                    }
+                }
+            }
+            let left = self.wip.fetch_sub(missed, Ordering::AcqRel) - missed;
+            if left == 0 {
+                break;
+            }
+            missed = left;
+        }
+        drop(live);
+        // The subscriber is dropped outside the lock: its `Drop` may cancel.
+        drop(graveyard);
+    }
+
+    fn emit(&self, live: &mut Live<T, P>, cx: &mut Context<'_>, budget: u64) -> Step {
+        let Live {
+            subscriber,
+            producer,
+            lookahead,
+        } = live;
+        let (Some(subscriber), Some(producer)) = (subscriber.as_mut(), producer.as_mut()) else {
+            return Step::Finished;
+        };
+        let mut requested = self.requested.load(Ordering::Acquire);
+        let mut emitted: u64 = 0;
+        let step = loop {
+            let flags = self.flags.load(Ordering::Acquire);
+            if flags != 0 {
+                if flags & (CANCELLED | DONE) == 0 {
+                    subscriber.on_error(StreamError::illegal_demand(0));
+                }
+                break Step::Finished;
+            }
+            if emitted == requested {
+                requested = self.requested.load(Ordering::Acquire);
+                if emitted == requested {
+                    if let Some(reason) = producer.poll_terminal() {
+                        finish(subscriber.as_mut(), reason);
+                        break Step::Finished;
+                    }
+                    if P::LOOKAHEAD && lookahead.is_none() {
+                        match producer.poll_produce(cx) {
+                            Poll::Ready(Some(Ok(element))) => *lookahead = Some(element),
+                            Poll::Ready(Some(Err(error))) => {
+                                subscriber.on_error(error);
+                                break Step::Finished;
+                            }
+                            Poll::Ready(None) => {
+                                subscriber.on_complete();
+                                break Step::Finished;
+                            }
+                            Poll::Pending => {}
+                        }
+                    }
+                    break Step::Idle;
+                }
+            }
+            if emitted >= budget {
+                break Step::Yield;
+            }
+            let next = match lookahead.take() {
+                Some(element) => Poll::Ready(Some(Ok(element))),
+                None => producer.poll_produce(cx),
+            };
+            match next {
+                Poll::Ready(Some(Ok(element))) => {
+                    subscriber.on_next(element);
+                    emitted += 1;
+                }
+                Poll::Ready(Some(Err(error))) => {
+                    subscriber.on_error(error);
+                    break Step::Finished;
+                }
+                Poll::Ready(None) => {
+                    subscriber.on_complete();
+                    break Step::Finished;
+                }
+                Poll::Pending => break Step::Idle,
+            }
+        };
+        if emitted > 0 && !demand::is_unbounded(requested) {
+            let _ = self
+                .requested
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
+                    Some(demand::fulfil(pending, emitted))
+                });
+        }
+        step
+    }
+}
+
+fn finish<T>(subscriber: &mut dyn Subscriber<T>, reason: Option<StreamError>) {
+    match reason {
+        Some(error) => subscriber.on_error(error),
+        None => subscriber.on_complete(),
+    }
+}
+
+impl<T, P> Subscription for Drain<T, P>
+where
+    T: Send + 'static,
+    P: Producer<T>,
+{
+    fn request(&self, n: u64) {
+        if self.flags.load(Ordering::Acquire) != 0 {
+            return;
+        }
+        if n == 0 {
+            self.flags.fetch_or(BAD_REQUEST, Ordering::AcqRel);
+        } else {
+            let _ = self
+                .requested
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
+                    Some(demand::add(pending, n))
+                });
+        }
+        self.signal();
+    }
+
+    fn cancel(&self) {
+        if self.flags.fetch_or(CANCELLED, Ordering::AcqRel) & (CANCELLED | DONE) != 0 {
+            return;
+        }
+        // Cleanup runs here, never on the executor: the subscriber is dropped
+        // before `cancel` returns unless another thread owns the loop (then
+        // that owner drops it as soon as its current signal returns).
+        if self.wip.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.drain(1);
+        }
+    }
+}
+
+impl<T, P> Wake for Drain<T, P>
+where
+    T: Send + 'static,
+    P: Producer<T>,
+{
+    fn wake(self: Arc<Self>) {
+        self.signal();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.signal();
+    }
+}

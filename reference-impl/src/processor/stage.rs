@@ -1,0 +1,264 @@
+//! The engine behind every processor: upstream demand bookkeeping plus a
+//! hub of downstream subscribers.
+//!
+//! Each downstream subscriber `i` has a *room*: the elements it may still
+//! receive without exceeding its demand plus the stage's buffer
+//! (`requested_i + buffer - pushed_i`). Upstream is asked for
+//! `min_i room_i - outstanding`, so every element that arrives fits every
+//! subscriber, and upstream is never asked for more than the slowest
+//! downstream demand plus the buffer. Calls on the upstream subscription
+//! are serialised by a small trampoline (§2.7) and never made under a lock.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use parking_lot::Mutex;
+use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+
+use crate::executor::Executor;
+use crate::hub::{self, HubOwner, Terminal};
+use crate::overflow::BoundedBuffer;
+use crate::publisher::simple::{empty, reject};
+use crate::slot::Slot;
+use reactive_streams::Publisher;
+
+pub(crate) struct Stage<R: Send + 'static> {
+    me: Weak<Stage<R>>,
+    buffer: u64,
+    executor: Executor,
+    next_id: AtomicU64,
+    state: Mutex<State<R>>,
+}
+
+struct Downstream<R> {
+    id: u64,
+    slot: Arc<Slot<R>>,
+    room: u64,
+}
+
+struct State<R> {
+    upstream: Option<Arc<dyn Subscription>>,
+    /// Requested from upstream and not yet received.
+    outstanding: u64,
+    downstreams: Vec<Downstream<R>>,
+    terminal: Option<Terminal>,
+    /// Upstream calls waiting for the trampoline.
+    pending_request: u64,
+    pending_cancel: bool,
+    calling_upstream: bool,
+}
+
+impl<R: Clone + Send + 'static> Stage<R> {
+    pub(crate) fn new(buffer: u64, executor: Executor) -> Arc<Self> {
+        Arc::new_cyclic(|me| Stage {
+            me: me.clone(),
+            buffer,
+            executor,
+            next_id: AtomicU64::new(0),
+            state: Mutex::new(State {
+                upstream: None,
+                outstanding: 0,
+                downstreams: Vec::new(),
+                terminal: None,
+                pending_request: 0,
+                pending_cancel: false,
+                calling_upstream: false,
+            }),
+        })
+    }
+
+    // ---- upstream side (the Subscriber role) ----
+
+    pub(crate) fn on_subscribe(&self, subscription: Arc<dyn Subscription>) {
+        {
+            let mut state = self.state.lock();
+            if state.upstream.is_some() || state.terminal.is_some() {
+                drop(state);
+                // §2.5: a second subscription (or one after the end) is
+                // cancelled.
+                subscription.cancel();
+                return;
+            }
+            state.upstream = Some(subscription);
+            self.replenish(&mut state);
+        }
+        self.call_upstream();
+    }
+
+    pub(crate) fn on_next(&self, element: R) {
+        let slots: Vec<Arc<Slot<R>>> = {
+            let mut state = self.state.lock();
+            if state.terminal.is_some() {
+                return;
+            }
+            state.outstanding = demand::fulfil(state.outstanding, 1);
+            state
+                .downstreams
+                .iter_mut()
+                .map(|d| {
+                    d.room = demand::fulfil(d.room, 1);
+                    d.slot.clone()
+                })
+                .collect()
+        };
+        // Offered outside the lock: an inline drain may call back into
+        // `request`/`cancel`, which take it.
+        if let Some((last, rest)) = slots.split_last() {
+            for slot in rest {
+                slot.offer(element.clone());
+            }
+            last.offer(element);
+        }
+    }
+
+    /// An element the operator discarded: ask upstream for a replacement.
+    pub(crate) fn on_discard(&self) {
+        {
+            let mut state = self.state.lock();
+            if state.terminal.is_some() {
+                return;
+            }
+            state.outstanding = demand::fulfil(state.outstanding, 1);
+            self.replenish(&mut state);
+        }
+        self.call_upstream();
+    }
+
+    pub(crate) fn on_terminal(&self, reason: Option<StreamError>) {
+        let slots = {
+            let mut state = self.state.lock();
+            if state.terminal.is_some() {
+                return;
+            }
+            state.terminal = Some(match &reason {
+                None => Terminal::Completed,
+                Some(error) => Terminal::Failed(error.clone()),
+            });
+            state.upstream = None;
+            std::mem::take(&mut state.downstreams)
+        };
+        for downstream in slots {
+            downstream.slot.finish(reason.clone());
+        }
+    }
+
+    // ---- downstream side (the Publisher role) ----
+
+    pub(crate) fn subscribe(&self, subscriber: Box<dyn Subscriber<R>>) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (slot, drain) = hub::open(BoundedBuffer::unbounded(), self.executor.clone());
+        {
+            let mut state = self.state.lock();
+            if let Some(terminal) = &state.terminal {
+                let reason = terminal.reason();
+                drop(state);
+                match reason {
+                    Some(error) => reject(subscriber, error),
+                    None => empty().subscribe(subscriber),
+                }
+                return;
+            }
+            state.downstreams.push(Downstream {
+                id,
+                slot,
+                room: self.buffer,
+            });
+            self.replenish(&mut state);
+        }
+        self.call_upstream();
+        let Some(owner) = self.me.upgrade() else {
+            return;
+        };
+        hub::start(id, drain, owner, subscriber);
+    }
+
+    // ---- demand ----
+
+    fn replenish(&self, state: &mut State<R>) {
+        if state.terminal.is_some() || state.upstream.is_none() {
+            return;
+        }
+        let Some(min_room) = state.downstreams.iter().map(|d| d.room).min() else {
+            return;
+        };
+        if demand::is_unbounded(state.outstanding) {
+            return;
+        }
+        let n = if demand::is_unbounded(min_room) {
+            demand::UNBOUNDED
+        } else if min_room > state.outstanding {
+            min_room - state.outstanding
+        } else {
+            return;
+        };
+        state.outstanding = demand::add(state.outstanding, n);
+        state.pending_request = demand::add(state.pending_request, n);
+    }
+
+    /// The trampoline: whoever finds it idle calls upstream until nothing is
+    /// pending; re-entrant or concurrent callers only leave work for it.
+    fn call_upstream(&self) {
+        let mut state = self.state.lock();
+        if state.calling_upstream {
+            return;
+        }
+        state.calling_upstream = true;
+        loop {
+            let Some(upstream) = state.upstream.clone() else {
+                state.pending_request = 0;
+                state.pending_cancel = false;
+                break;
+            };
+            let cancel = std::mem::take(&mut state.pending_cancel);
+            let n = std::mem::take(&mut state.pending_request);
+            if !cancel && n == 0 {
+                break;
+            }
+            if cancel {
+                state.upstream = None;
+            }
+            drop(state);
+            if cancel {
+                upstream.cancel();
+            } else {
+                upstream.request(n);
+            }
+            state = self.state.lock();
+        }
+        state.calling_upstream = false;
+    }
+}
+
+impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
+    fn requested(&self, id: u64, n: u64) {
+        {
+            let mut state = self.state.lock();
+            let Some(downstream) = state.downstreams.iter_mut().find(|d| d.id == id) else {
+                return;
+            };
+            downstream.room = demand::add(downstream.room, n);
+            self.replenish(&mut state);
+        }
+        self.call_upstream();
+    }
+
+    fn left(&self, id: u64) {
+        {
+            let mut state = self.state.lock();
+            let before = state.downstreams.len();
+            state.downstreams.retain(|d| d.id != id);
+            if state.downstreams.len() == before || state.terminal.is_some() {
+                return;
+            }
+            if state.downstreams.is_empty() {
+                // The last subscriber left: cancel upstream (and refuse
+                // later subscribers, the stream is gone).
+                state.terminal = Some(Terminal::Cancelled);
+                state.pending_cancel = true;
+            } else {
+                self.replenish(&mut state);
+            }
+        }
+        self.call_upstream();
+    }
+}

@@ -1,0 +1,128 @@
+//! Publishers over iterators: [`IterPublisher`], [`range`], [`infinite`].
+
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use reactive_streams::{Publisher, Subscriber};
+
+use crate::drain::{self, Emission, Producer};
+use crate::executor::Executor;
+
+/// A [`Producer`] that yields the items of an iterator.
+pub struct IterProducer<I>(pub I);
+
+impl<I> Producer<I::Item> for IterProducer<I>
+where
+    I: Iterator + Send + 'static,
+    I::Item: Send + 'static,
+{
+    const LOOKAHEAD: bool = true;
+
+    #[inline]
+    fn poll_produce(&mut self, _: &mut Context<'_>) -> Emission<I::Item> {
+        Poll::Ready(self.0.next().map(Ok))
+    }
+}
+
+/// A cold publisher: every subscriber gets its own iterator from the factory
+/// and receives all of its items, then `on_complete`.
+///
+/// By default it emits synchronously on the thread that calls `request`
+/// (trampolined: `request` from inside `on_next` never recurses, §3.3); use
+/// [`IterPublisher::with_executor`] or [`AsyncPublisher`](crate::AsyncPublisher)
+/// to emit elsewhere.
+///
+/// The item after the last one requested is pulled one step early, so
+/// `on_complete` follows the last element without another `request`.
+///
+/// ```
+/// use reactive_streams_reference::{collect, IterPublisher};
+///
+/// let words = IterPublisher::new(|| ["a", "b"].into_iter());
+/// let all = futures::executor::block_on(collect(&words)).unwrap();
+/// assert_eq!(all, vec!["a", "b"]);
+/// ```
+pub struct IterPublisher<I> {
+    factory: Arc<dyn Fn() -> I + Send + Sync>,
+    executor: Executor,
+}
+
+impl<I> Clone for IterPublisher<I> {
+    fn clone(&self) -> Self {
+        IterPublisher {
+            factory: self.factory.clone(),
+            executor: self.executor.clone(),
+        }
+    }
+}
+
+impl<I> IterPublisher<I>
+where
+    I: Iterator + Send + 'static,
+    I::Item: Send + 'static,
+{
+    /// A publisher that calls `factory` once per subscriber.
+    pub fn new(factory: impl Fn() -> I + Send + Sync + 'static) -> Self {
+        IterPublisher {
+            factory: Arc::new(factory),
+            executor: Executor::Inline,
+        }
+    }
+
+    /// The same publisher, emitting on `executor`.
+    pub fn with_executor(mut self, executor: Executor) -> Self {
+        self.executor = executor;
+        self
+    }
+}
+
+impl<I> Publisher<I::Item> for IterPublisher<I>
+where
+    I: Iterator + Send + 'static,
+    I::Item: Send + 'static,
+{
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<I::Item>>) {
+        drain::subscribe(
+            subscriber,
+            IterProducer((self.factory)()),
+            self.executor.clone(),
+        );
+    }
+}
+
+/// `count` consecutive integers from `start`, synchronously.
+///
+/// ```
+/// use reactive_streams_reference::{collect, range};
+///
+/// let all = futures::executor::block_on(collect(&range(5, 3))).unwrap();
+/// assert_eq!(all, vec![5, 6, 7]);
+/// ```
+pub fn range(start: u64, count: u64) -> IterPublisher<std::ops::Range<u64>> {
+    IterPublisher::new(move || start..start.saturating_add(count))
+}
+
+/// A stream that never ends: element `i` is `generate(i)`. Subscribers stop
+/// it by cancelling.
+///
+/// ```
+/// use reactive_streams_reference::{infinite, PublisherStream};
+/// use futures::StreamExt;
+///
+/// let squares = infinite(|i| i * i);
+/// let first = futures::executor::block_on(
+///     PublisherStream::new(&squares, 4).take(4).map(Result::unwrap).collect::<Vec<_>>(),
+/// );
+/// assert_eq!(first, vec![0, 1, 4, 9]);
+/// ```
+pub fn infinite<T, G>(generate: G) -> IterPublisher<impl Iterator<Item = T> + Send + 'static>
+where
+    T: Send + 'static,
+    G: Fn(u64) -> T + Send + Sync + 'static,
+{
+    let generate = Arc::new(generate);
+    IterPublisher::new(move || {
+        let generate = generate.clone();
+        (0u64..).map(move |i| generate(i))
+    })
+}

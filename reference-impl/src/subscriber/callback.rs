@@ -1,0 +1,106 @@
+//! [`CallbackSubscriber`]: runs a closure per element, requesting in batches.
+
+use std::sync::Arc;
+
+use reactive_streams::{StreamError, Subscriber, Subscription};
+
+use super::refill;
+
+type EndCallback = Box<dyn FnOnce(Result<(), StreamError>) + Send>;
+
+/// A synchronous subscriber: calls `on_next` for every element on the
+/// publisher's thread, requests `batch` elements up front and tops demand up
+/// to `batch` again whenever it falls to the low-water mark (half the batch
+/// by default). A batch of [`UNBOUNDED`](reactive_streams::demand::UNBOUNDED)
+/// requests once and never again.
+///
+/// Lacks: cannot cancel from its callback (drop the stream instead with a
+/// different subscriber).
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use reactive_streams::Publisher;
+/// use reactive_streams_reference::{range, CallbackSubscriber};
+///
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let sink = seen.clone();
+/// let subscriber = CallbackSubscriber::new(2, move |x| sink.lock().unwrap().push(x))
+///     .on_end(|result| assert!(result.is_ok()));
+/// range(0, 5).subscribe(Box::new(subscriber));
+/// assert_eq!(*seen.lock().unwrap(), vec![0, 1, 2, 3, 4]);
+/// ```
+pub struct CallbackSubscriber<T> {
+    batch: u64,
+    low_water: u64,
+    outstanding: u64,
+    subscription: Option<Arc<dyn Subscription>>,
+    on_next: Box<dyn FnMut(T) + Send>,
+    on_end: Option<EndCallback>,
+}
+
+impl<T> CallbackSubscriber<T> {
+    /// Requests `batch` (at least 1) at a time and calls `on_next` per
+    /// element.
+    pub fn new(batch: u64, on_next: impl FnMut(T) + Send + 'static) -> Self {
+        let batch = batch.max(1);
+        CallbackSubscriber {
+            batch,
+            low_water: batch / 2,
+            outstanding: 0,
+            subscription: None,
+            on_next: Box::new(on_next),
+            on_end: None,
+        }
+    }
+
+    /// Refill when this many requested elements are still to come
+    /// (clamped below the batch).
+    pub fn low_water(mut self, low_water: u64) -> Self {
+        self.low_water = low_water.min(self.batch - 1);
+        self
+    }
+
+    /// Called once with `Ok` on completion or `Err` on failure.
+    pub fn on_end(mut self, on_end: impl FnOnce(Result<(), StreamError>) + Send + 'static) -> Self {
+        self.on_end = Some(Box::new(on_end));
+        self
+    }
+
+    fn end(&mut self, result: Result<(), StreamError>) {
+        self.subscription = None;
+        if let Some(on_end) = self.on_end.take() {
+            on_end(result);
+        }
+    }
+}
+
+impl<T> Subscriber<T> for CallbackSubscriber<T> {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        if self.subscription.is_some() {
+            subscription.cancel(); // §2.5
+            return;
+        }
+        self.subscription = Some(subscription.clone());
+        self.outstanding = self.batch;
+        subscription.request(self.batch);
+    }
+
+    fn on_next(&mut self, element: T) {
+        self.outstanding = self.outstanding.saturating_sub(1);
+        (self.on_next)(element);
+        if let Some(n) = refill(self.batch, self.low_water, self.outstanding) {
+            if let Some(subscription) = &self.subscription {
+                self.outstanding += n;
+                subscription.request(n);
+            }
+        }
+    }
+
+    fn on_error(&mut self, error: StreamError) {
+        self.end(Err(error));
+    }
+
+    fn on_complete(&mut self) {
+        self.end(Ok(()));
+    }
+}

@@ -1,0 +1,152 @@
+//! [`QueuedSubscriber`]: hands signals over a bounded queue to its own
+//! thread (§2.2).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use reactive_streams::{StreamError, Subscriber, Subscription};
+
+use super::refill;
+
+/// A signal as seen by a [`QueuedSubscriber`]'s handler.
+#[derive(Debug, Clone)]
+pub enum Signal<T> {
+    /// An element.
+    Next(T),
+    /// The stream failed.
+    Error(StreamError),
+    /// The stream completed.
+    Complete,
+}
+
+enum Message<T> {
+    Subscribe(Arc<dyn Subscription>),
+    Next(T),
+    Error(StreamError),
+    Complete,
+}
+
+/// An asynchronous subscriber: its signal methods only enqueue (they never
+/// run user code on the publisher's thread), and a dedicated thread runs the
+/// handler and does all the requesting — so calls on the subscription are
+/// serial (§2.7) and demand never exceeds the queue's capacity.
+///
+/// The queue holds `batch` elements plus the control signals; demand is
+/// topped up to `batch` whenever half of it has been consumed. A publisher
+/// that sends more than was requested makes it cancel and report a §1.1
+/// violation as [`Signal::Error`].
+///
+/// Lacks: one OS thread per subscriber; cannot cancel from the handler.
+///
+/// ```
+/// use reactive_streams::Publisher;
+/// use reactive_streams_reference::{range, QueuedSubscriber, Signal};
+///
+/// let (subscriber, worker) = QueuedSubscriber::spawn(8, |signal| {
+///     if let Signal::Next(x) = signal {
+///         assert!(x < 20);
+///     }
+/// });
+/// range(0, 20).subscribe(Box::new(subscriber));
+/// worker.join().unwrap();
+/// ```
+pub struct QueuedSubscriber<T> {
+    queue: Sender<Message<T>>,
+    overflowed: Arc<AtomicBool>,
+}
+
+impl<T: Send + 'static> QueuedSubscriber<T> {
+    /// A subscriber whose thread calls `handler` for every signal, and that
+    /// thread's handle (it ends after the terminal signal, or when the
+    /// publisher drops the subscriber).
+    pub fn spawn(
+        batch: usize,
+        handler: impl FnMut(Signal<T>) + Send + 'static,
+    ) -> (Self, JoinHandle<()>) {
+        let batch = batch.max(1);
+        let (queue, inbox) = crossbeam_channel::bounded(batch + 2);
+        let overflowed = Arc::new(AtomicBool::new(false));
+        let flag = overflowed.clone();
+        let worker = std::thread::Builder::new()
+            .name("queued-subscriber".into())
+            .spawn(move || consume(inbox, batch as u64, flag, handler))
+            .expect("spawn the subscriber's thread");
+        (QueuedSubscriber { queue, overflowed }, worker)
+    }
+
+    fn enqueue(&self, message: Message<T>) {
+        if let Err(TrySendError::Full(_)) = self.queue.try_send(message) {
+            self.overflowed.store(true, Ordering::Release);
+        }
+    }
+}
+
+fn consume<T>(
+    inbox: Receiver<Message<T>>,
+    batch: u64,
+    overflowed: Arc<AtomicBool>,
+    mut handler: impl FnMut(Signal<T>),
+) {
+    let mut subscription: Option<Arc<dyn Subscription>> = None;
+    let mut outstanding = 0;
+    while let Ok(message) = inbox.recv() {
+        if overflowed.load(Ordering::Acquire) {
+            if let Some(subscription) = subscription.take() {
+                subscription.cancel();
+            }
+            handler(Signal::Error(StreamError::msg(
+                "§1.1 violated: more elements were signalled than requested",
+            )));
+            return;
+        }
+        match message {
+            Message::Subscribe(new) => {
+                if subscription.is_some() {
+                    new.cancel(); // §2.5
+                    continue;
+                }
+                outstanding = batch;
+                new.request(batch);
+                subscription = Some(new);
+            }
+            Message::Next(element) => {
+                outstanding = outstanding.saturating_sub(1);
+                handler(Signal::Next(element));
+                if let (Some(n), Some(subscription)) =
+                    (refill(batch, batch / 2, outstanding), &subscription)
+                {
+                    outstanding += n;
+                    subscription.request(n);
+                }
+            }
+            Message::Error(error) => {
+                handler(Signal::Error(error));
+                return;
+            }
+            Message::Complete => {
+                handler(Signal::Complete);
+                return;
+            }
+        }
+    }
+}
+
+impl<T: Send + 'static> Subscriber<T> for QueuedSubscriber<T> {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.enqueue(Message::Subscribe(subscription));
+    }
+
+    fn on_next(&mut self, element: T) {
+        self.enqueue(Message::Next(element));
+    }
+
+    fn on_error(&mut self, error: StreamError) {
+        self.enqueue(Message::Error(error));
+    }
+
+    fn on_complete(&mut self) {
+        self.enqueue(Message::Complete);
+    }
+}
