@@ -1,0 +1,418 @@
+//! The per-rule context: the trace, the failures seen on any thread, and
+//! the step the rule is in.
+//!
+//! Every rule test gets its own [`RuleCx`] from the [runner](crate::runner).
+//! Probes, helper threads and the rule body all write into it, so a failure
+//! noticed on a publisher's thread (say, an `on_next` beyond demand) fails
+//! the rule that owns the probe, and no other. Once the rule has finished its
+//! context is sealed: a publisher still signalling from a leaked thread
+//! writes into nothing.
+//!
+//! A [`Failure`] carries the id of the rule it shows broken, what was
+//! expected and what happened. Its text is deterministic (no addresses,
+//! timings or thread ids), so it can be snapshot-tested; those details
+//! belong to the trace.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::env::TestEnv;
+use crate::outcome::TraceEvent;
+
+/// How many failures a context keeps; the first is the one reported.
+const MAX_FAILURES: usize = 16;
+/// How many trace events are kept from the start of a rule test.
+const TRACE_HEAD: usize = 96;
+/// How many trace events are kept from the end of a rule test.
+const TRACE_TAIL: usize = 160;
+
+/// A broken rule: which one, what was expected, what happened.
+///
+/// ```
+/// use reactive_streams_tck::context::Failure;
+///
+/// let failure = Failure::new("3.9", "on_error(illegal demand) after request(0)", "on_next(0)");
+/// assert_eq!(
+///     failure.to_string(),
+///     "§3.9: expected on_error(illegal demand) after request(0); actual: on_next(0)"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The rule shown broken: a catalogue id (`"1.1"`) or `tck.<name>`.
+    pub rule: String,
+    /// What the rule required.
+    pub expected: String,
+    /// What happened instead.
+    pub actual: String,
+    /// The scenario of the rule test that was running, if it named one.
+    pub scenario: Option<String>,
+}
+
+impl Failure {
+    /// A failure of `rule`.
+    pub fn new(
+        rule: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Self {
+        Failure {
+            rule: rule.into(),
+            expected: expected.into(),
+            actual: actual.into(),
+            scenario: None,
+        }
+    }
+
+    /// How reports name the rule: `§1.1`, or `tck.name` as is.
+    pub fn rule_label(&self) -> String {
+        rule_label(&self.rule)
+    }
+}
+
+/// `§1.1` for catalogue ids, the id itself for `tck.` checks.
+pub fn rule_label(rule: &str) -> String {
+    if rule.starts_with("tck.") || rule.starts_with("streamlet.") {
+        rule.to_string()
+    } else {
+        format!("§{rule}")
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.rule_label())?;
+        if let Some(scenario) = &self.scenario {
+            write!(f, "[{scenario}] ")?;
+        }
+        write!(f, "expected {}; actual: {}", self.expected, self.actual)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// What a rule test concluded when it did not fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every scenario held.
+    Passed,
+    /// The test could not run; the reason says why.
+    Skipped(String),
+    /// The rule is enforced by Rust's types; the proof names the
+    /// compile-fail test.
+    EnforcedByTypes(String),
+}
+
+/// What a rule body returns: `?` on any probe expectation fails the rule.
+pub type RuleBody = Result<Outcome, Failure>;
+
+/// The context of one running rule test. Cheap to clone; all clones share
+/// the trace and the failures.
+#[derive(Clone)]
+pub struct RuleCx {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    rule: String,
+    test: String,
+    env: TestEnv,
+    start: Instant,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    head: Vec<TraceEvent>,
+    tail: VecDeque<TraceEvent>,
+    omitted: u64,
+    failures: Vec<Failure>,
+    steps: Vec<Step>,
+    next_step_id: u64,
+    deferred: Vec<Box<dyn FnOnce() + Send>>,
+    scenario: Option<String>,
+    sealed: bool,
+}
+
+#[derive(Clone)]
+struct Step {
+    id: u64,
+    rule: String,
+    what: String,
+}
+
+impl fmt::Debug for RuleCx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuleCx")
+            .field("rule", &self.inner.rule)
+            .field("test", &self.inner.test)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RuleCx {
+    /// A fresh context for the rule test `test`, which checks `rule`.
+    pub fn new(rule: impl Into<String>, test: impl Into<String>, env: TestEnv) -> Self {
+        RuleCx {
+            inner: Arc::new(Inner {
+                rule: rule.into(),
+                test: test.into(),
+                env,
+                start: Instant::now(),
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+
+    /// The rule this test checks (`"3.9"`, `"tck.configuration"`).
+    pub fn rule(&self) -> &str {
+        &self.inner.rule
+    }
+
+    /// The test's name (`"spec_3_09"`).
+    pub fn test(&self) -> &str {
+        &self.inner.test
+    }
+
+    /// The timing bounds.
+    pub fn env(&self) -> &TestEnv {
+        &self.inner.env
+    }
+
+    /// Time since the rule test started.
+    pub fn elapsed(&self) -> Duration {
+        self.inner.start.elapsed()
+    }
+
+    /// Appends an event to the trace, stamped with the time and the current
+    /// thread. Ignored once the rule has finished.
+    pub fn trace(&self, event: impl Into<String>) {
+        let event = TraceEvent {
+            at_micros: self.inner.start.elapsed().as_micros() as u64,
+            thread: thread_label(),
+            event: event.into(),
+        };
+        let mut state = self.inner.state.lock();
+        if state.sealed {
+            return;
+        }
+        if state.head.len() < TRACE_HEAD {
+            state.head.push(event);
+        } else {
+            if state.tail.len() == TRACE_TAIL {
+                state.tail.pop_front();
+                state.omitted += 1;
+            }
+            state.tail.push_back(event);
+        }
+    }
+
+    /// Names the scenario that follows; failures recorded from now on carry
+    /// it, so a rule test with several scenarios says which one broke.
+    pub fn scenario(&self, scenario: impl Into<String>) {
+        let scenario = scenario.into();
+        self.trace(format!("--- scenario: {scenario}"));
+        self.inner.state.lock().scenario = Some(scenario);
+    }
+
+    /// A failure of the rule this test checks.
+    pub fn failure(&self, expected: impl Into<String>, actual: impl Into<String>) -> Failure {
+        self.failure_of(self.inner.rule.clone(), expected, actual)
+    }
+
+    /// A failure of another rule (for example §1.1 noticed while testing
+    /// §3.2), tagged with the current scenario.
+    pub fn failure_of(
+        &self,
+        rule: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Failure {
+        let mut failure = Failure::new(rule, expected, actual);
+        failure.scenario = self.inner.state.lock().scenario.clone();
+        failure
+    }
+
+    /// Records a failure seen on any thread. The rule fails even if its body
+    /// returns `Ok`; the first failure recorded is the one reported.
+    pub fn record(&self, failure: Failure) {
+        self.trace(format!("FAILURE {failure}"));
+        let mut state = self.inner.state.lock();
+        if !state.sealed && state.failures.len() < MAX_FAILURES {
+            state.failures.push(failure);
+        }
+    }
+
+    /// Whether a failure has been recorded.
+    pub fn has_failed(&self) -> bool {
+        !self.inner.state.lock().failures.is_empty()
+    }
+
+    /// The first failure recorded, if any.
+    pub fn first_failure(&self) -> Option<Failure> {
+        self.inner.state.lock().failures.first().cloned()
+    }
+
+    /// Runs `f` as a named step (`"request(1)"`), so that a panic or a hang
+    /// inside it is reported as "in request(1)" against `rule`. The step is
+    /// left in place if `f` unwinds, for the runner to read.
+    pub fn step<R>(&self, rule: &str, what: impl Into<String>, f: impl FnOnce() -> R) -> R {
+        let id = self.push_step(rule, what.into());
+        let result = f();
+        self.pop_step(id);
+        result
+    }
+
+    /// Runs `f` as a named step and turns a panic inside it into a failure
+    /// of `rule`: "expected {what} to return normally; actual: it panicked:
+    /// {payload}".
+    pub fn try_step<R>(
+        &self,
+        rule: &str,
+        what: impl Into<String>,
+        f: impl FnOnce() -> R,
+    ) -> Result<R, Failure> {
+        let what = what.into();
+        let id = self.push_step(rule, what.clone());
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        self.pop_step(id);
+        result.map_err(|payload| {
+            self.failure_of(
+                rule,
+                format!("{what} to return normally"),
+                format!("it panicked: {}", panic_message(&*payload)),
+            )
+        })
+    }
+
+    fn push_step(&self, rule: &str, what: String) -> u64 {
+        self.trace(what.clone());
+        let mut state = self.inner.state.lock();
+        state.next_step_id += 1;
+        let id = state.next_step_id;
+        state.steps.push(Step {
+            id,
+            rule: rule.to_string(),
+            what,
+        });
+        id
+    }
+
+    fn pop_step(&self, id: u64) {
+        // Steps of different threads interleave, so remove by identity.
+        let mut state = self.inner.state.lock();
+        if let Some(at) = state.steps.iter().rposition(|s| s.id == id) {
+            state.steps.remove(at);
+        }
+    }
+
+    /// Schedules `f` to run after the rule test has concluded, on a detached
+    /// thread: cleanup such as cancelling a subscription the rule left open,
+    /// which must neither delay nor fail the rule. Dropped unrun if the rule
+    /// has already concluded.
+    pub fn defer(&self, f: impl FnOnce() + Send + 'static) {
+        let mut state = self.inner.state.lock();
+        if !state.sealed {
+            state.deferred.push(Box::new(f));
+        }
+    }
+
+    /// Takes the deferred cleanups (the runner calls this once).
+    pub(crate) fn take_deferred(&self) -> Vec<Box<dyn FnOnce() + Send>> {
+        std::mem::take(&mut self.inner.state.lock().deferred)
+    }
+
+    /// The innermost step in progress: (rule, description).
+    pub fn current_step(&self) -> Option<(String, String)> {
+        self.inner
+            .state
+            .lock()
+            .steps
+            .last()
+            .map(|s| (s.rule.clone(), s.what.clone()))
+    }
+
+    /// Seals the context: later events and failures are ignored. Returns
+    /// the trace.
+    pub fn seal(&self) -> Vec<TraceEvent> {
+        let mut state = self.inner.state.lock();
+        state.sealed = true;
+        state.deferred.clear();
+        let mut trace = state.head.clone();
+        if state.omitted > 0 {
+            trace.push(TraceEvent {
+                at_micros: state.tail.front().map_or(0, |e| e.at_micros),
+                thread: String::from("-"),
+                event: format!("… {} events omitted …", state.omitted),
+            });
+        }
+        trace.extend(state.tail.iter().cloned());
+        trace
+    }
+}
+
+/// The current thread's name, or its id when it has none.
+fn thread_label() -> String {
+    let current = std::thread::current();
+    match current.name() {
+        Some(name) => name.to_string(),
+        None => format!("{:?}", current.id()),
+    }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&'static str>() {
+        (*text).to_string()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        String::from("<a panic payload that is not a string>")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_failure_wins_and_sealing_stops_recording() {
+        let cx = RuleCx::new("1.1", "spec_1_01", TestEnv::default());
+        cx.record(cx.failure("a", "b"));
+        cx.record(cx.failure_of("1.7", "c", "d"));
+        assert_eq!(
+            cx.first_failure().unwrap().to_string(),
+            "§1.1: expected a; actual: b"
+        );
+        let trace = cx.seal();
+        cx.trace("late");
+        assert_eq!(cx.seal().len(), trace.len());
+    }
+
+    #[test]
+    fn the_trace_keeps_its_head_and_tail() {
+        let cx = RuleCx::new("1.1", "spec_1_01", TestEnv::default());
+        for i in 0..1000 {
+            cx.trace(format!("e{i}"));
+        }
+        let trace = cx.seal();
+        assert_eq!(trace.len(), TRACE_HEAD + 1 + TRACE_TAIL);
+        assert_eq!(trace[0].event, "e0");
+        assert!(trace[TRACE_HEAD].event.contains("omitted"));
+        assert_eq!(trace.last().unwrap().event, "e999");
+    }
+
+    #[test]
+    fn scenarios_tag_failures() {
+        let cx = RuleCx::new("3.9", "spec_3_09", TestEnv::default());
+        cx.scenario("publisher of 3");
+        assert_eq!(
+            cx.failure("x", "y").to_string(),
+            "§3.9: [publisher of 3] expected x; actual: y"
+        );
+    }
+}

@@ -1,0 +1,269 @@
+//! The test environment: how long the TCK waits, and for what.
+//!
+//! Every rule test waits in exactly four ways, each with its own bound:
+//!
+//! | setting | environment variable | default | what it bounds |
+//! |---|---|---|---|
+//! | [`TestEnv::timeout`] | `RS_TCK_TIMEOUT_MS` | 1000 ms | waiting for a signal that must come (an `on_next`, a terminal signal, the subscriber being dropped) |
+//! | [`TestEnv::no_signal_timeout`] | `RS_TCK_NO_SIGNAL_MS` | 15 ms | showing that a signal does *not* come; this window dominates the run time, so it is short |
+//! | [`TestEnv::watchdog`] | `RS_TCK_WATCHDOG_MS` | 5000 ms | one whole rule test; past it the rule fails with "watchdog: …" and names the call that never returned |
+//! | [`TestEnv::prompt`] | `RS_TCK_PROMPT_MS` | 250 ms | how long `request` and `cancel` may take to return (§3.4, §3.5) |
+//!
+//! Precedence: a value set on the [`TestEnvBuilder`] wins over the
+//! environment variable, which wins over the default. `cargo xtask tck
+//! --timeout-ms N --no-signal-ms N` sets the first two variables.
+//!
+//! The TCK never asserts that something happens *within* the short
+//! no-signal window; it only asserts absence after that window, and presence
+//! within the long [`TestEnv::timeout`]. A loaded machine therefore makes the
+//! TCK slower, never flaky.
+//!
+//! ```
+//! use std::time::Duration;
+//! use reactive_streams_tck::env::TestEnv;
+//!
+//! let env = TestEnv::builder()
+//!     .timeout(Duration::from_millis(500))
+//!     .no_signal_timeout(Duration::from_millis(10))
+//!     .build();
+//! assert_eq!(env.timeout(), Duration::from_millis(500));
+//! assert_eq!(env.no_signal_timeout(), Duration::from_millis(10));
+//! ```
+
+use std::fmt;
+use std::time::Duration;
+
+/// `RS_TCK_TIMEOUT_MS`: how long to wait for a signal that must come.
+pub const TIMEOUT_ENV: &str = "RS_TCK_TIMEOUT_MS";
+/// `RS_TCK_NO_SIGNAL_MS`: how long to wait to show that no signal comes.
+pub const NO_SIGNAL_ENV: &str = "RS_TCK_NO_SIGNAL_MS";
+/// `RS_TCK_WATCHDOG_MS`: the bound on one whole rule test.
+pub const WATCHDOG_ENV: &str = "RS_TCK_WATCHDOG_MS";
+/// `RS_TCK_PROMPT_MS`: how long `request` and `cancel` may take (§3.4, §3.5).
+pub const PROMPT_ENV: &str = "RS_TCK_PROMPT_MS";
+
+const DEFAULT_TIMEOUT_MS: u64 = 1000;
+const DEFAULT_NO_SIGNAL_MS: u64 = 15;
+const DEFAULT_WATCHDOG_MS: u64 = 5000;
+const DEFAULT_PROMPT_MS: u64 = 250;
+
+/// The timing bounds of a verification. Cheap to copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TestEnv {
+    timeout: Duration,
+    no_signal_timeout: Duration,
+    watchdog: Duration,
+    prompt: Duration,
+}
+
+impl TestEnv {
+    /// Defaults overridden by the environment variables.
+    ///
+    /// # Panics
+    ///
+    /// If one of the variables is set but is not a number of milliseconds;
+    /// see [`TestEnv::try_from_env`] for the non-panicking form.
+    pub fn from_env() -> TestEnv {
+        TestEnv::builder().build()
+    }
+
+    /// Defaults overridden by the environment variables, or the variable
+    /// that could not be read.
+    pub fn try_from_env() -> Result<TestEnv, ConfigError> {
+        TestEnv::builder().try_build()
+    }
+
+    /// A builder whose unset values come from the environment, then the
+    /// defaults.
+    pub fn builder() -> TestEnvBuilder {
+        TestEnvBuilder::default()
+    }
+
+    /// How long to wait for a signal that must come (`RS_TCK_TIMEOUT_MS`).
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// How long to wait to show that no signal comes (`RS_TCK_NO_SIGNAL_MS`).
+    pub fn no_signal_timeout(&self) -> Duration {
+        self.no_signal_timeout
+    }
+
+    /// The bound on one whole rule test (`RS_TCK_WATCHDOG_MS`).
+    pub fn watchdog(&self) -> Duration {
+        self.watchdog
+    }
+
+    /// How long `request` and `cancel` may take to return (`RS_TCK_PROMPT_MS`).
+    pub fn prompt(&self) -> Duration {
+        self.prompt
+    }
+}
+
+impl Default for TestEnv {
+    /// The built-in defaults, ignoring the environment.
+    fn default() -> Self {
+        TestEnv {
+            timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
+            no_signal_timeout: Duration::from_millis(DEFAULT_NO_SIGNAL_MS),
+            watchdog: Duration::from_millis(DEFAULT_WATCHDOG_MS),
+            prompt: Duration::from_millis(DEFAULT_PROMPT_MS),
+        }
+    }
+}
+
+/// Builds a [`TestEnv`]; values set here override the environment.
+#[derive(Debug, Clone, Default)]
+pub struct TestEnvBuilder {
+    timeout: Option<Duration>,
+    no_signal_timeout: Option<Duration>,
+    watchdog: Option<Duration>,
+    prompt: Option<Duration>,
+}
+
+impl TestEnvBuilder {
+    /// How long to wait for a signal that must come.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long to wait to show that no signal comes.
+    pub fn no_signal_timeout(mut self, window: Duration) -> Self {
+        self.no_signal_timeout = Some(window);
+        self
+    }
+
+    /// The bound on one whole rule test.
+    pub fn watchdog(mut self, watchdog: Duration) -> Self {
+        self.watchdog = Some(watchdog);
+        self
+    }
+
+    /// How long `request` and `cancel` may take to return.
+    pub fn prompt(mut self, prompt: Duration) -> Self {
+        self.prompt = Some(prompt);
+        self
+    }
+
+    /// The environment; panics on an unreadable variable.
+    ///
+    /// # Panics
+    ///
+    /// If a variable the builder did not override is set but is not a
+    /// number of milliseconds.
+    pub fn build(self) -> TestEnv {
+        match self.try_build() {
+            Ok(env) => env,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// The environment, or the variable that could not be read.
+    pub fn try_build(self) -> Result<TestEnv, ConfigError> {
+        let defaults = TestEnv::default();
+        let pick = |set: Option<Duration>, var: &'static str, default: Duration| match set {
+            Some(value) => Ok(value),
+            None => Ok(read_millis(var)?.unwrap_or(default)),
+        };
+        Ok(TestEnv {
+            timeout: pick(self.timeout, TIMEOUT_ENV, defaults.timeout)?,
+            no_signal_timeout: pick(
+                self.no_signal_timeout,
+                NO_SIGNAL_ENV,
+                defaults.no_signal_timeout,
+            )?,
+            watchdog: pick(self.watchdog, WATCHDOG_ENV, defaults.watchdog)?,
+            prompt: pick(self.prompt, PROMPT_ENV, defaults.prompt)?,
+        })
+    }
+}
+
+fn read_millis(var: &'static str) -> Result<Option<Duration>, ConfigError> {
+    match std::env::var(var) {
+        Ok(text) if text.trim().is_empty() => Ok(None),
+        Ok(text) => text
+            .trim()
+            .parse::<u64>()
+            .map(|ms| Some(Duration::from_millis(ms)))
+            .map_err(|_| ConfigError::BadVariable { var, value: text }),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(value)) => Err(ConfigError::BadVariable {
+            var,
+            value: value.to_string_lossy().into_owned(),
+        }),
+    }
+}
+
+/// A verification that cannot run as configured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// An environment variable is set but is not a number of milliseconds.
+    BadVariable {
+        /// The variable.
+        var: &'static str,
+        /// What it holds.
+        value: String,
+    },
+    /// The factory's declarations make every rule test skip, so a green run
+    /// would prove nothing.
+    EverythingSkipped {
+        /// The skip reasons, one per rule test.
+        reasons: Vec<String>,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::BadVariable { var, value } => write!(
+                f,
+                "{var}={value:?} is not a number of milliseconds (e.g. {var}=500)"
+            ),
+            ConfigError::EverythingSkipped { reasons } => {
+                write!(
+                    f,
+                    "every rule test would be skipped, so the verification would prove nothing:"
+                )?;
+                for reason in reasons {
+                    write!(f, "\n  - {reason}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_values_win_over_defaults() {
+        let env = TestEnv::builder()
+            .watchdog(Duration::from_millis(7))
+            .prompt(Duration::from_millis(3))
+            .build();
+        assert_eq!(env.watchdog(), Duration::from_millis(7));
+        assert_eq!(env.prompt(), Duration::from_millis(3));
+    }
+
+    #[test]
+    fn a_bad_variable_is_a_config_error() {
+        // Only this test touches this (otherwise unused) variable name.
+        let error = read_millis_from("RS_TCK_TEST_ONLY_BAD", "12x").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "RS_TCK_TEST_ONLY_BAD=\"12x\" is not a number of milliseconds (e.g. RS_TCK_TEST_ONLY_BAD=500)"
+        );
+    }
+
+    fn read_millis_from(var: &'static str, value: &str) -> Result<Option<Duration>, ConfigError> {
+        std::env::set_var(var, value);
+        let result = read_millis(var);
+        std::env::remove_var(var);
+        result
+    }
+}

@@ -1,0 +1,310 @@
+//! Probes: recording subscribers that check the publisher's side of the
+//! contract online and let a rule test wait for signals with deadlines.
+//!
+//! A [`Probe`] is the test's end; the `Box<dyn Subscriber<T>>` it hands to
+//! the publisher ([`Probe::subscriber`], or [`Probe::subscribe_to`]) is the
+//! publisher's end. Every signal is recorded in the rule's trace (kind,
+//! element, thread, time) and checked as it arrives:
+//!
+//! | invariant | rule |
+//! |---|---|
+//! | `on_subscribe` comes first, and at most once | §1.9 |
+//! | never more `on_next` than requested in total | §1.1 |
+//! | nothing after `on_complete` / `on_error` | §1.7 |
+//! | no signal enters while another is still running on another thread | §1.3 |
+//! | `on_next` nested inside `request` from `on_next` no deeper than the declared bound | §3.3 |
+//! | `request` and `cancel` called by the probe return normally | §3.16, §3.15 |
+//!
+//! A violation is recorded in the [rule context](crate::context::RuleCx)
+//! and fails the rule, whichever thread saw it.
+//!
+//! In safe Rust a publisher cannot enter one subscriber twice at once or
+//! recursively (the signal methods take `&mut self`), so the §1.3 and §3.3
+//! checks only fire on `unsafe` code; they are cheap, and the §3.3 bound
+//! stops re-requesting *before* the stack overflows, so such a publisher is
+//! reported instead of aborting the test run.
+//!
+//! Whether the publisher has dropped the subscriber (§3.13) is known
+//! exactly: the handle's `Drop` flips a flag and wakes waiters, so
+//! [`Probe::wait_dropped`] waits on a condition with a deadline.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use reactive_streams_tck::context::RuleCx;
+//! use reactive_streams_tck::env::TestEnv;
+//! use reactive_streams_tck::probe::Probe;
+//! use reactive_streams_tck::testkit::SyncRange;
+//!
+//! let cx = RuleCx::new("1.5", "doc", TestEnv::default());
+//! let probe = Probe::<u64>::new(&cx, "probe");
+//! probe.subscribe_to(&SyncRange::new(0, 2))?;
+//! probe.request(5)?;
+//! assert_eq!(probe.expect_next()?, 0);
+//! assert_eq!(probe.expect_next()?, 1);
+//! probe.expect_complete()?;
+//! probe.wait_dropped()?;
+//! assert!(!cx.has_failed());
+//! # Ok::<(), reactive_streams_tck::context::Failure>(())
+//! ```
+
+mod expect;
+mod handle;
+mod state;
+
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+
+use crate::context::{Failure, RuleCx};
+use state::State;
+
+/// A signal as the probe received it.
+#[derive(Debug, Clone)]
+pub enum Signal<T> {
+    /// `on_next(element)`.
+    Next(T),
+    /// `on_error(error)`.
+    Error(StreamError),
+    /// `on_complete()`.
+    Complete,
+}
+
+impl<T: Debug> Signal<T> {
+    /// `on_next(3)`, `on_error(<message>)` or `on_complete`.
+    pub fn describe(&self) -> String {
+        match self {
+            Signal::Next(element) => format!("on_next({element:?})"),
+            Signal::Error(error) => format!("on_error({error})"),
+            Signal::Complete => String::from("on_complete"),
+        }
+    }
+}
+
+/// How a probe behaves on its own, inside the publisher's calls.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Behaviour {
+    /// Requests issued from inside `on_subscribe`, in order.
+    request_on_subscribe: Vec<u64>,
+    /// A request issued from inside every `on_next` (0: none).
+    request_on_next: u64,
+    /// Cancel from inside the `on_next` that brings the count to this.
+    cancel_after: Option<u64>,
+    /// The deepest synchronous `on_next` nesting accepted (§3.3).
+    depth_bound: u32,
+    /// Stop a publisher flooding after cancel (see [`Probe::stop_runaway`]).
+    stop_runaway: bool,
+}
+
+/// How many signals after `cancel` a probe with
+/// [`Probe::stop_runaway`] accepts before it calls the publisher a runaway.
+pub const RUNAWAY_LIMIT: u64 = 1024;
+
+/// The panic payload a probe unwinds a runaway publisher with.
+pub const RUNAWAY_STOP: &str = "rs-tck: unwinding a publisher that kept signalling after cancel()";
+
+pub(crate) struct Shared<T> {
+    cx: RuleCx,
+    label: String,
+    state: Mutex<State<T>>,
+    changed: Condvar,
+}
+
+/// The test's end of a recording subscriber. See the [module](self) docs.
+///
+/// Dropping a probe cancels a subscription it left open, after the rule has
+/// concluded and on a detached thread, so a rule never leaves an infinite
+/// publisher running and cleanup never fails a rule.
+pub struct Probe<T: Debug + Send + 'static> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T: Debug + Send + 'static> Probe<T> {
+    /// A probe recording into `cx`, named `label` in the trace.
+    pub fn new(cx: &RuleCx, label: &str) -> Self {
+        Probe {
+            shared: Arc::new(Shared {
+                cx: cx.clone(),
+                label: label.to_string(),
+                state: Mutex::new(State::new(Behaviour {
+                    depth_bound: 1,
+                    ..Behaviour::default()
+                })),
+                changed: Condvar::new(),
+            }),
+        }
+    }
+
+    /// Requests `n` from inside `on_subscribe` (call before subscribing;
+    /// repeatable: the requests are issued in order).
+    pub fn request_on_subscribe(self, n: u64) -> Self {
+        self.shared
+            .state
+            .lock()
+            .behaviour
+            .request_on_subscribe
+            .push(n);
+        self
+    }
+
+    /// Requests `n` from inside every `on_next` (§3.2).
+    pub fn request_on_next(self, n: u64) -> Self {
+        self.shared.state.lock().behaviour.request_on_next = n;
+        self
+    }
+
+    /// Cancels from inside the `k`-th `on_next`.
+    pub fn cancel_after(self, k: u64) -> Self {
+        self.shared.state.lock().behaviour.cancel_after = Some(k);
+        self
+    }
+
+    /// After `cancel`, accept at most [`RUNAWAY_LIMIT`] signals; past that,
+    /// fail the rule ("signals to stop after cancel()") and panic inside
+    /// `on_next` with [`RUNAWAY_STOP`], unwinding the publisher's loop: a
+    /// synchronous publisher ignoring `cancel` under unbounded demand would
+    /// otherwise never return.
+    pub fn stop_runaway(self) -> Self {
+        self.shared.state.lock().behaviour.stop_runaway = true;
+        self
+    }
+
+    /// The deepest nesting of `on_next` inside `request` inside `on_next`
+    /// accepted before §3.3 fails (default 1: no nesting).
+    pub fn depth_bound(self, depth: u32) -> Self {
+        self.shared.state.lock().behaviour.depth_bound = depth.max(1);
+        self
+    }
+
+    /// The rule context this probe records into.
+    pub fn cx(&self) -> &RuleCx {
+        &self.shared.cx
+    }
+
+    /// The publisher's end. Only one per probe.
+    ///
+    /// # Panics
+    ///
+    /// If called twice: one probe observes one subscription.
+    pub fn subscriber(&self) -> Box<dyn Subscriber<T>> {
+        let mut state = self.shared.state.lock();
+        assert!(!state.handed_out, "a probe observes one subscription");
+        state.handed_out = true;
+        Box::new(handle::ProbeSubscriber::new(self.shared.clone()))
+    }
+
+    /// `publisher.subscribe(self.subscriber())`, as the step `subscribe`: a
+    /// panic is a §1.9 failure (subscribe must return normally).
+    pub fn subscribe_to(&self, publisher: &dyn Publisher<T>) -> Result<(), Failure> {
+        let subscriber = self.subscriber();
+        self.cx().try_step("1.9", self.event("subscribe"), || {
+            publisher.subscribe(subscriber)
+        })
+    }
+
+    /// The subscription, waiting for `on_subscribe` up to the timeout
+    /// (§1.9 failure if it does not come).
+    pub fn subscription(&self) -> Result<Arc<dyn Subscription>, Failure> {
+        self.expect_subscribed()?;
+        let state = self.shared.state.lock();
+        state.subscription.clone().ok_or_else(|| {
+            self.cx()
+                .failure_of("1.9", "on_subscribe", "no subscription")
+        })
+    }
+
+    /// `request(n)` on the subscription, recorded as demand first (the
+    /// publisher may deliver synchronously). A panic is a §3.16 failure.
+    pub fn request(&self, n: u64) -> Result<(), Failure> {
+        self.request_timed(n).map(|_| ())
+    }
+
+    /// [`Probe::request`], returning how long the call took (§3.4).
+    pub fn request_timed(&self, n: u64) -> Result<Duration, Failure> {
+        let subscription = self.subscription()?;
+        {
+            let mut state = self.shared.state.lock();
+            state.note_request(n);
+            state.requesting = Some(std::thread::current().id());
+        }
+        let started = Instant::now();
+        let result = self
+            .cx()
+            .try_step("3.16", self.event(&format!("request({n})")), || {
+                subscription.request(n)
+            });
+        let took = started.elapsed();
+        self.shared.state.lock().requesting = None;
+        result.map(|_| took)
+    }
+
+    /// `cancel()` on the subscription. A panic is a §3.15 failure.
+    pub fn cancel(&self) -> Result<(), Failure> {
+        self.cancel_timed().map(|_| ())
+    }
+
+    /// [`Probe::cancel`], returning how long the call took (§3.5).
+    pub fn cancel_timed(&self) -> Result<Duration, Failure> {
+        let subscription = self.subscription()?;
+        self.shared.state.lock().note_cancel();
+        let started = Instant::now();
+        self.cx()
+            .try_step("3.15", self.event("cancel()"), || subscription.cancel())?;
+        Ok(started.elapsed())
+    }
+
+    /// How many `on_next` arrived so far.
+    pub fn received(&self) -> u64 {
+        self.shared.state.lock().nexts
+    }
+
+    /// The total demand the probe has requested (saturating, §3.17).
+    pub fn requested(&self) -> u64 {
+        self.shared.state.lock().requested
+    }
+
+    /// How many signals arrived on the thread that was inside `request`, as
+    /// (`on_next`, terminal) counts (§3.10, §3.11).
+    pub fn synchronous_signals(&self) -> (u64, u64) {
+        let state = self.shared.state.lock();
+        (state.sync_nexts, state.sync_terminals)
+    }
+
+    /// Whether the publisher has dropped the subscriber.
+    pub fn is_dropped(&self) -> bool {
+        self.shared.state.lock().dropped
+    }
+
+    /// Whether a terminal signal arrived.
+    pub fn is_terminated(&self) -> bool {
+        self.shared.state.lock().terminal.is_some()
+    }
+
+    fn event(&self, what: &str) -> String {
+        format!("{}: {what}", self.shared.label)
+    }
+}
+
+impl<T: Debug + Send + 'static> Drop for Probe<T> {
+    fn drop(&mut self) {
+        let mut state = self.shared.state.lock();
+        // Breaks the cycle probe → subscription → subscriber → probe.
+        let subscription = state.subscription.take();
+        let open = state.terminal.is_none() && !state.cancelled;
+        state.queue.clear();
+        drop(state);
+        if let (Some(subscription), true) = (subscription, open) {
+            self.shared.cx.defer(move || subscription.cancel());
+        }
+    }
+}
+
+impl<T> State<T> {
+    pub(crate) fn note_request(&mut self, n: u64) {
+        if n > 0 && !self.cancelled && self.terminal.is_none() {
+            self.requested = demand::add(self.requested, n);
+        }
+    }
+}

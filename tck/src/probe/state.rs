@@ -1,0 +1,154 @@
+//! What a probe knows, behind its mutex.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::thread::ThreadId;
+
+use reactive_streams::Subscription;
+
+use super::{Behaviour, Signal};
+
+/// How many unconsumed signals a probe keeps; past this (a publisher
+/// flooding after cancel) the oldest are dropped, so memory stays bounded.
+const MAX_QUEUED: usize = 1 << 16;
+
+pub(crate) struct State<T> {
+    pub(crate) behaviour: Behaviour,
+    pub(crate) handed_out: bool,
+    pub(crate) subscription: Option<Arc<dyn Subscription>>,
+    pub(crate) subscribes: u32,
+    pub(crate) queue: VecDeque<Signal<T>>,
+    /// Every signal but `on_subscribe`, ever: waits for "anything new" use it.
+    pub(crate) signals: u64,
+    pub(crate) requested: u64,
+    pub(crate) nexts: u64,
+    pub(crate) terminal: Option<String>,
+    pub(crate) cancelled: bool,
+    pub(crate) dropped: bool,
+    /// The thread inside a probe-issued `request`, for §3.10 / §3.11.
+    pub(crate) requesting: Option<ThreadId>,
+    pub(crate) sync_nexts: u64,
+    pub(crate) sync_terminals: u64,
+    /// Signals that arrived after the probe cancelled.
+    pub(crate) after_cancel: u64,
+    entry: Entry,
+    /// Invariants already reported, so a flood reports each once.
+    reported: Vec<&'static str>,
+}
+
+/// Who is inside the subscriber right now (§1.3, §3.3).
+#[derive(Default)]
+struct Entry {
+    owner: Option<ThreadId>,
+    depth: u32,
+}
+
+/// How a signal entered the subscriber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entered {
+    /// Nobody else was inside; `depth` is the nesting on this thread.
+    Serial { depth: u32 },
+    /// Another thread was inside: §1.3 is broken.
+    Concurrent,
+}
+
+impl<T> State<T> {
+    pub(crate) fn new(behaviour: Behaviour) -> Self {
+        State {
+            behaviour,
+            handed_out: false,
+            subscription: None,
+            subscribes: 0,
+            queue: VecDeque::new(),
+            signals: 0,
+            requested: 0,
+            nexts: 0,
+            terminal: None,
+            cancelled: false,
+            dropped: false,
+            requesting: None,
+            sync_nexts: 0,
+            sync_terminals: 0,
+            after_cancel: 0,
+            entry: Entry::default(),
+            reported: Vec::new(),
+        }
+    }
+
+    pub(crate) fn enter(&mut self) -> Entered {
+        let me = std::thread::current().id();
+        match self.entry.owner {
+            None => {
+                self.entry.owner = Some(me);
+                self.entry.depth = 1;
+                Entered::Serial { depth: 1 }
+            }
+            Some(owner) if owner == me => {
+                self.entry.depth += 1;
+                Entered::Serial {
+                    depth: self.entry.depth,
+                }
+            }
+            Some(_) => Entered::Concurrent,
+        }
+    }
+
+    /// How deep the current thread is nested inside the subscriber.
+    pub(crate) fn depth(&self) -> u32 {
+        self.entry.depth
+    }
+
+    pub(crate) fn exit(&mut self, entered: Entered) {
+        if let Entered::Serial { .. } = entered {
+            self.entry.depth -= 1;
+            if self.entry.depth == 0 {
+                self.entry.owner = None;
+            }
+        }
+    }
+
+    /// Whether `key` is reported for the first time.
+    pub(crate) fn first_report(&mut self, key: &'static str) -> bool {
+        if self.reported.contains(&key) {
+            false
+        } else {
+            self.reported.push(key);
+            true
+        }
+    }
+
+    pub(crate) fn push(&mut self, signal: Signal<T>) {
+        if self.queue.len() == MAX_QUEUED {
+            self.queue.pop_front();
+        }
+        self.queue.push_back(signal);
+        self.signals += 1;
+    }
+
+    pub(crate) fn note_cancel(&mut self) {
+        self.cancelled = true;
+    }
+
+    pub(crate) fn is_synchronous(&self) -> bool {
+        self.requesting == Some(std::thread::current().id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_thread_entering_is_concurrent_and_nesting_counts_depth() {
+        let mut state = State::<u8>::new(Behaviour::default());
+        let first = state.enter();
+        assert_eq!(first, Entered::Serial { depth: 1 });
+        assert_eq!(state.enter(), Entered::Serial { depth: 2 });
+        let other = std::thread::scope(|s| s.spawn(|| state.enter()).join().unwrap());
+        assert_eq!(other, Entered::Concurrent);
+        state.exit(other);
+        state.exit(Entered::Serial { depth: 2 });
+        state.exit(first);
+        assert_eq!(state.enter(), Entered::Serial { depth: 1 });
+    }
+}

@@ -1,0 +1,69 @@
+//! What the user implements: how to make the publishers under test.
+
+use std::fmt::Debug;
+
+use reactive_streams::Publisher;
+
+/// Makes the publishers the [publisher verification](crate::publisher)
+/// subscribes to. Only [`create_publisher`](PublisherFactory::create_publisher)
+/// is required; every other method declares a property with a sensible
+/// default.
+///
+/// ```
+/// use reactive_streams::Publisher;
+/// use reactive_streams_tck::publisher::PublisherFactory;
+/// use reactive_streams_tck::testkit::SyncRange;
+///
+/// struct Ranges;
+///
+/// impl PublisherFactory for Ranges {
+///     type Element = u64;
+///     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+///         Box::new(SyncRange::new(0, elements))
+///     }
+/// }
+/// ```
+pub trait PublisherFactory: Send + Sync + 'static {
+    /// The element type; `Debug` so that traces and messages can show it.
+    type Element: Debug + Send + 'static;
+
+    /// A publisher that emits exactly `elements` elements to each subscriber
+    /// that requests them, then `on_complete`. `u64::MAX` means an infinite
+    /// publisher (it never completes). Never called with more than
+    /// [`max_elements`](PublisherFactory::max_elements).
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<Self::Element>>;
+
+    /// A publisher that fails: after `on_subscribe` it signals `on_error`
+    /// (with or without demand). `None` (the default): the rules that need
+    /// one are skipped, saying so.
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<Self::Element>>> {
+        None
+    }
+
+    /// The most elements [`create_publisher`](PublisherFactory::create_publisher)
+    /// can be asked for; `u64::MAX` (the default) means it can also make
+    /// infinite publishers. Rules needing more are skipped.
+    fn max_elements(&self) -> u64 {
+        u64::MAX
+    }
+
+    /// How deep `on_next` may nest synchronously inside a `request` made
+    /// from `on_next` (§3.3). 1, the default and the recommendation, means
+    /// no nesting at all.
+    fn max_sync_recursion_depth(&self) -> u32 {
+        1
+    }
+
+    /// Whether one publisher serves several subscribers at once (§1.11).
+    /// Default `true`. When `false`, a second subscriber must still get
+    /// `on_subscribe` and then `on_error` or its elements (§1.9).
+    fn supports_multiple_subscribers(&self) -> bool {
+        true
+    }
+
+    /// Whether to run the stochastic checks (many threads requesting at
+    /// once, §1.3 and the concurrent part of §3.8). Default `true`.
+    fn run_stochastic(&self) -> bool {
+        true
+    }
+}

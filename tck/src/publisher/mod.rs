@@ -1,0 +1,363 @@
+//! The publisher verification: every observable rule of §1 (Publisher) and
+//! §3 (Subscription), run against the publishers a [`PublisherFactory`]
+//! makes.
+//!
+//! # Two entry points
+//!
+//! In a test file, [`publisher_verification!`](crate::publisher_verification)
+//! generates one `#[test]` per rule:
+//!
+//! ```ignore
+//! use reactive_streams_tck::publisher_verification;
+//! publisher_verification!(my_range, MyFactory::new());
+//! // → my_range::publisher::spec_1_01, …, my_range::publisher::tck_configuration
+//! ```
+//!
+//! As a library, [`PublisherVerification::run_all`] returns the results as
+//! data:
+//!
+//! ```
+//! use reactive_streams::Publisher;
+//! use reactive_streams_tck::outcome::Verdict;
+//! use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
+//! use reactive_streams_tck::testkit::SyncRange;
+//!
+//! struct Ranges;
+//! impl PublisherFactory for Ranges {
+//!     type Element = u64;
+//!     fn create_publisher(&self, n: u64) -> Box<dyn Publisher<u64>> {
+//!         Box::new(SyncRange::new(0, n))
+//!     }
+//! }
+//!
+//! let results = PublisherVerification::new(Ranges).run_all().unwrap();
+//! assert!(results.iter().all(|r| r.verdict != Verdict::Failed));
+//! ```
+//!
+//! # Test names
+//!
+//! `<module>::publisher::<test>`, where `<test>` is `spec_<section>_<rule>`
+//! with a two-digit rule (`spec_3_09`) for catalogue rules and
+//! `tck_<name>` (rule id `tck.<name>`) for checks of the factory itself.
+//! `cargo xtask tck` relies on this shape. See [`TESTS`] for the list.
+
+mod factory;
+#[doc(hidden)]
+pub mod rules;
+
+use std::sync::Arc;
+
+pub use factory::PublisherFactory;
+
+use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::env::{ConfigError, TestEnv};
+use crate::outcome::{RuleResult, Verdict, Verification};
+use crate::runner::{self, rule_of_test, RuleMeta};
+
+/// One rule test: what it needs from the factory, and its body.
+pub struct RuleDef<F> {
+    /// What the factory must offer for the test to run at all.
+    pub needs: Needs,
+    /// The body.
+    pub run: fn(&RuleCx, &F) -> RuleBody,
+}
+
+/// What a rule test needs from the factory; unmet needs skip it, saying
+/// why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// A publisher of at least this many elements.
+    pub elements: u64,
+    /// A failed publisher.
+    pub failed_publisher: bool,
+    /// Several subscribers on one publisher.
+    pub multiple_subscribers: bool,
+    /// Stochastic checks enabled.
+    pub stochastic: bool,
+}
+
+impl Needs {
+    /// Nothing.
+    pub const NOTHING: Needs = Needs {
+        elements: 0,
+        failed_publisher: false,
+        multiple_subscribers: false,
+        stochastic: false,
+    };
+
+    /// A publisher of at least `n` elements.
+    pub const fn elements(n: u64) -> Needs {
+        Needs {
+            elements: n,
+            ..Needs::NOTHING
+        }
+    }
+
+    /// The reason to skip, if the factory does not meet these needs.
+    pub fn unmet<F: PublisherFactory>(&self, factory: &F) -> Option<String> {
+        let max = factory.max_elements();
+        if self.elements > max {
+            return Some(format!(
+                "needs a publisher of {} elements; the factory's max_elements() is {max}",
+                self.elements
+            ));
+        }
+        if self.failed_publisher && factory.create_failed_publisher().is_none() {
+            return Some(String::from(
+                "needs a failed publisher; the factory's create_failed_publisher() returns None",
+            ));
+        }
+        if self.multiple_subscribers && !factory.supports_multiple_subscribers() {
+            return Some(String::from(
+                "needs several subscribers; the factory's supports_multiple_subscribers() is false",
+            ));
+        }
+        if self.stochastic && !factory.run_stochastic() {
+            return Some(String::from(
+                "a stochastic check; the factory's run_stochastic() is false",
+            ));
+        }
+        None
+    }
+}
+
+/// The rule tests, in order. The macro generates one `#[test]` for each;
+/// this list and the macro come from one source.
+pub const TESTS: &[&str] = &crate::__publisher_tests!(@list @names);
+
+/// Every rule test as (name, definition).
+fn table<F: PublisherFactory>() -> Vec<(&'static str, RuleDef<F>)> {
+    crate::__publisher_tests!(@list @table)
+}
+
+/// Runs the publisher verification against one factory.
+pub struct PublisherVerification<F: PublisherFactory> {
+    factory: Arc<F>,
+    env: Option<TestEnv>,
+    target: String,
+    parallelism: usize,
+}
+
+impl<F: PublisherFactory> PublisherVerification<F> {
+    /// A verification of `factory`'s publishers, named after its type.
+    pub fn new(factory: F) -> Self {
+        let target = std::any::type_name::<F>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("publisher")
+            .to_string();
+        PublisherVerification {
+            factory: Arc::new(factory),
+            env: None,
+            target,
+            parallelism: 8,
+        }
+    }
+
+    /// Timing bounds (default: [`TestEnv::try_from_env`]).
+    pub fn env(mut self, env: TestEnv) -> Self {
+        self.env = Some(env);
+        self
+    }
+
+    /// The name results carry as their `target`.
+    pub fn target(mut self, name: impl Into<String>) -> Self {
+        self.target = name.into();
+        self
+    }
+
+    /// How many rule tests [`run_all`](Self::run_all) runs at once
+    /// (default 8; they mostly wait).
+    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
+        self.parallelism = rules_at_once.max(1);
+        self
+    }
+
+    fn resolved_env(&self) -> Result<TestEnv, ConfigError> {
+        match self.env {
+            Some(env) => Ok(env),
+            None => TestEnv::try_from_env(),
+        }
+    }
+
+    /// Runs one rule test by name (`"spec_3_09"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
+        let env = self.resolved_env()?;
+        let (name, def) = table::<F>()
+            .into_iter()
+            .find(|(name, _)| *name == test)
+            .unwrap_or_else(|| panic!("no publisher rule test named {test}"));
+        Ok(self.run_def(&env, name, def))
+    }
+
+    fn run_def(&self, env: &TestEnv, name: &'static str, def: RuleDef<F>) -> RuleResult {
+        let meta = RuleMeta::new(
+            Verification::Publisher,
+            self.target.clone(),
+            rule_of_test(name),
+            name,
+        );
+        let factory = self.factory.clone();
+        runner::run_rule(&meta, env, move |cx| {
+            if let Some(reason) = def.needs.unmet(&*factory) {
+                return Ok(Outcome::Skipped(reason));
+            }
+            (def.run)(cx, &factory)
+        })
+    }
+
+    /// Runs every rule test and returns the results in [`TESTS`] order.
+    ///
+    /// An error if the environment variables cannot be read, or if every
+    /// rule test was skipped (a green run that proves nothing).
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        let env = self.resolved_env()?;
+        let defs = table::<F>();
+        let mut results: Vec<Option<RuleResult>> = (0..defs.len()).map(|_| None).collect();
+        let mut pending: Vec<(usize, &'static str, RuleDef<F>)> = defs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, def))| (i, name, def))
+            .collect();
+        pending.reverse();
+        while !pending.is_empty() {
+            let batch: Vec<_> = (0..self.parallelism)
+                .filter_map(|_| pending.pop())
+                .collect();
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = batch
+                    .into_iter()
+                    .map(|(i, name, def)| (i, scope.spawn(move || self.run_def(&env, name, def))))
+                    .collect();
+                for (i, handle) in handles {
+                    results[i] = handle.join().ok();
+                }
+            });
+        }
+        let results: Vec<RuleResult> = results.into_iter().flatten().collect();
+        let reasons: Vec<String> = results
+            .iter()
+            .filter(|r| r.rule != "tck.configuration" && r.verdict != Verdict::EnforcedByTypes)
+            .map(|r| match r.verdict {
+                Verdict::Skipped => Some(format!(
+                    "{}: {}",
+                    r.test,
+                    r.message.as_deref().unwrap_or("")
+                )),
+                _ => None,
+            })
+            .collect::<Option<Vec<String>>>()
+            .unwrap_or_default();
+        if !reasons.is_empty() {
+            return Err(ConfigError::EverythingSkipped { reasons });
+        }
+        Ok(results)
+    }
+}
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: PublisherFactory>(test: &str, target: &str, factory: F) {
+    let verification = PublisherVerification::new(factory).target(target);
+    match verification.run(test) {
+        Ok(result) => runner::conclude(&result),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// The list of publisher rule tests, and what is generated from it. Not
+/// API: use [`publisher_verification!`](crate::publisher_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __publisher_tests {
+    (@list $($then:tt)*) => {
+        $crate::__publisher_tests! { $($then)* [
+            tck_configuration,
+            tck_create_n_gives_exactly_n,
+            spec_1_01, spec_1_02, spec_1_03, spec_1_04, spec_1_05, spec_1_06,
+            spec_1_07, spec_1_08, spec_1_09, spec_1_10, spec_1_11,
+            spec_3_02, spec_3_03, spec_3_04, spec_3_05, spec_3_06, spec_3_07,
+            spec_3_08, spec_3_09, spec_3_10, spec_3_11, spec_3_12, spec_3_13,
+            spec_3_14, spec_3_15, spec_3_16, spec_3_17
+        ] }
+    };
+    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
+    (@table [$($test:ident),*]) => {
+        vec![$((stringify!($test), $crate::publisher::rules::$test())),*]
+    };
+    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        mod $name {
+            mod publisher {
+                #[allow(unused_imports)]
+                use super::super::*;
+                $(
+                    #[test]
+                    fn $test() {
+                        $crate::publisher::__run_generated(stringify!($test), $target, $factory);
+                    }
+                )*
+            }
+        }
+    };
+}
+
+/// Generates the publisher verification as `#[test]`s:
+/// `<name>::publisher::<test>` for every test in
+/// [`publisher::TESTS`](crate::publisher::TESTS).
+///
+/// `$factory` is an expression making a
+/// [`PublisherFactory`](crate::publisher::PublisherFactory); it is evaluated
+/// once per test, in a module nested two levels below the invocation (whose
+/// items it can name). Results carry `stringify!($name)` as their target, or
+/// the display name given as a third argument.
+///
+/// ```ignore
+/// publisher_verification!(my_range, MyFactory::new());
+/// publisher_verification!(my_range_async, MyFactory::asynchronous(), "MyRange (async)");
+/// ```
+///
+/// Each test writes its result to `RS_TCK_REPORT_DIR` (if set), panics with
+/// the full failure text (rule, expected, actual, trace) if the rule failed,
+/// and prints `skipped: <reason>` if it was skipped. `cargo test spec_3_09`
+/// runs one rule.
+#[macro_export]
+macro_rules! publisher_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::__publisher_tests! { @list @modules $name, $factory, stringify!($name), }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__publisher_tests! { @list @modules $name, $factory, $target, }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reactive_streams::rules::{Check, RULES};
+
+    #[test]
+    fn the_catalogue_and_the_tests_name_each_other() {
+        for test in TESTS.iter().filter(|t| t.starts_with("spec_")) {
+            let rule = reactive_streams::rules::find(&rule_of_test(test)).unwrap();
+            match rule.check {
+                Check::Tested { tests } => assert!(
+                    tests.contains(&format!("publisher::{test}").as_str()),
+                    "{test}"
+                ),
+                Check::EnforcedByTypes { .. } => assert_eq!(*test, "spec_1_10"),
+                Check::Untested { .. } => panic!("{test} exists but {} is untested", rule.id),
+            }
+        }
+        for rule in RULES {
+            if let Check::Tested { tests } = rule.check {
+                for test in tests.iter().filter_map(|t| t.strip_prefix("publisher::")) {
+                    assert!(TESTS.contains(&test), "{} names {test}", rule.id);
+                }
+            }
+        }
+    }
+}

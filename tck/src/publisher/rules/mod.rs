@@ -1,0 +1,80 @@
+//! The publisher rule tests, one function per test, named as the test.
+//!
+//! Each returns a [`RuleDef`]: what the test needs from the factory and its
+//! body. Shared steps (creating publishers, subscribing a probe) live here.
+
+mod checks;
+mod section1;
+mod section3;
+
+pub use checks::*;
+pub use section1::*;
+pub use section3::*;
+
+use reactive_streams::Publisher;
+
+use super::{Needs, PublisherFactory, RuleDef};
+use crate::context::{Failure, RuleBody, RuleCx};
+use crate::probe::Probe;
+
+/// A publisher of the factory's element type.
+pub(crate) type Pub<F> = Box<dyn Publisher<<F as PublisherFactory>::Element>>;
+
+pub(crate) fn def<F: PublisherFactory>(
+    needs: Needs,
+    run: fn(&RuleCx, &F) -> RuleBody,
+) -> RuleDef<F> {
+    RuleDef { needs, run }
+}
+
+/// `3`, or `∞` for `u64::MAX`.
+pub(crate) fn show(n: u64) -> String {
+    if n == u64::MAX {
+        String::from("∞")
+    } else {
+        n.to_string()
+    }
+}
+
+/// `create_publisher(n)` as a step: a panic fails the rule under test.
+pub(crate) fn create<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<Pub<F>, Failure> {
+    cx.try_step(cx.rule(), format!("create_publisher({})", show(n)), || {
+        f.create_publisher(n)
+    })
+}
+
+/// `create_failed_publisher()` as a step.
+pub(crate) fn create_failed<F: PublisherFactory>(
+    cx: &RuleCx,
+    f: &F,
+) -> Result<Option<Pub<F>>, Failure> {
+    cx.try_step(cx.rule(), "create_failed_publisher()", || {
+        f.create_failed_publisher()
+    })
+}
+
+/// `min(n, max_elements())`.
+pub(crate) fn up_to<F: PublisherFactory>(f: &F, n: u64) -> u64 {
+    n.min(f.max_elements())
+}
+
+/// A probe subscribed to `publisher`, its `on_subscribe` received.
+pub(crate) fn subscribed<T: std::fmt::Debug + Send + 'static>(
+    probe: Probe<T>,
+    publisher: &dyn Publisher<T>,
+) -> Result<Probe<T>, Failure> {
+    probe.subscribe_to(publisher)?;
+    probe.expect_subscribed()?;
+    Ok(probe)
+}
+
+/// A fresh probe on a fresh publisher of `n` elements, subscribed.
+pub(crate) fn fresh<F: PublisherFactory>(
+    cx: &RuleCx,
+    f: &F,
+    n: u64,
+) -> Result<(Probe<F::Element>, Pub<F>), Failure> {
+    let publisher = create(cx, f, n)?;
+    let probe = subscribed(Probe::new(cx, "probe"), &*publisher)?;
+    Ok((probe, publisher))
+}

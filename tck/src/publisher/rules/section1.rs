@@ -1,0 +1,294 @@
+//! §1 Publisher rules.
+
+use std::sync::Barrier;
+
+use reactive_streams::rules::{self, Check};
+
+use super::{create, create_failed, def, fresh, show, subscribed, up_to};
+use crate::context::Outcome;
+use crate::probe::{Probe, Signal};
+use crate::publisher::{Needs, PublisherFactory, RuleDef};
+
+/// §1.1: never more `on_next` than requested. The probe counts demand and
+/// fails the moment an `on_next` exceeds it; the no-signal windows give an
+/// extra element the chance to show.
+pub fn spec_1_01<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(4), |cx, f| {
+        let n = up_to(f, 10);
+        cx.scenario(format!(
+            "publisher of {}, request(1) then request(2)",
+            show(n)
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        probe.expect_no_signal_as("no on_next beyond the 1 requested")?;
+        probe.request(2)?;
+        probe.expect_next_n(2)?;
+        probe.expect_no_signal_as("no on_next beyond the 3 requested")?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §1.2: a publisher with fewer elements than requested emits what it has
+/// and terminates, instead of waiting for more.
+pub fn spec_1_02<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(1), |cx, f| {
+        let n = up_to(f, 3);
+        cx.scenario(format!("publisher of {n}, request({})", n + 10));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(n + 10)?;
+        probe.expect_next_n(n)?;
+        match probe.expect_signal()? {
+            Signal::Complete | Signal::Error(_) => {}
+            Signal::Next(element) => {
+                return Err(cx.failure(
+                    format!("on_complete or on_error after the publisher's {n} elements"),
+                    format!("on_next({element:?}) arrived"),
+                ))
+            }
+        }
+        probe.expect_no_signal()?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §1.3: signals never overlap. Several threads request at once (a
+/// barrier lines them up) while the probe watches for concurrent entry. In
+/// safe Rust a publisher cannot break this rule (the signal methods take
+/// `&mut self`); the check guards `unsafe` implementations.
+pub fn spec_1_03<F: PublisherFactory>() -> RuleDef<F> {
+    def(
+        Needs {
+            stochastic: true,
+            ..Needs::elements(8)
+        },
+        |cx, f| {
+            const THREADS: u64 = 4;
+            let n = up_to(f, 100);
+            let rounds = n / THREADS;
+            cx.scenario(format!(
+                "publisher of {}, {THREADS} threads request(1) {rounds} times at once",
+                show(n)
+            ));
+            let (probe, _publisher) = fresh(cx, f, n)?;
+            let barrier = Barrier::new(THREADS as usize);
+            std::thread::scope(|scope| {
+                for _ in 0..THREADS {
+                    scope.spawn(|| {
+                        for _ in 0..rounds {
+                            barrier.wait();
+                            if let Err(failure) = probe.request(1) {
+                                cx.record(failure);
+                            }
+                        }
+                    });
+                }
+            });
+            probe.expect_next_n(rounds * THREADS)?;
+            Ok(Outcome::Passed)
+        },
+    )
+}
+
+/// §1.4: a failed publisher signals `on_error` (after `on_subscribe`).
+pub fn spec_1_04<F: PublisherFactory>() -> RuleDef<F> {
+    def(
+        Needs {
+            failed_publisher: true,
+            ..Needs::NOTHING
+        },
+        |cx, f| {
+            cx.scenario("failed publisher, request(1)");
+            let Some(publisher) = create_failed(cx, f)? else {
+                return Ok(Outcome::Skipped(String::from("no failed publisher")));
+            };
+            let probe = subscribed(Probe::new(cx, "probe"), &*publisher)?;
+            probe.request(1)?;
+            match probe.expect_terminal()? {
+                Signal::Error(_) => Ok(Outcome::Passed),
+                other => Err(cx.failure(
+                    "on_error from the failed publisher",
+                    format!("{} arrived", other.describe()),
+                )),
+            }
+        },
+    )
+}
+
+/// §1.5: a finite publisher completes: an empty one, and one whose
+/// elements were all requested exactly (no extra demand needed).
+pub fn spec_1_05<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::NOTHING, |cx, f| {
+        cx.scenario("publisher of 0, request(1)");
+        let (probe, _publisher) = fresh(cx, f, 0)?;
+        probe.request(1)?;
+        probe.expect_complete()?;
+        let n = up_to(f, 3);
+        if n > 0 {
+            cx.scenario(format!("publisher of {n}, request({n})"));
+            let (probe, _publisher) = fresh(cx, f, n)?;
+            probe.request(n)?;
+            probe.expect_next_n(n)?;
+            probe.expect_complete()?;
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §1.6: after a terminal signal the subscription counts as cancelled:
+/// `request` (even `request(0)`) and `cancel` do nothing, and the
+/// publisher drops the subscriber.
+pub fn spec_1_06<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(1), |cx, f| {
+        cx.scenario("publisher of 1, after on_complete: request(1), request(0), cancel()");
+        let (probe, _publisher) = fresh(cx, f, 1)?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        probe.expect_complete()?;
+        after_terminal(&probe)?;
+
+        cx.scenario(
+            "publisher of 3, after on_error for request(0): request(1), request(0), cancel()",
+        );
+        let (probe, _publisher) = fresh(cx, f, up_to(f, 3))?;
+        probe.request(0)?;
+        probe.expect_error()?;
+        after_terminal(&probe)?;
+
+        if let Some(publisher) = create_failed(cx, f)? {
+            cx.scenario("failed publisher, after on_error: request(1), request(0), cancel()");
+            let probe = subscribed(Probe::new(cx, "probe"), &*publisher)?;
+            probe.request(1)?;
+            probe.expect_terminal()?;
+            after_terminal(&probe)?;
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+fn after_terminal<T: std::fmt::Debug + Send + 'static>(
+    probe: &Probe<T>,
+) -> Result<(), crate::context::Failure> {
+    probe.request(1)?;
+    probe.request(0)?;
+    probe.cancel()?;
+    probe.expect_no_signal_as("no signal: the subscription is cancelled once terminated")?;
+    probe.wait_dropped()
+}
+
+/// §1.7: nothing follows `on_complete` or `on_error`, even with demand
+/// outstanding or requested afterwards.
+pub fn spec_1_07<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(1), |cx, f| {
+        let n = up_to(f, 3);
+        cx.scenario(format!(
+            "publisher of {n}, request({}), then request(1) after on_complete",
+            n + 5
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(n + 5)?;
+        probe.expect_next_n(n)?;
+        probe.expect_complete()?;
+        probe.request(1)?;
+        probe.expect_no_signal_as("no signal after on_complete")?;
+
+        cx.scenario("publisher of 3, request(0), then request(5) after on_error");
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(0)?;
+        probe.expect_error()?;
+        probe.request(5)?;
+        probe.expect_no_signal_as("no signal after on_error")?;
+
+        if let Some(publisher) = create_failed(cx, f)? {
+            cx.scenario("failed publisher, request(5) after on_error");
+            let probe = subscribed(Probe::new(cx, "probe"), &*publisher)?;
+            probe.request(1)?;
+            probe.expect_terminal()?;
+            probe.request(5)?;
+            probe.expect_no_signal_as("no signal after on_error")?;
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §1.8: once cancelled, signals stop. The probe asks for everything and
+/// cancels from inside its third `on_next`; signals must then stop within
+/// the timeout. A publisher that never stops is itself stopped by the
+/// probe after a bounded flood (so a synchronous one cannot loop forever).
+pub fn spec_1_08<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(3), |cx, f| {
+        let n = f.max_elements();
+        cx.scenario(format!(
+            "publisher of {}, request(∞), cancel() inside the 3rd on_next",
+            show(n)
+        ));
+        let publisher = create(cx, f, n)?;
+        let probe = subscribed(
+            Probe::new(cx, "probe").cancel_after(3).stop_runaway(),
+            &*publisher,
+        )?;
+        probe.request(u64::MAX)?;
+        probe.expect_next_n(3)?;
+        probe.expect_quiet("cancel()")?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §1.9: `subscribe` returns normally and `on_subscribe` comes first (and
+/// once), with or without demand, for ordinary and failed publishers, and
+/// for a second subscriber of a single-subscriber publisher.
+pub fn spec_1_09<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::NOTHING, |cx, f| {
+        let n = up_to(f, 1);
+        cx.scenario(format!("publisher of {n}, no request"));
+        let (_probe, publisher) = fresh(cx, f, n)?;
+        if !f.supports_multiple_subscribers() {
+            cx.scenario("single-subscriber publisher, a second subscriber");
+            subscribed(Probe::new(cx, "second"), &*publisher)?;
+        }
+        if let Some(publisher) = create_failed(cx, f)? {
+            cx.scenario("failed publisher, no request");
+            subscribed(Probe::new(cx, "probe"), &*publisher)?;
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §1.10: enforced by the types — `subscribe` takes the subscriber by
+/// value, so the same one cannot be given twice.
+pub fn spec_1_10<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::NOTHING, |_, _| {
+        let proof = match rules::find("1.10").map(|r| r.check) {
+            Some(Check::EnforcedByTypes { proof }) => proof,
+            _ => "subscribe takes the subscriber by value",
+        };
+        Ok(Outcome::EnforcedByTypes(proof.to_string()))
+    })
+}
+
+/// §1.11: a publisher that declares several subscribers serves two at once:
+/// each gets its own `on_subscribe`, all its elements and `on_complete`.
+pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
+    def(
+        Needs {
+            multiple_subscribers: true,
+            ..Needs::elements(3)
+        },
+        |cx, f| {
+            cx.scenario("publisher of 3, two subscribers requesting 3 each, interleaved");
+            let publisher = create(cx, f, 3)?;
+            let first = subscribed(Probe::new(cx, "first"), &*publisher)?;
+            let second = subscribed(Probe::new(cx, "second"), &*publisher)?;
+            for _ in 0..3 {
+                first.request(1)?;
+                second.request(1)?;
+                first.expect_next()?;
+                second.expect_next()?;
+            }
+            first.expect_complete()?;
+            second.expect_complete()?;
+            Ok(Outcome::Passed)
+        },
+    )
+}

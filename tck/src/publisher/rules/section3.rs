@@ -1,0 +1,510 @@
+//! §3 Subscription rules, as far as the publisher's side shows them.
+
+use std::sync::Barrier;
+
+use reactive_streams::demand::EFFECTIVELY_UNBOUNDED;
+
+use super::{create, def, fresh, show, subscribed, up_to};
+use crate::context::{Failure, Outcome, RuleCx};
+use crate::probe::{Probe, Signal};
+use crate::publisher::{Needs, PublisherFactory, RuleDef};
+
+/// §3.2: `request` may be called from inside `on_subscribe` and `on_next`.
+/// The probe requests 1 from `on_subscribe` and 1 from every `on_next`;
+/// every element and `on_complete` must arrive, without deadlock or panic.
+pub fn spec_3_02<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(1), |cx, f| {
+        let n = up_to(f, 10);
+        cx.scenario(format!(
+            "publisher of {n}, request(1) from on_subscribe and from every on_next"
+        ));
+        let publisher = create(cx, f, n)?;
+        let probe = Probe::new(cx, "probe")
+            .request_on_subscribe(1)
+            .request_on_next(1);
+        let probe = subscribed(probe, &*publisher)?;
+        probe.expect_next_n(n)?;
+        probe.expect_complete()?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.3: the synchronous recursion `on_next` → `request` → `on_next` stays
+/// within the factory's declared depth, over many elements. The probe stops
+/// re-requesting as soon as the bound is passed, so unbounded recursion is
+/// reported before it overflows the stack.
+pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(2), |cx, f| {
+        let n = up_to(f, 100);
+        let depth = f.max_sync_recursion_depth();
+        cx.scenario(format!(
+            "publisher of {n}, request(1) from every on_next, depth bound {depth}"
+        ));
+        let publisher = create(cx, f, n)?;
+        let probe = Probe::new(cx, "probe")
+            .request_on_next(1)
+            .depth_bound(depth);
+        let probe = subscribed(probe, &*publisher)?;
+        probe.request(1)?;
+        probe.expect_next_n(n)?;
+        probe.expect_complete()?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// Up to three attempts, each on a fresh subscription: a preempted thread
+/// can make one call slow, a blocking implementation makes all slow.
+const PROMPT_ATTEMPTS: u32 = 3;
+
+fn prompt_failure(cx: &RuleCx, call: &str) -> Failure {
+    cx.failure(
+        format!(
+            "{call} to return within {} ms (RS_TCK_PROMPT_MS)",
+            cx.env().prompt().as_millis()
+        ),
+        format!("it took longer in each of {PROMPT_ATTEMPTS} attempts"),
+    )
+}
+
+/// §3.4: `request` returns promptly, within [`TestEnv::prompt`](crate::env::TestEnv::prompt).
+pub fn spec_3_04<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(2), |cx, f| {
+        let n = f.max_elements();
+        cx.scenario(format!("publisher of {}, request(1)", show(n)));
+        for _ in 0..PROMPT_ATTEMPTS {
+            let (probe, _publisher) = fresh(cx, f, n)?;
+            let took = probe.request_timed(1)?;
+            cx.trace(format!("request(1) took {took:?}"));
+            if took <= cx.env().prompt() {
+                probe.expect_next()?;
+                return Ok(Outcome::Passed);
+            }
+        }
+        Err(prompt_failure(cx, "request(1)"))
+    })
+}
+
+/// §3.5: `cancel` returns promptly, is idempotent and thread-safe: called
+/// twice, then from two threads at once, it neither panics nor brings
+/// signals.
+pub fn spec_3_05<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(2), |cx, f| {
+        let n = f.max_elements();
+        cx.scenario(format!("publisher of {}, request(1), cancel()", show(n)));
+        let mut prompt = false;
+        for _ in 0..PROMPT_ATTEMPTS {
+            let (probe, _publisher) = fresh(cx, f, n)?;
+            probe.request(1)?;
+            probe.expect_next()?;
+            let took = probe.cancel_timed()?;
+            cx.trace(format!("cancel() took {took:?}"));
+            if took <= cx.env().prompt() {
+                prompt = true;
+                cx.scenario("cancel() again, then from two threads at once");
+                probe.cancel()?;
+                let barrier = Barrier::new(2);
+                std::thread::scope(|scope| {
+                    for _ in 0..2 {
+                        scope.spawn(|| {
+                            barrier.wait();
+                            if let Err(failure) = probe.cancel() {
+                                cx.record(failure);
+                            }
+                        });
+                    }
+                });
+                probe.expect_no_signal_as("no signal after cancel()")?;
+                break;
+            }
+        }
+        if !prompt {
+            return Err(prompt_failure(cx, "cancel()"));
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.6: after `cancel`, `request` does nothing — no element, and no
+/// `on_error` even for `request(0)`.
+pub fn spec_3_06<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(3), |cx, f| {
+        let n = up_to(f, 10);
+        cx.scenario(format!(
+            "publisher of {n}, request(1), cancel(), request(1), request(∞), request(0)"
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        probe.cancel()?;
+        probe.request(1)?;
+        probe.request(u64::MAX)?;
+        probe.request(0)?;
+        probe.expect_no_signal_as("no signal: request after cancel() is a no-op")?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.7: after `cancel`, `cancel` does nothing.
+pub fn spec_3_07<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(3), |cx, f| {
+        let n = up_to(f, 10);
+        cx.scenario(format!(
+            "publisher of {n}, request(1), cancel() three times"
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        for _ in 0..3 {
+            probe.cancel()?;
+        }
+        probe.expect_no_signal_as("no signal: cancel() after cancel() is a no-op")?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.8: demand adds up — across calls, and (stochastic) across threads
+/// requesting at the same instant: two threads lined up by a barrier each
+/// request 1, round after round, and exactly two elements must come per
+/// round (a lost request stalls, an extra element breaks §1.1).
+pub fn spec_3_08<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(7), |cx, f| {
+        let n = up_to(f, 20);
+        cx.scenario(format!(
+            "publisher of {n}, request(1), then request(2) and request(3)"
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        probe.request(2)?;
+        probe.request(3)?;
+        probe.expect_next_n(5)?;
+        probe.expect_no_signal_as("no on_next beyond the 6 requested")?;
+        drop(probe);
+
+        const ROUNDS: u64 = 20;
+        if f.run_stochastic() && f.max_elements() > 2 * ROUNDS {
+            let n = up_to(f, 100);
+            cx.scenario(format!(
+                "publisher of {n}, two threads request(1) at the same instant, {ROUNDS} rounds"
+            ));
+            let (probe, _publisher) = fresh(cx, f, n)?;
+            let barrier = Barrier::new(2);
+            for _ in 0..ROUNDS {
+                std::thread::scope(|scope| {
+                    for _ in 0..2 {
+                        scope.spawn(|| {
+                            barrier.wait();
+                            if let Err(failure) = probe.request(1) {
+                                cx.record(failure);
+                            }
+                        });
+                    }
+                });
+                probe.expect_next_n(2)?;
+            }
+            probe
+                .expect_no_signal_as(&format!("no on_next beyond the {} requested", 2 * ROUNDS))?;
+        }
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.9: `request(0)` is answered with `on_error` carrying
+/// `StreamError::illegal_demand` — on a fresh subscription and after
+/// elements have flowed.
+pub fn spec_3_09<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(3), |cx, f| {
+        let n = up_to(f, 10);
+        cx.scenario(format!("publisher of {n}, request(0)"));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(0)?;
+        expect_illegal_demand(cx, &probe)?;
+        probe.expect_no_signal_as("no signal after on_error")?;
+
+        cx.scenario(format!("publisher of {n}, request(1), then request(0)"));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        probe.request(0)?;
+        expect_illegal_demand(cx, &probe)?;
+        Ok(Outcome::Passed)
+    })
+}
+
+fn expect_illegal_demand<T: std::fmt::Debug + Send + 'static>(
+    cx: &RuleCx,
+    probe: &Probe<T>,
+) -> Result<(), Failure> {
+    let error = probe.expect_error()?;
+    if !error.is_illegal_demand() {
+        return Err(cx.failure(
+            "on_error(StreamError::illegal_demand(0))",
+            format!("on_error({error}), which is not an illegal-demand error"),
+        ));
+    }
+    Ok(())
+}
+
+/// §3.10: `request` may call `on_next` synchronously. Whether it does is
+/// recorded; either way the elements must respect demand and order: one
+/// `request(1)` at a time, each answered by exactly one element.
+pub fn spec_3_10<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(4), |cx, f| {
+        let n = up_to(f, 10);
+        cx.scenario(format!("publisher of {n}, request(1) three times"));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        for _ in 0..3 {
+            probe.request(1)?;
+            probe.expect_next()?;
+        }
+        probe.expect_no_signal_as("no on_next beyond the 3 requested")?;
+        let (nexts, _) = probe.synchronous_signals();
+        cx.trace(format!(
+            "{nexts} of 3 on_next arrived synchronously inside request"
+        ));
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.11: `request` may call `on_complete` or `on_error` synchronously.
+/// Whether it does is recorded; either way the terminal signal must come
+/// last and once.
+pub fn spec_3_11<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(1), |cx, f| {
+        cx.scenario("publisher of 1, request(1)");
+        let (probe, _publisher) = fresh(cx, f, 1)?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        probe.expect_complete()?;
+        probe.expect_no_signal()?;
+        let (_, terminals) = probe.synchronous_signals();
+        cx.trace(format!(
+            "on_complete synchronous inside request: {}",
+            terminals > 0
+        ));
+
+        cx.scenario("publisher of 1, request(0)");
+        let (probe, _publisher) = fresh(cx, f, 1)?;
+        probe.request(0)?;
+        match probe.expect_signal()? {
+            Signal::Error(_) => {}
+            other => {
+                return Err(cx.failure(
+                    "on_error in answer to request(0)",
+                    format!("{} arrived", other.describe()),
+                ))
+            }
+        }
+        probe.expect_no_signal()?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.12: `cancel` makes the publisher stop: after everything requested
+/// was delivered, a cancel means no further element, even when more is
+/// requested afterwards; and cancelling before any request means none at
+/// all.
+pub fn spec_3_12<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(3), |cx, f| {
+        let n = f.max_elements();
+        cx.scenario(format!(
+            "publisher of {}, request(2), cancel(), request(5)",
+            show(n)
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(2)?;
+        probe.expect_next_n(2)?;
+        probe.cancel()?;
+        probe.request(5)?;
+        probe.expect_no_signal_as("no on_next after cancel()")?;
+
+        cx.scenario(format!(
+            "publisher of {}, cancel() before any request, request(5)",
+            show(n)
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.cancel()?;
+        probe.request(5)?;
+        probe.expect_no_signal_as("no on_next after cancel()")?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.13: `cancel` makes the publisher drop the subscriber. Known exactly:
+/// the subscriber handed to the publisher flags its own drop.
+pub fn spec_3_13<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(3), |cx, f| {
+        let n = f.max_elements();
+        cx.scenario(format!(
+            "publisher of {}, cancel() before any request",
+            show(n)
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.cancel()?;
+        probe.wait_dropped()?;
+
+        cx.scenario(format!("publisher of {}, request(1), cancel()", show(n)));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        probe.cancel()?;
+        probe.wait_dropped()?;
+
+        cx.scenario(format!(
+            "publisher of {}, request(5), cancel() inside the 2nd on_next",
+            show(n)
+        ));
+        let publisher = create(cx, f, n)?;
+        let probe = subscribed(Probe::new(cx, "probe").cancel_after(2), &*publisher)?;
+        probe.request(5)?;
+        probe.expect_next_n(2)?;
+        probe.wait_dropped()?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.14: after its only subscription is cancelled a publisher may shut
+/// down — but a new subscriber must still get `on_subscribe` and then its
+/// elements (still serving) or a terminal signal (shut down). Which one
+/// happened is recorded in the trace.
+pub fn spec_3_14<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(2), |cx, f| {
+        let n = up_to(f, 10);
+        cx.scenario(format!(
+            "publisher of {n}, cancel the only subscription, subscribe again, request(1)"
+        ));
+        let publisher = create(cx, f, n)?;
+        let first = subscribed(Probe::new(cx, "first"), &*publisher)?;
+        first.request(1)?;
+        first.expect_next()?;
+        first.cancel()?;
+        let second = subscribed(Probe::new(cx, "second"), &*publisher)?;
+        second.request(1)?;
+        let answer = second.expect_signal().map_err(|_| {
+            cx.failure(
+                "the new subscriber's request(1) answered by on_next (still serving) or on_error / on_complete (shut down)",
+                format!("nothing arrived within {} ms", cx.env().timeout().as_millis()),
+            )
+        })?;
+        cx.trace(match answer {
+            Signal::Next(_) => "the publisher kept serving",
+            _ => "the publisher shut down",
+        });
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.15: `cancel` returns normally: before any request, twice, from
+/// another thread, after `on_complete` and after `on_error`.
+pub fn spec_3_15<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(1), |cx, f| {
+        let n = up_to(f, 3);
+        cx.scenario(format!(
+            "publisher of {n}, cancel() before any request, twice"
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.cancel()?;
+        probe.cancel()?;
+
+        cx.scenario(format!("publisher of {n}, cancel() from another thread"));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        std::thread::scope(|scope| scope.spawn(|| probe.cancel()).join())
+            .unwrap_or_else(|_| Err(cx.failure("cancel() to return normally", "it panicked")))?;
+
+        cx.scenario(format!("publisher of {n}, cancel() after on_complete"));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(n + 1)?;
+        probe.expect_terminal()?;
+        probe.cancel()?;
+
+        cx.scenario(format!(
+            "publisher of {n}, cancel() after on_error for request(0)"
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(0)?;
+        probe.expect_terminal()?;
+        probe.cancel()?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.16: `request` returns normally — for 1, 2^63−1 and `u64::MAX`,
+/// twice `u64::MAX` in a row (an overflowing counter panics in debug
+/// builds), 0, after `on_complete` and after `cancel`.
+pub fn spec_3_16<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(1), |cx, f| {
+        let n = up_to(f, 3);
+        for amount in [1, EFFECTIVELY_UNBOUNDED, u64::MAX] {
+            cx.scenario(format!("publisher of {n}, request({})", show(amount)));
+            let (probe, _publisher) = fresh(cx, f, n)?;
+            probe.request(amount)?;
+            probe.expect_next()?;
+        }
+
+        cx.scenario(format!(
+            "publisher of {n}, request(∞) twice from on_subscribe"
+        ));
+        let publisher = create(cx, f, n)?;
+        let probe = Probe::new(cx, "probe")
+            .request_on_subscribe(u64::MAX)
+            .request_on_subscribe(u64::MAX);
+        let probe = subscribed(probe, &*publisher)?;
+        probe.expect_next_n(n)?;
+        probe.expect_complete()?;
+        probe.request(u64::MAX)?;
+        probe.request(1)?;
+
+        cx.scenario(format!(
+            "publisher of {n}, request(0), then request(1) after on_error"
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.request(0)?;
+        probe.expect_terminal()?;
+        probe.request(1)?;
+
+        cx.scenario(format!(
+            "publisher of {n}, cancel(), then request(1) and request(∞)"
+        ));
+        let (probe, _publisher) = fresh(cx, f, n)?;
+        probe.cancel()?;
+        probe.request(1)?;
+        probe.request(u64::MAX)?;
+        Ok(Outcome::Passed)
+    })
+}
+
+/// §3.17: demand up to and beyond 2^63−1, in one call or accumulated over
+/// several, is honoured without error or overflow.
+pub fn spec_3_17<F: PublisherFactory>() -> RuleDef<F> {
+    def(Needs::elements(3), |cx, f| {
+        let cases: [(&str, &[u64]); 3] = [
+            ("request(2^63−1)", &[EFFECTIVELY_UNBOUNDED]),
+            ("request(2^62) three times", &[1 << 62, 1 << 62, 1 << 62]),
+            ("request(∞), then request(1)", &[u64::MAX, 1]),
+        ];
+        for (label, amounts) in cases {
+            cx.scenario(format!("publisher of 3, {label} from on_subscribe"));
+            let publisher = create(cx, f, 3)?;
+            let mut probe = Probe::new(cx, "probe");
+            for &amount in amounts {
+                probe = probe.request_on_subscribe(amount);
+            }
+            let probe = subscribed(probe, &*publisher)?;
+            probe.expect_next_n(3)?;
+            probe.expect_complete()?;
+        }
+        if f.max_elements() == u64::MAX {
+            cx.scenario("publisher of ∞, request(2^63−1) twice from on_subscribe, cancel() inside the 10th on_next");
+            let publisher = create(cx, f, u64::MAX)?;
+            let probe = Probe::new(cx, "probe")
+                .request_on_subscribe(EFFECTIVELY_UNBOUNDED)
+                .request_on_subscribe(EFFECTIVELY_UNBOUNDED)
+                .cancel_after(10)
+                .stop_runaway();
+            let probe = subscribed(probe, &*publisher)?;
+            probe.expect_next_n(10)?;
+            probe.expect_quiet("cancel()")?;
+        }
+        Ok(Outcome::Passed)
+    })
+}
