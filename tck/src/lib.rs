@@ -10,6 +10,7 @@
 //! | [`probe`] | recording subscribers that check the publisher's side online and wait with deadlines |
 //! | [`outcome`] | the result data every report is rendered from |
 //! | [`publisher`] | the publisher verification (§1, §3) and [`publisher_verification!`] |
+//! | [`lifecycle`] | the datum-lifecycle verification (`done.1`–`done.6`) and [`datum_lifecycle_verification!`] |
 //!
 //! Later verifications (subscriber, processor, streamlet) reuse `env`,
 //! `context`, `runner`, `probe` and `outcome`, and follow the same macro
@@ -28,6 +29,7 @@
 
 pub mod context;
 pub mod env;
+pub mod lifecycle;
 pub mod outcome;
 pub mod probe;
 pub mod publisher;

@@ -19,9 +19,9 @@
 //!
 //! # How they work
 //!
-//! Each operator is a *pull* stage: a [`Producer`](crate::drain::Producer)
+//! Each operator is a *pull* stage: a [`crate::drain::Producer`]
 //! on the shared [drain loop](crate::drain) that pulls from one
-//! [inlet](inlet) per upstream. An inlet asks its upstream for a few
+//! *inlet* per upstream. An inlet asks its upstream for a few
 //! elements only when the operator needs input to meet downstream demand,
 //! so nothing is requested ahead of demand beyond one prefetch batch.
 //! Operators serve one downstream subscriber; later ones are rejected
