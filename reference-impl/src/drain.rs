@@ -83,6 +83,9 @@ pub trait Producer<T>: Send + 'static {
 const CANCELLED: u8 = 1;
 const BAD_REQUEST: u8 = 2;
 const DONE: u8 = 4;
+/// Streamlet `stop`: emit nothing (not even a terminal) until resumed.
+const PAUSED: u8 = 8;
+const FINAL: u8 = CANCELLED | BAD_REQUEST | DONE;
 
 /// Elements one run emits on a non-inline executor before it gives the
 /// thread back and reschedules itself.
@@ -181,7 +184,26 @@ where
 
     /// Whether the subscription was cancelled or has terminated.
     pub fn is_finished(&self) -> bool {
-        self.flags.load(Ordering::Acquire) != 0
+        self.flags.load(Ordering::Acquire) & FINAL != 0
+    }
+
+    /// Stops emitting (elements and terminal alike) and forgets pending
+    /// demand, until [`Drain::resume`]. Used for Streamlet `stop`.
+    pub fn pause(&self) {
+        self.flags.fetch_or(PAUSED, Ordering::AcqRel);
+        self.requested.store(0, Ordering::Release);
+    }
+
+    /// Undoes [`Drain::pause`].
+    pub fn resume(&self) {
+        if self.flags.fetch_and(!PAUSED, Ordering::AcqRel) & PAUSED != 0 {
+            self.signal();
+        }
+    }
+
+    /// Whether the drain is paused.
+    pub fn is_paused(&self) -> bool {
+        self.flags.load(Ordering::Acquire) & PAUSED != 0
     }
 
     fn run(&self, missed: usize) {
@@ -253,10 +275,14 @@ where
         let step = loop {
             let flags = self.flags.load(Ordering::Acquire);
             if flags != 0 {
-                if flags & (CANCELLED | DONE) == 0 {
-                    subscriber.on_error(StreamError::illegal_demand(0));
+                if flags & (CANCELLED | DONE) != 0 {
+                    break Step::Finished;
                 }
-                break Step::Finished;
+                if flags & BAD_REQUEST != 0 {
+                    subscriber.on_error(StreamError::illegal_demand(0));
+                    break Step::Finished;
+                }
+                break Step::Idle; // paused
             }
             if emitted == requested {
                 requested = self.requested.load(Ordering::Acquire);
@@ -329,7 +355,7 @@ where
     P: Producer<T>,
 {
     fn request(&self, n: u64) {
-        if self.flags.load(Ordering::Acquire) != 0 {
+        if self.flags.load(Ordering::Acquire) & FINAL != 0 {
             return;
         }
         if n == 0 {

@@ -135,3 +135,46 @@ impl<T> BoundedBuffer<T> {
         self.policy
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(policy: Overflow) -> (BoundedBuffer<u32>, Vec<Result<(), BufferOverflow>>) {
+        let mut buffer = BoundedBuffer::new(3, policy);
+        let results = (0..5).map(|i| buffer.offer(i)).collect();
+        (buffer, results)
+    }
+
+    fn drain(buffer: &mut BoundedBuffer<u32>) -> Vec<u32> {
+        std::iter::from_fn(|| buffer.pop()).collect()
+    }
+
+    #[test]
+    fn drop_oldest_keeps_the_newest() {
+        let (mut buffer, results) = filled(Overflow::DropOldest);
+        assert!(results.iter().all(Result::is_ok));
+        assert_eq!(drain(&mut buffer), vec![2, 3, 4]);
+    }
+
+    #[test]
+    fn drop_newest_keeps_the_oldest() {
+        let (mut buffer, results) = filled(Overflow::DropNewest);
+        assert!(results.iter().all(Result::is_ok));
+        assert_eq!(drain(&mut buffer), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn error_refuses_and_keeps_the_buffer() {
+        let (mut buffer, results) = filled(Overflow::Error);
+        assert_eq!(results[3], Err(BufferOverflow { capacity: 3 }));
+        assert_eq!(drain(&mut buffer), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn zero_capacity_keeps_nothing() {
+        let mut buffer = BoundedBuffer::new(0, Overflow::DropOldest);
+        buffer.offer(1).unwrap();
+        assert!(buffer.is_empty());
+    }
+}

@@ -2,7 +2,7 @@
 //! push-source bridge): a bounded buffer plus a terminal, read by a
 //! [`Drain`](crate::drain::Drain) through [`SlotProducer`].
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
@@ -13,6 +13,9 @@ use crate::overflow::BoundedBuffer;
 
 pub(crate) struct Slot<T> {
     state: Mutex<SlotState<T>>,
+    /// Set once, before the drain starts; outside the mutex so `offer`
+    /// wakes without cloning it.
+    waker: OnceLock<Waker>,
 }
 
 struct SlotState<T> {
@@ -22,7 +25,6 @@ struct SlotState<T> {
     /// Delivered before any buffered element (§4.2: errors go at once).
     failed: Option<StreamError>,
     closed: bool,
-    waker: Option<Waker>,
 }
 
 impl<T> Slot<T> {
@@ -33,21 +35,27 @@ impl<T> Slot<T> {
                 completed: false,
                 failed: None,
                 closed: false,
-                waker: None,
             }),
+            waker: OnceLock::new(),
         })
     }
 
     /// The waker of the drain that reads this slot; called before the drain
     /// starts.
     pub(crate) fn set_waker(&self, waker: Waker) {
-        self.state.lock().waker = Some(waker);
+        let _ = self.waker.set(waker);
+    }
+
+    fn wake(&self) {
+        if let Some(waker) = self.waker.get() {
+            waker.wake_by_ref();
+        }
     }
 
     /// Buffers `element` (overflow policy applies); `false` if the slot no
     /// longer accepts elements.
     pub(crate) fn offer(&self, element: T) -> bool {
-        let waker = {
+        {
             let mut state = self.state.lock();
             if state.closed || state.completed || state.failed.is_some() {
                 return false;
@@ -56,18 +64,15 @@ impl<T> Slot<T> {
                 state.buffer.clear();
                 state.failed = Some(StreamError::new(overflow));
             }
-            state.waker.clone()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
         }
+        self.wake();
         true
     }
 
     /// Ends the slot: an error overtakes buffered elements, completion
     /// follows them.
     pub(crate) fn finish(&self, reason: Option<StreamError>) {
-        let waker = {
+        {
             let mut state = self.state.lock();
             if state.closed || state.completed || state.failed.is_some() {
                 return;
@@ -79,11 +84,13 @@ impl<T> Slot<T> {
                 }
                 None => state.completed = true,
             }
-            state.waker.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
         }
+        self.wake();
+    }
+
+    /// Makes the reading drain poll again.
+    pub(crate) fn poke(&self) {
+        self.wake();
     }
 
     /// Whether the slot still accepts elements.
@@ -101,15 +108,11 @@ impl<T: Send + 'static> Producer<T> for SlotProducer<T> {
         let mut state = self.0.state.lock();
         if let Some(error) = state.failed.take() {
             state.closed = true;
-            state.waker = None;
             return Poll::Ready(Some(Err(error)));
         }
         match state.buffer.pop() {
             Some(element) => Poll::Ready(Some(Ok(element))),
-            None if state.completed => {
-                state.waker = None;
-                Poll::Ready(None)
-            }
+            None if state.completed => Poll::Ready(None),
             None => Poll::Pending,
         }
     }
@@ -118,11 +121,9 @@ impl<T: Send + 'static> Producer<T> for SlotProducer<T> {
         let mut state = self.0.state.lock();
         if let Some(error) = state.failed.take() {
             state.closed = true;
-            state.waker = None;
             return Some(Some(error));
         }
         if state.completed && state.buffer.is_empty() {
-            state.waker = None;
             return Some(None);
         }
         None
@@ -131,11 +132,11 @@ impl<T: Send + 'static> Producer<T> for SlotProducer<T> {
 
 impl<T> Drop for SlotProducer<T> {
     fn drop(&mut self) {
-        // The drain is gone (cancelled or terminated): break the
-        // slot → waker → drain cycle and refuse further elements.
+        // The drain is gone (cancelled or terminated): refuse further
+        // elements. (The drain no longer holds this producer, so the
+        // slot → waker → drain reference is no longer a cycle.)
         let mut state = self.0.state.lock();
         state.closed = true;
         state.buffer.clear();
-        state.waker = None;
     }
 }

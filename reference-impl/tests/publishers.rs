@@ -305,3 +305,58 @@ proptest! {
         run_schedule(KINDS[kind], len, ops);
     }
 }
+
+#[rstest]
+fn request_and_cancel_return_while_on_next_blocks(
+    #[values(Kind::Range, Kind::Async, Kind::StreamTokio, Kind::Map, Kind::Buffer)] kind: Kind,
+) {
+    use std::sync::mpsc;
+    use std::sync::{Arc, Mutex};
+
+    use reactive_streams::{StreamError, Subscriber, Subscription};
+
+    type Shared = Arc<Mutex<Option<Arc<dyn Subscription>>>>;
+    struct Blocking {
+        shared: Shared,
+        entered: mpsc::Sender<()>,
+        release: mpsc::Receiver<()>,
+    }
+    impl Subscriber<u64> for Blocking {
+        fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+            *self.shared.lock().unwrap() = Some(subscription.clone());
+            subscription.request(1);
+        }
+        fn on_next(&mut self, _: u64) {
+            let _ = self.entered.send(());
+            let _ = self.release.recv_timeout(support::DEADLINE);
+        }
+        fn on_error(&mut self, _: StreamError) {}
+        fn on_complete(&mut self) {}
+    }
+
+    let shared: Shared = Arc::default();
+    let (entered_tx, entered) = mpsc::channel();
+    let (release, release_rx) = mpsc::channel();
+    let publisher = make(kind, 10);
+    let subscriber = Blocking {
+        shared: shared.clone(),
+        entered: entered_tx,
+        release: release_rx,
+    };
+    // A synchronous publisher emits inside `subscribe`: run it elsewhere.
+    let subscribing = std::thread::spawn(move || publisher.subscribe(Box::new(subscriber)));
+    entered
+        .recv_timeout(support::DEADLINE)
+        .expect("on_next entered");
+    let subscription = shared.lock().unwrap().clone().unwrap();
+    let (done_tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        subscription.request(5);
+        subscription.cancel();
+        done_tx.send(()).unwrap();
+    });
+    done.recv_timeout(support::DEADLINE)
+        .expect("§3.4/§3.5: request and cancel must not wait for on_next");
+    release.send(()).unwrap();
+    subscribing.join().unwrap();
+}

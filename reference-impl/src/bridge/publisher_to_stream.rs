@@ -7,7 +7,9 @@ use std::task::{Context, Poll, Waker};
 
 use futures::Stream;
 use parking_lot::Mutex;
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
+
+use crate::serial::SerialUpstream;
 
 /// A `Stream` of a publisher's elements (`Ok`) and its error (one `Err`,
 /// then the end). It subscribes on creation, requests `batch` elements and
@@ -25,6 +27,7 @@ use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription}
 /// ```
 pub struct PublisherStream<T> {
     shared: Arc<Mutex<Shared<T>>>,
+    upstream: Arc<SerialUpstream>,
     batch: u64,
     /// Requested and not yet taken by `poll_next`.
     outstanding: u64,
@@ -34,37 +37,13 @@ pub struct PublisherStream<T> {
 struct Shared<T> {
     queue: VecDeque<T>,
     terminal: Option<Option<StreamError>>,
-    subscription: Option<Arc<dyn Subscription>>,
     waker: Option<Waker>,
-    pending: u64,
-    requesting: bool,
 }
 
+/// The subscriber a [`PublisherStream`] subscribes with.
 struct Inlet<T> {
     shared: Arc<Mutex<Shared<T>>>,
-    batch: u64,
-}
-
-/// Calls `request` serially (§2.7) although both the publisher's thread (in
-/// `on_subscribe`) and the stream's consumer ask: whoever finds no call in
-/// progress makes the calls, others leave their demand for it.
-fn request<T>(shared: &Mutex<Shared<T>>, n: u64) {
-    let mut state = shared.lock();
-    state.pending = demand::add(state.pending, n);
-    if state.requesting {
-        return;
-    }
-    state.requesting = true;
-    loop {
-        let n = std::mem::take(&mut state.pending);
-        let Some(subscription) = state.subscription.clone().filter(|_| n > 0) else {
-            break;
-        };
-        drop(state);
-        subscription.request(n);
-        state = shared.lock();
-    }
-    state.requesting = false;
+    upstream: Arc<SerialUpstream>,
 }
 
 impl<T: Send + 'static> PublisherStream<T> {
@@ -74,17 +53,19 @@ impl<T: Send + 'static> PublisherStream<T> {
         let shared = Arc::new(Mutex::new(Shared {
             queue: VecDeque::new(),
             terminal: None,
-            subscription: None,
             waker: None,
-            pending: 0,
-            requesting: false,
         }));
-        publisher.subscribe(Box::new(Inlet::<T> {
+        // Both the publisher's thread (`on_subscribe`) and the consumer
+        // drive demand: `SerialUpstream` keeps the calls serial (§2.7).
+        let upstream = Arc::new(SerialUpstream::new());
+        upstream.request(batch); // replayed once the subscription arrives
+        publisher.subscribe(Box::new(Inlet {
             shared: shared.clone(),
-            batch,
+            upstream: upstream.clone(),
         }));
         PublisherStream {
             shared,
+            upstream,
             batch,
             outstanding: batch,
             finished: false,
@@ -94,16 +75,7 @@ impl<T: Send + 'static> PublisherStream<T> {
 
 impl<T: Send> Subscriber<T> for Inlet<T> {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        {
-            let mut shared = self.shared.lock();
-            if shared.subscription.is_some() || shared.terminal.is_some() {
-                drop(shared);
-                subscription.cancel(); // §2.5
-                return;
-            }
-            shared.subscription = Some(subscription);
-        }
-        request(&self.shared, self.batch);
+        self.upstream.set(subscription); // a second one is cancelled (§2.5)
     }
 
     fn on_next(&mut self, element: T) {
@@ -128,10 +100,10 @@ impl<T: Send> Subscriber<T> for Inlet<T> {
 
 impl<T> Inlet<T> {
     fn end(&mut self, reason: Option<StreamError>) {
+        self.upstream.clear();
         let waker = {
             let mut shared = self.shared.lock();
             shared.terminal = Some(reason);
-            shared.subscription = None;
             shared.waker.take()
         };
         if let Some(waker) = waker {
@@ -168,7 +140,7 @@ impl<T> Stream for PublisherStream<T> {
         this.outstanding = this.outstanding.saturating_sub(1);
         if let Some(n) = crate::subscriber::refill(this.batch, this.batch / 2, this.outstanding) {
             this.outstanding += n;
-            request(&this.shared, n);
+            this.upstream.request(n);
         }
         Poll::Ready(Some(Ok(item)))
     }
@@ -176,9 +148,8 @@ impl<T> Stream for PublisherStream<T> {
 
 impl<T> Drop for PublisherStream<T> {
     fn drop(&mut self) {
-        let subscription = self.shared.lock().subscription.take();
-        if let Some(subscription) = subscription {
-            subscription.cancel();
+        if !self.finished {
+            self.upstream.cancel();
         }
     }
 }

@@ -86,29 +86,30 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     pub(crate) fn on_next(&self, element: R) {
-        let slots: Vec<Arc<Slot<R>>> = {
+        // Offered outside the lock: an inline drain may call back into
+        // `request`/`cancel`, which take it. (`others` stays unallocated
+        // with a single subscriber.)
+        let (first, others): (Arc<Slot<R>>, Vec<Arc<Slot<R>>>) = {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
                 return;
             }
             state.outstanding = demand::fulfil(state.outstanding, 1);
-            state
-                .downstreams
-                .iter_mut()
-                .map(|d| {
-                    d.room = demand::fulfil(d.room, 1);
-                    d.slot.clone()
-                })
-                .collect()
-        };
-        // Offered outside the lock: an inline drain may call back into
-        // `request`/`cancel`, which take it.
-        if let Some((last, rest)) = slots.split_last() {
-            for slot in rest {
-                slot.offer(element.clone());
+            for downstream in state.downstreams.iter_mut() {
+                downstream.room = demand::fulfil(downstream.room, 1);
             }
-            last.offer(element);
+            let Some((first, others)) = state.downstreams.split_first() else {
+                return;
+            };
+            (
+                first.slot.clone(),
+                others.iter().map(|d| d.slot.clone()).collect(),
+            )
+        };
+        for slot in others {
+            slot.offer(element.clone());
         }
+        first.offer(element);
     }
 
     /// An element the operator discarded: ask upstream for a replacement.

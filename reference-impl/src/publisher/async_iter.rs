@@ -14,6 +14,9 @@ use crate::publisher::IterPublisher;
 /// so an unbounded demand on an infinite iterator does not monopolise a
 /// worker thread.
 ///
+/// The runtime must be running its tasks: a multi-thread runtime, or a
+/// current-thread runtime that someone drives with `block_on`.
+///
 /// ```
 /// use reactive_streams_reference::{collect, AsyncPublisher};
 ///

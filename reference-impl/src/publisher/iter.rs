@@ -69,6 +69,49 @@ where
         }
     }
 
+    /// A publisher of `map(item)` for every item: the operator is fused
+    /// into the iterator, so it costs what `Iterator::map` costs — no
+    /// processor, no extra signal per element. Use [`MapProcessor`](crate::MapProcessor)
+    /// to transform a publisher you cannot see into.
+    ///
+    /// ```
+    /// use reactive_streams_reference::{collect, range};
+    ///
+    /// let doubled = range(0, 3).map(|x| x * 2);
+    /// assert_eq!(futures::executor::block_on(collect(&doubled)).unwrap(), vec![0, 2, 4]);
+    /// ```
+    pub fn map<R, F>(self, map: F) -> IterPublisher<std::iter::Map<I, F>>
+    where
+        F: FnMut(I::Item) -> R + Clone + Send + Sync + 'static,
+        R: Send + 'static,
+    {
+        let factory = self.factory;
+        IterPublisher {
+            factory: Arc::new(move || factory().map(map.clone())),
+            executor: self.executor,
+        }
+    }
+
+    /// A publisher of the items `keep` accepts, fused like
+    /// [`IterPublisher::map`].
+    ///
+    /// ```
+    /// use reactive_streams_reference::{collect, range};
+    ///
+    /// let odd = range(0, 6).filter(|x| x % 2 == 1);
+    /// assert_eq!(futures::executor::block_on(collect(&odd)).unwrap(), vec![1, 3, 5]);
+    /// ```
+    pub fn filter<F>(self, keep: F) -> IterPublisher<std::iter::Filter<I, F>>
+    where
+        F: FnMut(&I::Item) -> bool + Clone + Send + Sync + 'static,
+    {
+        let factory = self.factory;
+        IterPublisher {
+            factory: Arc::new(move || factory().filter(keep.clone())),
+            executor: self.executor,
+        }
+    }
+
     /// The same publisher, emitting on `executor`.
     pub fn with_executor(mut self, executor: Executor) -> Self {
         self.executor = executor;

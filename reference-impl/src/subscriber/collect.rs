@@ -111,6 +111,14 @@ pub struct Collect<T> {
     receiver: oneshot::Receiver<Result<Vec<T>, StreamError>>,
 }
 
+impl<T> Collect<T> {
+    /// A future and the sender that resolves it.
+    pub(crate) fn channel() -> (oneshot::Sender<Result<Vec<T>, StreamError>>, Self) {
+        let (done, receiver) = oneshot::channel();
+        (done, Collect { receiver })
+    }
+}
+
 impl<T> Future for Collect<T> {
     type Output = Result<Vec<T>, StreamError>;
 

@@ -66,7 +66,9 @@ impl<T: Send + 'static> QueuedSubscriber<T> {
         handler: impl FnMut(Signal<T>) + Send + 'static,
     ) -> (Self, JoinHandle<()>) {
         let batch = batch.max(1);
-        let (queue, inbox) = crossbeam_channel::bounded(batch + 2);
+        // Room for the demanded elements plus control signals (a terminal, a
+        // second `on_subscribe` to cancel).
+        let (queue, inbox) = crossbeam_channel::bounded(batch + 8);
         let overflowed = Arc::new(AtomicBool::new(false));
         let flag = overflowed.clone();
         let worker = std::thread::Builder::new()

@@ -1,6 +1,8 @@
 //! A recording test subscriber and its probe.
 #![allow(dead_code)]
 
+pub mod spy;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};

@@ -1,0 +1,65 @@
+//! [`FilterProcessor`]: keeps the elements a predicate accepts.
+
+use std::sync::Arc;
+
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
+
+use super::stage::Stage;
+use crate::executor::Executor;
+
+/// Passes only the elements a predicate accepts; each rejected element is
+/// replaced by a `request(1)` upstream, so downstream demand is still met.
+///
+/// ```
+/// use reactive_streams::Publisher;
+/// use reactive_streams_reference::{collect, range, FilterProcessor};
+///
+/// let even = FilterProcessor::new(|x: &u64| x % 2 == 0);
+/// let all = collect(&even);
+/// range(0, 6).subscribe(Box::new(even.clone()));
+/// assert_eq!(futures::executor::block_on(all).unwrap(), vec![0, 2, 4]);
+/// ```
+pub struct FilterProcessor<T: Send + 'static> {
+    stage: Arc<Stage<T>>,
+    keep: Arc<dyn Fn(&T) -> bool + Send + Sync>,
+}
+
+impl<T: Clone + Send + 'static> FilterProcessor<T> {
+    /// A processor passing the elements for which `keep` is true.
+    pub fn new(keep: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
+        FilterProcessor {
+            stage: Stage::new(0, Executor::Inline),
+            keep: Arc::new(keep),
+        }
+    }
+}
+
+impl<T: Send + 'static> Clone for FilterProcessor<T> {
+    fn clone(&self) -> Self {
+        FilterProcessor {
+            stage: self.stage.clone(),
+            keep: self.keep.clone(),
+        }
+    }
+}
+
+impl<T: Clone + Send + 'static> Subscriber<T> for FilterProcessor<T> {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.stage.on_subscribe(subscription);
+    }
+    fn on_next(&mut self, element: T) {
+        if (self.keep)(&element) {
+            self.stage.on_next(element);
+        } else {
+            self.stage.on_discard();
+        }
+    }
+    fn on_error(&mut self, error: StreamError) {
+        self.stage.on_terminal(Some(error));
+    }
+    fn on_complete(&mut self) {
+        self.stage.on_terminal(None);
+    }
+}
+
+super::publisher_role!(FilterProcessor<T>, T);

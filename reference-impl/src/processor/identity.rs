@@ -1,0 +1,63 @@
+//! [`IdentityProcessor`]: passes elements through.
+
+use std::sync::Arc;
+
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
+
+use super::stage::Stage;
+use crate::executor::Executor;
+
+/// Passes elements through unchanged.
+///
+/// ```
+/// use reactive_streams::Publisher;
+/// use reactive_streams_reference::{collect, range, IdentityProcessor};
+///
+/// let stage = IdentityProcessor::new();
+/// let all = collect(&stage);
+/// range(0, 3).subscribe(Box::new(stage.clone()));
+/// assert_eq!(futures::executor::block_on(all).unwrap(), vec![0, 1, 2]);
+/// ```
+pub struct IdentityProcessor<T: Send + 'static> {
+    stage: Arc<Stage<T>>,
+}
+
+impl<T: Clone + Send + 'static> IdentityProcessor<T> {
+    /// A new, unsubscribed processor.
+    pub fn new() -> Self {
+        IdentityProcessor {
+            stage: Stage::new(0, Executor::Inline),
+        }
+    }
+}
+
+impl<T: Clone + Send + 'static> Default for IdentityProcessor<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Send + 'static> Clone for IdentityProcessor<T> {
+    fn clone(&self) -> Self {
+        IdentityProcessor {
+            stage: self.stage.clone(),
+        }
+    }
+}
+
+impl<T: Clone + Send + 'static> Subscriber<T> for IdentityProcessor<T> {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.stage.on_subscribe(subscription);
+    }
+    fn on_next(&mut self, element: T) {
+        self.stage.on_next(element);
+    }
+    fn on_error(&mut self, error: StreamError) {
+        self.stage.on_terminal(Some(error));
+    }
+    fn on_complete(&mut self) {
+        self.stage.on_terminal(None);
+    }
+}
+
+super::publisher_role!(IdentityProcessor<T>, T);
