@@ -202,3 +202,19 @@ fn combine_latest_releases_a_replaced_datum_once_its_outputs_are_done() {
     assert_eq!(done_now(&right_done), [0, 1, 2]);
     assert!(sink.inner.lock().ended);
 }
+
+#[test]
+fn a_multicast_processor_keeps_a_datum_until_every_subscriber_is_done_with_it() {
+    let (source, done) = records(2);
+    let identity = reactive_streams_reference::IdentityProcessor::new();
+    let (first, second) = (Holder::default(), Holder::default());
+    identity.subscribe(Box::new(first.clone()));
+    identity.subscribe(Box::new(second.clone()));
+    source.subscribe(Box::new(identity.clone()));
+    first.request(2);
+    second.request(2);
+    drop(first.take());
+    assert_eq!(done_now(&done), []);
+    drop(second.take());
+    assert_eq!(done_now(&done), [0, 1]);
+}
