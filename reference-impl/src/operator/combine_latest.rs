@@ -208,6 +208,12 @@ where
     }
 
     fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
+        if !self.left.completed {
+            self.left.inlet.prime();
+        }
+        if !self.right.completed {
+            self.right.inlet.prime();
+        }
         let reason = match (self.left.inlet.ended(), self.right.inlet.ended()) {
             (Some(Some(error)), _) | (_, Some(Some(error))) => Some(Some(error)),
             (left, right) => {

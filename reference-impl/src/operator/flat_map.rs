@@ -107,15 +107,24 @@ where
     }
 
     fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
-        match self.inlet.ended()? {
-            Some(error) => {
-                self.current = None;
-                Some(Some(error))
+        if let Some(Some(error)) = self.inlet.ended() {
+            self.current = None;
+            return Some(Some(error));
+        }
+        // Without demand, still expand inputs until one has an output (held
+        // for the next request) or upstream ends: an input that expands to
+        // nothing must not delay completion (§1.5).
+        loop {
+            if self.current.as_mut().is_some_and(|c| c.peek().is_some()) {
+                return None;
             }
-            None if self.current.as_mut().is_some_and(|c| c.peek().is_some()) => None,
-            None => {
-                self.current = None;
-                Some(None)
+            self.current = None;
+            match self.inlet.pull() {
+                Pulled::Item(element) => {
+                    self.current = Some((self.expand)(element).into_iter().peekable());
+                }
+                Pulled::Empty => return None,
+                Pulled::Ended(reason) => return Some(reason),
             }
         }
     }

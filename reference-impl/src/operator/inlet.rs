@@ -121,16 +121,28 @@ impl<T> Inlet<T> {
     /// The next element; asks upstream for `prefetch` more when the queue is
     /// empty and nothing is outstanding.
     pub(crate) fn pull(&self) -> Pulled<T> {
+        if let Some(found) = Self::take(&mut self.state.lock()) {
+            return found;
+        }
+        self.prime();
+        Self::take(&mut self.state.lock()).unwrap_or(Pulled::Empty)
+    }
+
+    /// Asks upstream for `prefetch` elements if the queue is empty and
+    /// nothing is outstanding — also when there is no downstream demand, so
+    /// that an upstream that ends learns it can say so (completion must not
+    /// wait for demand, §1.5), at the cost of one batch held ahead.
+    pub(crate) fn prime(&self) {
         let upstream = {
             let mut state = self.state.lock();
-            if let Some(found) = Self::take(&mut state) {
-                return found;
+            if !state.queue.is_empty() || state.outstanding != 0 || state.closed {
+                return;
             }
-            if state.outstanding != 0 || state.closed {
-                return Pulled::Empty;
+            if state.end.is_some() {
+                return;
             }
             let Some(upstream) = state.upstream.clone() else {
-                return Pulled::Empty;
+                return;
             };
             state.outstanding = self.prefetch;
             upstream
@@ -138,8 +150,6 @@ impl<T> Inlet<T> {
         // Not under the lock: a synchronous upstream answers from inside
         // `request`, into `on_next`.
         upstream.request(self.prefetch);
-        let mut state = self.state.lock();
-        Self::take(&mut state).unwrap_or(Pulled::Empty)
     }
 
     fn take(state: &mut State<T>) -> Option<Pulled<T>> {

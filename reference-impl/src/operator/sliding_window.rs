@@ -101,6 +101,7 @@ impl<T: Clone + Send + 'static> Producer<Vec<T>> for SlidingProducer<T> {
     }
 
     fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
+        self.inlet.prime();
         match self.inlet.ended()? {
             Some(error) => {
                 self.recent.clear();

@@ -84,6 +84,7 @@ impl<T: Send + 'static> Producer<Vec<T>> for WindowProducer<T> {
     }
 
     fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
+        self.inlet.prime();
         match self.inlet.ended()? {
             Some(error) => {
                 self.open.clear();

@@ -159,6 +159,8 @@ where
     }
 
     fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
+        self.left.prime();
+        self.right.prime();
         let left = self.left.ended();
         let right = self.right.ended();
         let reason = match (left, right) {
