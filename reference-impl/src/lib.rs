@@ -37,6 +37,9 @@
 //! | [`streamlet::CollectSink`], [`streamlet::CallbackSink`] | `CollectSink::new()`, `CollectSink::take(n)`, `CallbackSink::new(f)` | pull one datum at a time |
 //! | [`streamlet::PublisherSource`] | `PublisherSource::new(publisher)` | pullable only |
 //! | [`streamlet::SourcePublisher`] | `SourcePublisher::new(source, capacity, overflow)` | a push source's surplus is dropped or fails per [`Overflow`] |
+//! | [`WindowProcessor`], [`SlidingWindowProcessor`], [`FlatMapProcessor`] | `::new(size)`, `::new(size)`, `::new(f)` | one subscriber (later ones are rejected); pull one prefetch batch at a time |
+//! | [`Zip`], [`CombineLatest`] | [`zip`]`(a, b)`, [`zip_with`], [`combine_latest`]`(a, b)`, [`combine_latest_with`] | two inputs; each subscriber subscribes to both again |
+//! | [`tracked::checkpointed`] | `checkpointed(items, &checkpoint)` | one subscriber; a token per item (see [`tracked`] for datum-done tracking) |
 //!
 //! # Example
 //!
@@ -55,6 +58,7 @@ pub mod bridge;
 pub mod drain;
 mod executor;
 mod hub;
+pub mod operator;
 pub mod overflow;
 pub mod processor;
 pub mod publisher;
@@ -62,9 +66,14 @@ mod serial;
 mod slot;
 pub mod streamlet;
 pub mod subscriber;
+pub mod tracked;
 
 pub use bridge::{PublisherStream, StreamPublisher};
 pub use executor::{Executor, Task};
+pub use operator::{
+    combine_latest, combine_latest_with, zip, zip_with, CombineLatest, FlatMapProcessor,
+    SlidingWindowProcessor, WindowProcessor, Zip,
+};
 pub use overflow::{BoundedBuffer, BufferOverflow, Overflow};
 pub use processor::{BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor};
 pub use publisher::{

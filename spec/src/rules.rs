@@ -1,5 +1,7 @@
 //! The rule catalogue: every numbered rule of Reactive Streams (§1.1–§4.2)
-//! and of the Streamlet protocol (rules 1–6) as data.
+//! and of the Streamlet protocol (rules 1–6) as data, plus, apart from
+//! them, the datum-lifecycle extension ([`LIFECYCLE_RULES`], `done.1` …
+//! `done.6`).
 //!
 //! Each [`Rule`] says what it binds, how strongly, what it means in one
 //! sentence of our own, where the authoritative text is, and how this project
@@ -17,8 +19,11 @@
 
 #[rustfmt::skip]
 mod catalogue;
+#[rustfmt::skip]
+mod lifecycle;
 
 pub use catalogue::RULES;
+pub use lifecycle::LIFECYCLE_RULES;
 
 /// The interface a rule binds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -141,12 +146,14 @@ pub struct Rule {
     pub conditions: &'static [Condition],
 }
 
-/// The rule with this id (`"3.9"`, `"§3.9"` or `"streamlet.2"`), or the
-/// rule that owns this condition id (`"streamlet.2.c"`).
+/// The rule with this id (`"3.9"`, `"§3.9"`, `"streamlet.2"` or a
+/// datum-lifecycle id such as `"done.1"`), or the rule that owns this
+/// condition id (`"streamlet.2.c"`).
 pub fn find(id: &str) -> Option<&'static Rule> {
     let id = id.trim_start_matches('§');
     RULES
         .iter()
+        .chain(LIFECYCLE_RULES)
         .find(|rule| rule.id == id || rule.conditions.iter().any(|c| c.id == id))
 }
 
@@ -196,7 +203,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_filled_in() {
-        for rule in RULES {
+        for rule in RULES.iter().chain(LIFECYCLE_RULES) {
             assert!(rule.summary.ends_with('.'), "{}: summary", rule.id);
             assert!(rule.link.starts_with("https://"), "{}: link", rule.id);
             match rule.check {
@@ -236,6 +243,19 @@ mod tests {
                 Check::Tested { tests } => assert_eq!(tests, from_conditions, "{}", rule.id),
                 _ => assert!(from_conditions.is_empty(), "{}", rule.id),
             }
+        }
+    }
+
+    #[test]
+    fn lifecycle_rules_are_numbered_apart_from_the_49() {
+        let ids: Vec<&str> = LIFECYCLE_RULES.iter().map(|r| r.id).collect();
+        assert_eq!(
+            ids,
+            ["done.1", "done.2", "done.3", "done.4", "done.5", "done.6"]
+        );
+        for rule in LIFECYCLE_RULES {
+            assert!(RULES.iter().all(|r| r.id != rule.id), "{}", rule.id);
+            assert_eq!(find(rule.id), Some(rule));
         }
     }
 

@@ -74,9 +74,10 @@ impl Failure {
     }
 }
 
-/// `§1.1` for catalogue ids, the id itself for `tck.` checks.
+/// `§1.1` for catalogue ids, the id itself for `tck.`, `streamlet.` and
+/// `done.` ids.
 pub fn rule_label(rule: &str) -> String {
-    if rule.starts_with("tck.") || rule.starts_with("streamlet.") {
+    if rule.starts_with("tck.") || rule.starts_with("streamlet.") || rule.starts_with("done.") {
         rule.to_string()
     } else {
         format!("§{rule}")

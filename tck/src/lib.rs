@@ -14,6 +14,7 @@
 //! | [`processor`] | the processor verification (§1–§4) and [`processor_verification!`] |
 //! | [`streamlet`] | the Streamlet source and sink verifications (rules 1–6), [`streamlet_source_verification!`] and [`streamlet_sink_verification!`] |
 //! | [`extended`] | the opt-in extended verification: generated schedules shrunk to minimal counterexamples, concurrency stress, [`publisher_extended_verification!`] |
+//! | [`lifecycle`] | the datum-lifecycle verification (`done.1`–`done.6`) and [`datum_lifecycle_verification!`] |
 //!
 //! Later verifications (subscriber, processor, streamlet) reuse `env`,
 //! `context`, `runner`, `probe` and `outcome`, and follow the same macro
@@ -59,6 +60,7 @@
 pub mod context;
 pub mod env;
 pub mod extended;
+pub mod lifecycle;
 pub mod outcome;
 pub mod probe;
 pub mod processor;

@@ -68,6 +68,8 @@ pub enum Verification {
     StreamletSource,
     /// `streamlet_sink_verification!`.
     StreamletSink,
+    /// `datum_lifecycle_verification!`.
+    DatumLifecycle,
 }
 
 impl Verification {
@@ -80,6 +82,7 @@ impl Verification {
             Verification::Processor => "processor",
             Verification::StreamletSource => "streamlet_source",
             Verification::StreamletSink => "streamlet_sink",
+            Verification::DatumLifecycle => "datum_lifecycle",
         }
     }
 }

@@ -85,7 +85,8 @@ impl RuleMeta {
 }
 
 /// The rule id a test name stands for: `spec_3_09` → `3.9`,
-/// `tck_create_n` → `tck.create_n`, `streamlet_2_c` → `streamlet.2.c`.
+/// `tck_create_n` → `tck.create_n`, `streamlet_2_c` → `streamlet.2.c`,
+/// `done_3` → `done.3`.
 ///
 /// ```
 /// use reactive_streams_tck::runner::rule_of_test;
@@ -93,6 +94,7 @@ impl RuleMeta {
 /// assert_eq!(rule_of_test("spec_1_10"), "1.10");
 /// assert_eq!(rule_of_test("tck_configuration"), "tck.configuration");
 /// assert_eq!(rule_of_test("streamlet_2_c"), "streamlet.2.c");
+/// assert_eq!(rule_of_test("done_3"), "done.3");
 /// ```
 pub fn rule_of_test(test: &str) -> String {
     if let Some(rest) = test.strip_prefix("spec_") {
@@ -104,6 +106,8 @@ pub fn rule_of_test(test: &str) -> String {
         format!("tck.{rest}")
     } else if let Some(rest) = test.strip_prefix("streamlet_") {
         format!("streamlet.{}", rest.replace('_', "."))
+    } else if let Some(rest) = test.strip_prefix("done_") {
+        format!("done.{rest}")
     } else {
         test.to_string()
     }

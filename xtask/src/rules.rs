@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use reactive_streams::rules::{Check, Rule, RULES};
+use reactive_streams::rules::{Check, Rule, LIFECYCLE_RULES, RULES};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -23,7 +23,12 @@ enum Format {
 
 pub fn run(args: &Args) -> ExitCode {
     let text = match args.format {
-        Format::Md => markdown(RULES),
+        Format::Md => {
+            let mut text = markdown(RULES);
+            text.push_str("\n## Datum lifecycle (extension)\n\n");
+            text.push_str(&markdown(LIFECYCLE_RULES));
+            text
+        }
         Format::Json => json(RULES),
     };
     let mut stdout = std::io::stdout().lock();

@@ -3,13 +3,15 @@
 //! Every test a verification macro generates has the path
 //! `<user_mod>::<verification>::<test>`, where `<verification>` is one of
 //! `publisher`, `subscriber_blackbox`, `subscriber_whitebox`, `processor`,
-//! `streamlet_source` or `streamlet_sink`, and `<test>` names the rule:
+//! `streamlet_source`, `streamlet_sink` or `datum_lifecycle`, and `<test>`
+//! names the rule:
 //!
 //! | test name | rule id |
 //! |---|---|
 //! | `spec_<section>_<two digits>` | `<section>.<number>`: `spec_3_09` → `3.9`, `spec_1_10` → `1.10` |
 //! | `streamlet_<n>` | `streamlet.<n>` |
 //! | `streamlet_<n>_<letter>` | `streamlet.<n>.<letter>` |
+//! | `done_<n>` | `done.<n>`: a datum-lifecycle rule |
 //! | `tck_<name>` | `tck.<name>`: a check of the user's factory |
 //!
 //! Any other test is not a rule test and is left alone.
@@ -75,6 +77,7 @@ fn verification(segment: &str) -> Option<Verification> {
         "processor" => Verification::Processor,
         "streamlet_source" => Verification::StreamletSource,
         "streamlet_sink" => Verification::StreamletSink,
+        "datum_lifecycle" => Verification::DatumLifecycle,
         _ => return None,
     })
 }
@@ -106,6 +109,12 @@ pub fn rule_id(test: &str) -> Option<String> {
             }
             Some(_) => None,
         };
+    }
+    if let Some(number) = test.strip_prefix("done_") {
+        let ok = !number.is_empty()
+            && !number.starts_with('0')
+            && number.bytes().all(|b| b.is_ascii_digit());
+        return ok.then(|| format!("done.{number}"));
     }
     if let Some(name) = test.strip_prefix("tck_") {
         let ok = !name.is_empty()
@@ -154,6 +163,20 @@ mod tests {
         ] {
             assert_eq!(rule_id(not_a_rule), None, "{not_a_rule}");
         }
+    }
+
+    #[test]
+    fn datum_lifecycle_tests_map_to_done_ids() {
+        assert_eq!(rule_id("done_1").as_deref(), Some("done.1"));
+        assert_eq!(rule_id("done_12").as_deref(), Some("done.12"));
+        for not_a_rule in ["done_", "done_01", "done_x", "done_1_a"] {
+            assert_eq!(rule_id(not_a_rule), None, "{not_a_rule}");
+        }
+        let test = RuleTest::parse("window::datum_lifecycle::done_3").unwrap();
+        assert_eq!(test.verification, Verification::DatumLifecycle);
+        assert_eq!(test.user_mod, "window");
+        assert_eq!(test.rule, "done.3");
+        assert_eq!(RuleTest::parse("window::publisher::done_x"), None);
     }
 
     #[test]

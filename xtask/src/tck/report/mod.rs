@@ -138,6 +138,9 @@ fn applies(subject: Subject, verification: Verification) -> bool {
         ),
         V::StreamletSource => subject == S::Source,
         V::StreamletSink => subject == S::Sink,
+        // Its rules (`done.*`) are an extension outside the 49; each of its
+        // rule tests reports its own result.
+        V::DatumLifecycle => false,
     }
 }
 

@@ -1,0 +1,120 @@
+//! Every reference processor and combinator passes the TCK's
+//! datum-lifecycle verification with `Tracked<u64>` elements.
+
+use std::marker::PhantomData;
+
+use reactive_streams::done::Tracked;
+use reactive_streams::{Publisher, Subscriber};
+use reactive_streams_reference::{
+    combine_latest_with, zip_with, BufferProcessor, FilterProcessor, FlatMapProcessor,
+    IdentityProcessor, MapProcessor, SlidingWindowProcessor, WindowProcessor,
+};
+use reactive_streams_tck::datum_lifecycle_verification;
+use reactive_streams_tck::lifecycle::{LifecycleFactory, Lineage};
+
+type Input = Box<dyn Publisher<Tracked<u64>>>;
+
+/// A factory for a one-input processor emitting `O`: `make()` gives the
+/// processor, which is subscribed to the input and returned as the stage.
+pub struct Single<P, O>(pub fn() -> P, pub PhantomData<fn() -> O>);
+
+impl<P, O> LifecycleFactory for Single<P, O>
+where
+    P: Subscriber<Tracked<u64>> + Publisher<O> + Clone + 'static,
+    O: Lineage + Send + 'static,
+{
+    type Output = O;
+    fn create_stage(&self, mut inputs: Vec<Input>) -> Box<dyn Publisher<O>> {
+        let processor = (self.0)();
+        inputs.remove(0).subscribe(Box::new(processor.clone()));
+        Box::new(processor)
+    }
+}
+
+/// The boxed input as a publisher the combinators accept.
+pub struct Boxed(Input);
+
+impl Publisher<Tracked<u64>> for Boxed {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<Tracked<u64>>>) {
+        self.0.subscribe(subscriber);
+    }
+}
+
+fn pair(mut inputs: Vec<Input>) -> (Boxed, Boxed) {
+    let right = inputs.pop().unwrap();
+    (Boxed(inputs.pop().unwrap()), Boxed(right))
+}
+
+pub struct Zip;
+
+impl LifecycleFactory for Zip {
+    type Output = Tracked<(u64, u64)>;
+    fn inputs(&self) -> usize {
+        2
+    }
+    fn create_stage(&self, inputs: Vec<Input>) -> Box<dyn Publisher<Self::Output>> {
+        let (left, right) = pair(inputs);
+        Box::new(zip_with(left, right, Tracked::zip))
+    }
+}
+
+pub struct CombineLatest;
+
+impl LifecycleFactory for CombineLatest {
+    type Output = Tracked<(u64, u64)>;
+    fn inputs(&self) -> usize {
+        2
+    }
+    fn create_stage(&self, inputs: Vec<Input>) -> Box<dyn Publisher<Self::Output>> {
+        let (left, right) = pair(inputs);
+        Box::new(combine_latest_with(left, right, Tracked::zip))
+    }
+}
+
+fn identity() -> IdentityProcessor<Tracked<u64>> {
+    IdentityProcessor::new()
+}
+
+fn map() -> MapProcessor<Tracked<u64>, Tracked<u64>> {
+    // The value stays the datum's id: the verification reads lineage from it.
+    MapProcessor::new(|t: Tracked<u64>| t.map(|id| id))
+}
+
+fn filter() -> FilterProcessor<Tracked<u64>> {
+    FilterProcessor::new(|t: &Tracked<u64>| t.value % 3 != 1)
+}
+
+fn buffer() -> BufferProcessor<Tracked<u64>> {
+    BufferProcessor::new(4)
+}
+
+fn window() -> WindowProcessor<Tracked<u64>> {
+    WindowProcessor::new(3)
+}
+
+fn sliding_window() -> SlidingWindowProcessor<Tracked<u64>> {
+    SlidingWindowProcessor::new(3)
+}
+
+type Spread = FlatMapProcessor<Tracked<u64>, Vec<Tracked<u64>>>;
+
+fn flat_map() -> Spread {
+    // 0, 1 or 2 outputs per input: none releases it at once, two share it.
+    FlatMapProcessor::new(|t: Tracked<u64>| {
+        let copies = vec![t.value; (t.value % 3) as usize];
+        t.fan_out(copies)
+    })
+}
+
+datum_lifecycle_verification!(identity_processor, Single(identity, PhantomData));
+datum_lifecycle_verification!(map_processor, Single(map, PhantomData));
+datum_lifecycle_verification!(filter_processor, Single(filter, PhantomData));
+datum_lifecycle_verification!(buffer_processor, Single(buffer, PhantomData));
+datum_lifecycle_verification!(window_processor, Single(window, PhantomData));
+datum_lifecycle_verification!(
+    sliding_window_processor,
+    Single(sliding_window, PhantomData)
+);
+datum_lifecycle_verification!(flat_map_processor, Single(flat_map, PhantomData));
+datum_lifecycle_verification!(zip, Zip);
+datum_lifecycle_verification!(combine_latest, CombineLatest);

@@ -1,0 +1,260 @@
+//! The datum-lifecycle verification: a stage that carries
+//! [`Tracked`] data keeps each datum alive
+//! exactly as long as it, or an output made from it, is in the pipeline
+//! (ids `done.1` … `done.6` of
+//! [`LIFECYCLE_RULES`](reactive_streams::rules::LIFECYCLE_RULES)).
+//!
+//! The verification feeds the stage synchronous inputs of `Tracked<u64>`
+//! whose value is the datum's id and whose token comes from its own
+//! [`DoneLedger`](reactive_streams::done::DoneLedger). Downstream, a
+//! recording subscriber follows a generated demand schedule (proptest,
+//! deterministic seed), checks every output as it arrives (done.1, done.2)
+//! and holds it until the run ends by completion, cancellation or an
+//! upstream error. It then drops what it held and waits, at most
+//! [`TestEnv::timeout`], until every issued datum is done (done.3–5) —
+//! while still holding the stage itself, so that it is the end of the
+//! stream, not dropping the processor, that releases the data.
+//!
+//! # Two entry points
+//!
+//! ```ignore
+//! use reactive_streams_tck::datum_lifecycle_verification;
+//! datum_lifecycle_verification!(my_window, MyWindowFactory);
+//! // → my_window::datum_lifecycle::done_1, …, my_window::datum_lifecycle::done_6
+//! ```
+//!
+//! or [`LifecycleVerification::run_all`] for the results as data:
+//!
+//! ```
+//! use reactive_streams::done::Tracked;
+//! use reactive_streams::Publisher;
+//! use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
+//! use reactive_streams_tck::outcome::Verdict;
+//!
+//! /// The simplest stage there is: the input itself.
+//! struct Wire;
+//! impl LifecycleFactory for Wire {
+//!     type Output = Tracked<u64>;
+//!     fn create_stage(
+//!         &self,
+//!         mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+//!     ) -> Box<dyn Publisher<Tracked<u64>>> {
+//!         inputs.remove(0)
+//!     }
+//! }
+//!
+//! let results = LifecycleVerification::new(Wire).cases(4).run_all().unwrap();
+//! assert!(results.iter().all(|r| r.verdict != Verdict::Failed));
+//! ```
+//!
+//! # Test names
+//!
+//! `<module>::datum_lifecycle::done_<n>` for rule `done.<n>`; `cargo xtask
+//! tck` relies on this shape. See [`TESTS`].
+
+mod lineage;
+#[doc(hidden)]
+pub mod rules;
+mod scenario;
+
+use std::sync::Arc;
+
+use reactive_streams::done::Tracked;
+use reactive_streams::Publisher;
+
+pub use lineage::Lineage;
+
+use crate::env::{ConfigError, TestEnv};
+use crate::outcome::{RuleResult, Verification};
+use crate::runner::{self, rule_of_test, RuleMeta};
+
+/// Generated scripts per rule test, unless [`LifecycleVerification::cases`]
+/// says otherwise.
+pub const DEFAULT_CASES: usize = 24;
+
+/// The rule tests, in order.
+pub const TESTS: &[&str] = &["done_1", "done_2", "done_3", "done_4", "done_5", "done_6"];
+
+/// Makes fresh stages for the datum-lifecycle verification.
+///
+/// A stage is anything that subscribes to tracked inputs and publishes
+/// outputs: a processor (`inputs[0].subscribe(processor.clone())`, then
+/// return the processor), or a combinator of several inputs (zip,
+/// combine-latest).
+pub trait LifecycleFactory: Send + Sync + 'static {
+    /// What the stage emits.
+    type Output: Lineage + Send + 'static;
+
+    /// How many inputs the stage takes (default 1).
+    fn inputs(&self) -> usize {
+        1
+    }
+
+    /// A fresh stage connected to `inputs` (exactly [`inputs`](Self::inputs)
+    /// publishers of `Tracked<u64>`, each with one subscriber's worth of
+    /// data), returning the publisher of its outputs. The verification
+    /// subscribes to it once.
+    fn create_stage(
+        &self,
+        inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+    ) -> Box<dyn Publisher<Self::Output>>;
+}
+
+/// Runs the datum-lifecycle verification against one factory.
+pub struct LifecycleVerification<F: LifecycleFactory> {
+    factory: Arc<F>,
+    env: Option<TestEnv>,
+    target: String,
+    cases: usize,
+}
+
+impl<F: LifecycleFactory> LifecycleVerification<F> {
+    /// A verification of `factory`'s stages, named after its type.
+    pub fn new(factory: F) -> Self {
+        let target = std::any::type_name::<F>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("stage")
+            .to_string();
+        LifecycleVerification {
+            factory: Arc::new(factory),
+            env: None,
+            target,
+            cases: DEFAULT_CASES,
+        }
+    }
+
+    /// Timing bounds (default: [`TestEnv::try_from_env`]).
+    pub fn env(mut self, env: TestEnv) -> Self {
+        self.env = Some(env);
+        self
+    }
+
+    /// The name results carry as their `target`.
+    pub fn target(mut self, name: impl Into<String>) -> Self {
+        self.target = name.into();
+        self
+    }
+
+    /// Generated scripts per rule test (default [`DEFAULT_CASES`]).
+    pub fn cases(mut self, cases: usize) -> Self {
+        self.cases = cases.max(1);
+        self
+    }
+
+    fn resolved_env(&self) -> Result<TestEnv, ConfigError> {
+        match self.env {
+            Some(env) => Ok(env),
+            None => TestEnv::try_from_env(),
+        }
+    }
+
+    /// Runs one rule test by name (`"done_1"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
+        let env = self.resolved_env()?;
+        let name = *TESTS
+            .iter()
+            .find(|name| **name == test)
+            .unwrap_or_else(|| panic!("no datum-lifecycle rule test named {test}"));
+        Ok(self.run_test(&env, name))
+    }
+
+    fn run_test(&self, env: &TestEnv, name: &'static str) -> RuleResult {
+        let meta = RuleMeta::new(
+            Verification::DatumLifecycle,
+            self.target.clone(),
+            rule_of_test(name),
+            name,
+        );
+        let factory = self.factory.clone();
+        let cases = self.cases;
+        runner::run_rule(&meta, env, move |cx| rules::run(name, cx, &*factory, cases))
+    }
+
+    /// Runs every rule test, in [`TESTS`] order.
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        let env = self.resolved_env()?;
+        Ok(TESTS.iter().map(|name| self.run_test(&env, name)).collect())
+    }
+}
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: LifecycleFactory>(test: &str, target: &str, factory: F) {
+    let verification = LifecycleVerification::new(factory).target(target);
+    match verification.run(test) {
+        Ok(result) => runner::conclude(&result),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// Generates the datum-lifecycle verification as `#[test]`s:
+/// `<name>::datum_lifecycle::<test>` for every test in
+/// [`lifecycle::TESTS`](crate::lifecycle::TESTS).
+///
+/// `$factory` is an expression making a
+/// [`LifecycleFactory`](crate::lifecycle::LifecycleFactory), evaluated once
+/// per test two modules below the invocation (whose items it can name).
+/// Results carry `stringify!($name)` as their target, or the display name
+/// given as a third argument.
+///
+/// ```ignore
+/// datum_lifecycle_verification!(window, WindowFactory { size: 3 });
+/// ```
+#[macro_export]
+macro_rules! datum_lifecycle_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::datum_lifecycle_verification!($name, $factory, stringify!($name));
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        mod $name {
+            mod datum_lifecycle {
+                #[allow(unused_imports)]
+                use super::super::*;
+                $crate::__lifecycle_test!(done_1, $factory, $target);
+                $crate::__lifecycle_test!(done_2, $factory, $target);
+                $crate::__lifecycle_test!(done_3, $factory, $target);
+                $crate::__lifecycle_test!(done_4, $factory, $target);
+                $crate::__lifecycle_test!(done_5, $factory, $target);
+                $crate::__lifecycle_test!(done_6, $factory, $target);
+            }
+        }
+    };
+}
+
+/// One generated test. Not API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __lifecycle_test {
+    ($test:ident, $factory:expr, $target:expr) => {
+        #[test]
+        fn $test() {
+            $crate::lifecycle::__run_generated(stringify!($test), $target, $factory);
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reactive_streams::rules::{Check, LIFECYCLE_RULES};
+
+    #[test]
+    fn the_catalogue_and_the_tests_name_each_other() {
+        assert_eq!(TESTS.len(), LIFECYCLE_RULES.len());
+        for (test, rule) in TESTS.iter().zip(LIFECYCLE_RULES) {
+            assert_eq!(rule_of_test(test), rule.id);
+            match rule.check {
+                Check::Tested { tests } => {
+                    assert_eq!(tests, [format!("datum_lifecycle::{test}").as_str()])
+                }
+                Check::EnforcedByTypes { proof } => assert_eq!(proof, rules::DONE_6_PROOF),
+                Check::Untested { .. } => panic!("{test} exists but {} is untested", rule.id),
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! Each broken stage fails the rule it breaks, with the intended message,
+//! and passes the rules it keeps.
+
+use std::time::Duration;
+
+use reactive_streams::done::Tracked;
+use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::lifecycle::LifecycleVerification;
+use reactive_streams_tck::outcome::{RuleResult, Verdict};
+
+use crate::relay::{Parked, Relays, Release};
+
+/// Short waits: a leak is only shown by waiting for data that never get
+/// done, and every case of a broken stage does that.
+fn verify(relays: Relays) -> Vec<RuleResult> {
+    let env = TestEnv::builder()
+        .timeout(Duration::from_millis(150))
+        .build();
+    LifecycleVerification::new(relays)
+        .env(env)
+        .cases(12)
+        .run_all()
+        .unwrap()
+}
+
+fn verdicts(results: &[RuleResult]) -> Vec<(&str, Verdict)> {
+    results
+        .iter()
+        .map(|r| (r.rule.as_str(), r.verdict))
+        .collect()
+}
+
+fn message<'a>(results: &'a [RuleResult], rule: &str) -> &'a str {
+    let result = results.iter().find(|r| r.rule == rule).unwrap();
+    result.message.as_deref().unwrap_or_default()
+}
+
+use Verdict::{EnforcedByTypes as Types, Failed, Passed};
+
+/// Drops the tokens, then passes the bare value on: the datum is done
+/// before its output reaches downstream.
+fn release_early(element: Tracked<u64>, _: &Parked) -> Tracked<u64> {
+    let (value, tokens) = element.into_parts();
+    drop(tokens);
+    Tracked::untracked(value)
+}
+
+#[test]
+fn releasing_before_delivery_fails_done_1() {
+    let results = verify(Relays {
+        op: release_early,
+        release: Release::ALWAYS,
+    });
+    assert_eq!(
+        verdicts(&results),
+        [
+            ("done.1", Failed),
+            ("done.2", Failed),
+            ("done.3", Passed),
+            ("done.4", Passed),
+            ("done.5", Passed),
+            ("done.6", Types),
+        ]
+    );
+    let text = message(&results, "done.1");
+    assert!(
+        text.starts_with("done.1: [case 0: inputs of ")
+            && text.contains("] expected no datum done before every output made from it was delivered; actual: an output made from ["),
+        "{text}"
+    );
+    assert!(text.contains("was delivered after"), "{text}");
+}
+
+/// Keeps the tokens aside and passes the bare value on: the datum is alive
+/// at delivery, but the output does not keep it alive.
+fn strip(element: Tracked<u64>, parked: &Parked) -> Tracked<u64> {
+    let (value, tokens) = element.into_parts();
+    parked.lock().push(tokens);
+    Tracked::untracked(value)
+}
+
+#[test]
+fn an_output_without_its_tokens_fails_done_2() {
+    let results = verify(Relays {
+        op: strip,
+        release: Release::ALWAYS,
+    });
+    assert_eq!(
+        verdicts(&results),
+        [
+            ("done.1", Passed),
+            ("done.2", Failed),
+            ("done.3", Passed),
+            ("done.4", Passed),
+            ("done.5", Passed),
+            ("done.6", Types),
+        ]
+    );
+    let text = message(&results, "done.2");
+    assert!(
+        text.contains("] expected every output to carry the tokens of all the data it was made from; actual: an output made from ["),
+        "{text}"
+    );
+}
+
+/// Leaks a reference to every datum.
+fn leak(element: Tracked<u64>, _: &Parked) -> Tracked<u64> {
+    std::mem::forget(element.tokens.clone());
+    element
+}
+
+#[test]
+fn a_leaked_token_fails_done_3_to_5() {
+    let results = verify(Relays {
+        op: leak,
+        release: Release::ALWAYS,
+    });
+    assert_eq!(
+        verdicts(&results),
+        [
+            ("done.1", Passed),
+            ("done.2", Passed),
+            ("done.3", Failed),
+            ("done.4", Failed),
+            ("done.5", Failed),
+            ("done.6", Types),
+        ]
+    );
+    let text = message(&results, "done.3");
+    assert!(
+        text.contains("] expected every datum done after completion, once downstream dropped its outputs; actual: ["),
+        "{text}"
+    );
+    assert!(text.contains("were still not done"), "{text}");
+}
+
+/// Caches every element until the stream ends, but forgets the cache when
+/// cancelled.
+fn cache(element: Tracked<u64>, parked: &Parked) -> Tracked<u64> {
+    parked.lock().push(element.tokens.clone());
+    element
+}
+
+#[test]
+fn a_cache_kept_after_cancellation_fails_done_4() {
+    let results = verify(Relays {
+        op: cache,
+        release: Release {
+            on_cancel: false,
+            ..Release::ALWAYS
+        },
+    });
+    assert_eq!(
+        verdicts(&results),
+        [
+            ("done.1", Passed),
+            ("done.2", Passed),
+            ("done.3", Passed),
+            ("done.4", Failed),
+            ("done.5", Passed),
+            ("done.6", Types),
+        ]
+    );
+    assert!(message(&results, "done.4").contains("after cancellation"));
+}
+
+#[test]
+fn a_cache_kept_after_an_error_fails_done_5() {
+    let results = verify(Relays {
+        op: cache,
+        release: Release {
+            on_error: false,
+            ..Release::ALWAYS
+        },
+    });
+    assert_eq!(
+        verdicts(&results),
+        [
+            ("done.1", Passed),
+            ("done.2", Passed),
+            ("done.3", Passed),
+            ("done.4", Passed),
+            ("done.5", Failed),
+            ("done.6", Types),
+        ]
+    );
+    assert!(message(&results, "done.5").contains("after the upstream error"));
+}

@@ -1,0 +1,6 @@
+//! Self-tests of the datum-lifecycle verification: a faithful stage passes
+//! every rule; each deliberately broken stage fails the rule it breaks.
+
+mod broken;
+mod conforming;
+mod relay;
