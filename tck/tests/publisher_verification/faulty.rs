@@ -415,14 +415,20 @@ impl Locked {
         }
     }
 
+    /// Takes the subscriber's lock before deciding the next signal, so
+    /// signals from concurrent `request`s stay serial and in order; only
+    /// re-entry from inside `on_next` (the defect) misbehaves.
     fn emit(&self) {
-        while let Some(step) = self.step() {
+        loop {
             if self.fault == Fault::DeadlocksOnReentrantRequest {
-                if let Some(subscriber) = self.plain.lock().as_mut() {
+                let mut subscriber = self.plain.lock();
+                let Some(step) = self.step() else { break };
+                if let Some(subscriber) = subscriber.as_mut() {
                     Self::signal(&mut **subscriber, step);
                 }
             } else {
                 let guard = self.reentrant.lock();
+                let Some(step) = self.step() else { break };
                 let mut cell = guard.borrow_mut();
                 if let Some(subscriber) = cell.as_mut() {
                     Self::signal(&mut **subscriber, step);
