@@ -162,3 +162,32 @@ fn a_failing_crate_reports_each_way_a_rule_test_can_go_wrong() {
         ".results[].duration_ms" => "[duration]",
     });
 }
+
+#[test]
+fn the_third_party_example_crate_passes_every_verification_it_declares() {
+    let output = tck_on_manifest(
+        &example("acme-streams"),
+        &["--format", "json", "--jobs", "2"],
+    );
+    assert_exit(&output, 0);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["summary"]["failed"], 0, "{report}");
+    let results = report["results"].as_array().unwrap();
+    for verification in [
+        "publisher",
+        "subscriber_blackbox",
+        "subscriber_whitebox",
+        "processor",
+    ] {
+        assert!(
+            results
+                .iter()
+                .any(|r| r["verification"] == verification && r["verdict"] == "passed"),
+            "no passed {verification} rule in {report}"
+        );
+    }
+    assert!(
+        report["summary"]["passed"].as_u64().unwrap() >= 90,
+        "{report}"
+    );
+}

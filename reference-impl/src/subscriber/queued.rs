@@ -55,6 +55,34 @@ enum Message<T> {
 pub struct QueuedSubscriber<T> {
     queue: Sender<Message<T>>,
     overflowed: Arc<AtomicBool>,
+    terminal: Arc<TerminalGate>,
+}
+
+/// Keeps the worker from calling the subscription once a terminal signal
+/// was delivered (§2.3, §2.4): the worker requests only while holding the
+/// gate and seeing no terminal, and `on_complete`/`on_error` raise the flag
+/// and then pass through the gate, so a request already under way finishes
+/// before the terminal signal is accepted. The gate is reentrant because a
+/// synchronous publisher may deliver the terminal signal from inside the
+/// worker's own `request` (§3.11).
+#[derive(Default)]
+struct TerminalGate {
+    delivered: AtomicBool,
+    gate: parking_lot::ReentrantMutex<()>,
+}
+
+impl TerminalGate {
+    fn request(&self, subscription: &dyn Subscription, n: u64) {
+        let _gate = self.gate.lock();
+        if !self.delivered.load(Ordering::SeqCst) {
+            subscription.request(n);
+        }
+    }
+
+    fn deliver(&self) {
+        self.delivered.store(true, Ordering::SeqCst);
+        drop(self.gate.lock());
+    }
 }
 
 impl<T: Send + 'static> QueuedSubscriber<T> {
@@ -71,11 +99,18 @@ impl<T: Send + 'static> QueuedSubscriber<T> {
         let (queue, inbox) = crossbeam_channel::bounded(batch + 8);
         let overflowed = Arc::new(AtomicBool::new(false));
         let flag = overflowed.clone();
+        let terminal = Arc::new(TerminalGate::default());
+        let gate = terminal.clone();
         let worker = std::thread::Builder::new()
             .name("queued-subscriber".into())
-            .spawn(move || consume(inbox, batch as u64, flag, handler))
+            .spawn(move || consume(inbox, batch as u64, flag, &gate, handler))
             .expect("spawn the subscriber's thread");
-        (QueuedSubscriber { queue, overflowed }, worker)
+        let subscriber = QueuedSubscriber {
+            queue,
+            overflowed,
+            terminal,
+        };
+        (subscriber, worker)
     }
 
     fn enqueue(&self, message: Message<T>) {
@@ -89,6 +124,7 @@ fn consume<T>(
     inbox: Receiver<Message<T>>,
     batch: u64,
     overflowed: Arc<AtomicBool>,
+    terminal: &TerminalGate,
     mut handler: impl FnMut(Signal<T>),
 ) {
     let mut subscription: Option<Arc<dyn Subscription>> = None;
@@ -110,7 +146,7 @@ fn consume<T>(
                     continue;
                 }
                 outstanding = batch;
-                new.request(batch);
+                terminal.request(&*new, batch);
                 subscription = Some(new);
             }
             Message::Next(element) => {
@@ -120,7 +156,7 @@ fn consume<T>(
                     (refill(batch, batch / 2, outstanding), &subscription)
                 {
                     outstanding += n;
-                    subscription.request(n);
+                    terminal.request(&**subscription, n);
                 }
             }
             Message::Error(error) => {
@@ -145,10 +181,12 @@ impl<T: Send + 'static> Subscriber<T> for QueuedSubscriber<T> {
     }
 
     fn on_error(&mut self, error: StreamError) {
+        self.terminal.deliver();
         self.enqueue(Message::Error(error));
     }
 
     fn on_complete(&mut self) {
+        self.terminal.deliver();
         self.enqueue(Message::Complete);
     }
 }
