@@ -195,6 +195,8 @@ pub fn interval(period: Duration) -> ListenSource<u64> {
     let weak = Arc::downgrade(&source.hot);
     let ticks = AtomicU64::new(0);
     std::thread::spawn(move || loop {
+        // The period is what this source produces (a timer), not a wait
+        // for another thread; nothing synchronises on it.
         std::thread::sleep(period);
         let Some(hot) = weak.upgrade() else {
             return;
