@@ -13,14 +13,14 @@ fn a_passing_crate_exits_0_with_a_markdown_report() {
     );
     assert_exit(&output, 0);
     let report = stdout(&output);
-    assert_eq!(report.lines().last(), Some("4 passed, 0 failed, 1 skipped"));
+    assert_eq!(report.lines().last(), Some("4 passed, 0 failed, 2 skipped"));
     insta::assert_snapshot!(redact_durations(&report));
     let progress = stderr(&output);
     assert!(
-        progress.contains("fixture-passing: running 5 rule tests"),
+        progress.contains("fixture-passing: running 6 rule tests"),
         "{progress}"
     );
-    assert!(progress.contains("[5/5]"), "{progress}");
+    assert!(progress.contains("[6/6]"), "{progress}");
     assert!(
         progress.contains("warning: skipped")
             && progress.contains("custom_harness")

@@ -21,6 +21,9 @@ pub struct Planned {
     pub exe: PathBuf,
     /// The rule test in it.
     pub test: RuleTest,
+    /// The crate marks the test `#[ignore]`: it is reported as skipped, not
+    /// run (running it would only show libtest skipping it).
+    pub ignored: bool,
 }
 
 /// Builds the crate's tests (`cargo test --no-run`) and lists their rule
@@ -38,8 +41,12 @@ pub fn discover(
     let mut planned = Vec::new();
     for (index, exe) in exes.iter().enumerate() {
         let listing = scratch.join(format!("list-{index}"));
-        let paths = match list(exe, krate.dir(), &listing, deadline) {
-            Ok(paths) => paths,
+        let listed = list(exe, krate.dir(), &listing, deadline, false).and_then(|paths| {
+            let ignored = list(exe, krate.dir(), &listing, deadline, true)?;
+            Ok((paths, ignored))
+        });
+        let (paths, ignored) = match listed {
+            Ok(listed) => listed,
             Err(why) => {
                 eprintln!(
                     "warning: skipped {}: it does not list its tests like a libtest harness ({why})",
@@ -52,6 +59,7 @@ pub fn discover(
             if let Some(test) = RuleTest::parse(&path) {
                 planned.push(Planned {
                     exe: exe.clone(),
+                    ignored: ignored.contains(&path),
                     test,
                 });
             }
@@ -111,16 +119,27 @@ fn test_executable(line: &str, package_id: &str) -> Option<PathBuf> {
     message["executable"].as_str().map(PathBuf::from)
 }
 
-/// The test paths of one executable (`--list --format terse`), its output
-/// kept in the files `<listing>.out` and `<listing>.err` (no pipe to fill
-/// up, however many tests it has).
-fn list(exe: &Path, dir: &Path, listing: &Path, deadline: Duration) -> Result<Vec<String>, String> {
+/// The test paths of one executable (`--list --format terse`, with
+/// `--ignored`: only the `#[ignore]`d ones), its output kept in the files
+/// `<listing>.out` and `<listing>.err` (no pipe to fill up, however many
+/// tests it has).
+fn list(
+    exe: &Path,
+    dir: &Path,
+    listing: &Path,
+    deadline: Duration,
+    only_ignored: bool,
+) -> Result<Vec<String>, String> {
     let out_path = listing.with_extension("out");
     let err_path = listing.with_extension("err");
     let out = File::create(&out_path).map_err(|e| e.to_string())?;
     let err = File::create(&err_path).map_err(|e| e.to_string())?;
-    let mut child = Command::new(exe)
-        .args(["--list", "--format", "terse"])
+    let mut command = Command::new(exe);
+    command.args(["--list", "--format", "terse"]);
+    if only_ignored {
+        command.arg("--ignored");
+    }
+    let mut child = command
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out)

@@ -88,6 +88,19 @@ pub fn run_all(
 
 /// Runs one rule test in a process of its own.
 pub fn run_one(planned: Planned, index: usize, settings: &Settings) -> Ran {
+    if planned.ignored {
+        let message = format!(
+            "the crate marks this rule test #[ignore] (its reason is in the test's source); run it with `cargo test -- --ignored --exact {}`",
+            planned.test.path
+        );
+        let mut result = synthesise(&planned, message, Duration::ZERO);
+        result.verdict = Verdict::Skipped;
+        return Ran {
+            results: vec![result],
+            planned,
+            synthesised: true,
+        };
+    }
     let scratch = settings.scratch.join(index.to_string());
     let report_dir = scratch.join("report");
     let started = Instant::now();
