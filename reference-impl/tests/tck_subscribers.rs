@@ -159,6 +159,33 @@ processor_verification!(
 // hand an element prefetched for one of them to only the other (§1.11,
 // `processor::spec_1_11` catches it now and then); see the CHANGELOG.
 
+// ---- FilterProcessor: a filter declares which inputs pass ----
+
+/// `FilterProcessor`s keeping even numbers; input `i` is `i`.
+struct EvenFilters;
+
+impl ProcessorFactory for EvenFilters {
+    type Input = u64;
+    type Output = u64;
+    type Processor = reactive_streams_reference::FilterProcessor<u64>;
+
+    fn create_processor(&self) -> Self::Processor {
+        reactive_streams_reference::FilterProcessor::new(|x: &u64| x % 2 == 0)
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn passes(&self, index: u64) -> bool {
+        index % 2 == 0
+    }
+}
+
+processor_verification!(filter_processor, EvenFilters);
+
+// ---- end of FilterProcessor ----
+
 // The extended verification (generated schedules, concurrency stress).
 struct Ranges;
 
