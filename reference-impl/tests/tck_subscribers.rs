@@ -123,6 +123,12 @@ subscriber_whitebox_verification!(
     QueuedFromWorker,
     "queued_subscriber"
 );
+// Generated signal scripts, from the publisher's seat.
+reactive_streams_tck::subscriber_whitebox_extended_verification!(
+    queued_subscriber_whitebox_extended,
+    QueuedFromWorker,
+    "queued_subscriber"
+);
 
 // ---- end of QueuedSubscriber, whitebox ----
 
