@@ -75,15 +75,62 @@ subscriber_whitebox_verification!(
     Instrumented(callback),
     "callback_subscriber"
 );
-// `QueuedSubscriber` is not verified whitebox: the probe's wrapper reports
-// signals when they are handed over, while its worker thread requests when
-// it processes them, so a request the worker had under way when a terminal
-// signal was handed over would be judged as made after it.
 subscriber_whitebox_verification!(
     collect_subscriber_whitebox,
     Instrumented(collecting),
     "collect_subscriber"
 );
+
+// ---- QueuedSubscriber, whitebox: instrumented from its worker thread ----
+//
+// `WhiteboxProbe::wrap` would report each signal when it is handed over,
+// but the worker requests when it *processes* signals: a request it still
+// had under way when `on_complete` was handed over would count as made
+// after the terminal signal. So the probe hears from the worker itself:
+// the handler reports each signal as the worker processes it, and the
+// subscription is registered once the worker has made its first request.
+
+/// `QueuedSubscriber`s reporting to the whitebox probe from their worker.
+struct QueuedFromWorker;
+
+impl SubscriberWhiteboxFactory for QueuedFromWorker {
+    type Element = u64;
+
+    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+        let registrar = probe.clone();
+        let (subscriber, _worker) = QueuedSubscriber::spawn_observed(
+            4,
+            move |subscription| registrar.registered(subscription),
+            move |signal| {
+                use reactive_streams_reference::Signal;
+                match signal {
+                    Signal::Next(element) => probe.received_next(&element),
+                    Signal::Error(error) => probe.received_error(&error),
+                    Signal::Complete => probe.received_complete(),
+                }
+            },
+        );
+        Box::new(subscriber)
+    }
+
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+subscriber_whitebox_verification!(
+    queued_subscriber_whitebox,
+    QueuedFromWorker,
+    "queued_subscriber"
+);
+// Generated signal scripts, from the publisher's seat.
+reactive_streams_tck::subscriber_whitebox_extended_verification!(
+    queued_subscriber_whitebox_extended,
+    QueuedFromWorker,
+    "queued_subscriber"
+);
+
+// ---- end of QueuedSubscriber, whitebox ----
 
 /// A processor factory from a function making a processor handle.
 struct Processors<F>(F);
@@ -117,6 +164,33 @@ processor_verification!(
 // `BufferProcessor` is not verified here yet: with two subscribers it can
 // hand an element prefetched for one of them to only the other (§1.11,
 // `processor::spec_1_11` catches it now and then); see the CHANGELOG.
+
+// ---- FilterProcessor: a filter declares which inputs pass ----
+
+/// `FilterProcessor`s keeping even numbers; input `i` is `i`.
+struct EvenFilters;
+
+impl ProcessorFactory for EvenFilters {
+    type Input = u64;
+    type Output = u64;
+    type Processor = reactive_streams_reference::FilterProcessor<u64>;
+
+    fn create_processor(&self) -> Self::Processor {
+        reactive_streams_reference::FilterProcessor::new(|x: &u64| x % 2 == 0)
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn passes(&self, index: u64) -> bool {
+        index % 2 == 0
+    }
+}
+
+processor_verification!(filter_processor, EvenFilters);
+
+// ---- end of FilterProcessor ----
 
 // The extended verification (generated schedules, concurrency stress).
 struct Ranges;

@@ -93,6 +93,40 @@ impl<T: Send + 'static> QueuedSubscriber<T> {
         batch: usize,
         handler: impl FnMut(Signal<T>) + Send + 'static,
     ) -> (Self, JoinHandle<()>) {
+        Self::spawn_observed(batch, |_| {}, handler)
+    }
+
+    /// As [`spawn`](Self::spawn), and the thread also hands the
+    /// subscription it keeps to `on_subscribed`, once, right after making
+    /// its first request.
+    ///
+    /// This is the instrumentation point for an observer that must see
+    /// the subscriber the way its thread does — the TCK's whitebox probe,
+    /// for example: `handler` already runs where each signal is processed,
+    /// and `on_subscribed` runs where the subscription is taken up, after
+    /// the subscriber's own first request, so nothing the observer does
+    /// with the subscription can be mistaken for that request.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use reactive_streams::Publisher;
+    /// use reactive_streams_reference::{range, QueuedSubscriber, Signal};
+    ///
+    /// let (subscribed, told) = mpsc::channel();
+    /// let (subscriber, worker) = QueuedSubscriber::spawn_observed(
+    ///     8,
+    ///     move |subscription| subscribed.send(subscription).unwrap(),
+    ///     |_: Signal<u64>| {},
+    /// );
+    /// range(0, 3).subscribe(Box::new(subscriber));
+    /// worker.join().unwrap();
+    /// assert!(told.try_recv().is_ok());
+    /// ```
+    pub fn spawn_observed(
+        batch: usize,
+        on_subscribed: impl FnOnce(Arc<dyn Subscription>) + Send + 'static,
+        handler: impl FnMut(Signal<T>) + Send + 'static,
+    ) -> (Self, JoinHandle<()>) {
         let batch = batch.max(1);
         // Room for the demanded elements plus control signals (a terminal, a
         // second `on_subscribe` to cancel).
@@ -103,7 +137,7 @@ impl<T: Send + 'static> QueuedSubscriber<T> {
         let gate = terminal.clone();
         let worker = std::thread::Builder::new()
             .name("queued-subscriber".into())
-            .spawn(move || consume(inbox, batch as u64, flag, &gate, handler))
+            .spawn(move || consume(inbox, batch as u64, flag, &gate, on_subscribed, handler))
             .expect("spawn the subscriber's thread");
         let subscriber = QueuedSubscriber {
             queue,
@@ -125,8 +159,10 @@ fn consume<T>(
     batch: u64,
     overflowed: Arc<AtomicBool>,
     terminal: &TerminalGate,
+    on_subscribed: impl FnOnce(Arc<dyn Subscription>),
     mut handler: impl FnMut(Signal<T>),
 ) {
+    let mut on_subscribed = Some(on_subscribed);
     let mut subscription: Option<Arc<dyn Subscription>> = None;
     let mut outstanding = 0;
     while let Ok(message) = inbox.recv() {
@@ -147,6 +183,9 @@ fn consume<T>(
                 }
                 outstanding = batch;
                 terminal.request(&*new, batch);
+                if let Some(observer) = on_subscribed.take() {
+                    observer(new.clone());
+                }
                 subscription = Some(new);
             }
             Message::Next(element) => {

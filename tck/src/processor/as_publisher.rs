@@ -1,12 +1,15 @@
 //! A processor factory seen as a publisher factory: each publisher is a
 //! fresh processor fed by a [helper publisher](super::upstream), so every
 //! publisher rule test runs unchanged against the processor's output side.
+//! A publisher of `n` elements is fed the inputs that make `n` outputs
+//! ([`passing`](super::passing)).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use reactive_streams::Publisher;
 
+use super::passing;
 use super::upstream::{self, Ending};
 use super::ProcessorFactory;
 use crate::publisher::PublisherFactory;
@@ -30,7 +33,7 @@ impl<F: ProcessorFactory> PublisherFactory for AsPublisher<F> {
     type Element = F::Output;
 
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<F::Output>> {
-        self.fed(Ending::After(elements))
+        self.fed(Ending::After(passing::inputs_for(&*self.factory, elements)))
     }
 
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<F::Output>>> {

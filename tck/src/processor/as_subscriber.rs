@@ -30,6 +30,10 @@ impl<F: ProcessorFactory> Subject for ProcessorSubject<F> {
         self.factory.propagates_cancellation()
     }
 
+    fn outputs_for(&self, inputs: u64) -> u64 {
+        super::passing::outputs_for(&*self.factory, inputs)
+    }
+
     fn stage<'a>(&'a self, cx: &RuleCx) -> Result<Stage<'a, F::Input, F::Processor>, Failure> {
         let factory = &*self.factory;
         let processor = create(cx, factory)?;

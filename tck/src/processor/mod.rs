@@ -40,7 +40,9 @@
 
 mod as_publisher;
 mod as_subscriber;
+mod filtering;
 mod multicast;
+mod passing;
 mod rules;
 #[doc(hidden)]
 pub mod testkit;
@@ -62,10 +64,41 @@ use as_subscriber::ProcessorSubject;
 /// Makes the processors the
 /// [processor verification](crate::processor_verification) verifies.
 ///
-/// The TCK checks counts and signals, not values: each input must come out
-/// as one output, in order (an identity, a `map`, a scale — not a filter).
-/// Only the processor, its element types and [`input`](Self::input) are
-/// required; the rest declare properties with sensible defaults.
+/// The TCK checks counts and signals, not values: each input comes out as
+/// one output, in order (an identity, a `map`, a scale), unless
+/// [`passes`](Self::passes) declares which inputs a filter drops. Only the
+/// processor, its element types and [`input`](Self::input) are required;
+/// the rest declare properties with sensible defaults.
+///
+/// A filter declares which inputs pass; the TCK then feeds as many inputs
+/// as it takes to make the outputs a rule test needs, and counts only the
+/// passing ones:
+///
+/// ```
+/// # use reactive_streams_tck::processor::testkit::FilteringProcessor;
+/// # use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+/// # use reactive_streams_tck::outcome::Verdict;
+/// struct Evens;
+///
+/// impl ProcessorFactory for Evens {
+///     type Input = u64;
+///     type Output = u64;
+///     type Processor = FilteringProcessor<u64>; // yours: keeps even numbers
+///     fn create_processor(&self) -> Self::Processor {
+///         FilteringProcessor::new(|x: &u64| x % 2 == 0)
+///     }
+///     fn input(&self, index: u64) -> u64 {
+///         index
+///     }
+///     // Input `index` is `index`: the even ones come out.
+///     fn passes(&self, index: u64) -> bool {
+///         index % 2 == 0
+///     }
+///     # fn supports_multiple_subscribers(&self) -> bool { false }
+/// }
+/// # let results = ProcessorVerification::new(Evens).run_all().unwrap();
+/// # assert!(results.iter().all(|r| r.verdict != Verdict::Failed), "{results:#?}");
+/// ```
 pub trait ProcessorFactory: Send + Sync + 'static {
     /// What the processor consumes.
     type Input: Debug + Send + 'static;
@@ -80,6 +113,22 @@ pub trait ProcessorFactory: Send + Sync + 'static {
 
     /// The `index`-th input the TCK sends upstream (from 0).
     fn input(&self, index: u64) -> Self::Input;
+
+    /// Whether the `index`-th input (from 0; the one [`input`](Self::input)
+    /// makes) comes out of the processor, as exactly one output in input
+    /// order, or is dropped. Default: every input passes (identity, `map`).
+    ///
+    /// Declare it for a filter. The publisher rule tests then feed the
+    /// processor as many inputs as it takes for `n` to pass, and the
+    /// subscriber rule tests count only passing inputs as outputs; a
+    /// conforming filter asks upstream for a replacement of every input it
+    /// drops, so that downstream demand is still met. It must let through
+    /// infinitely many inputs (within the first million, each of the few
+    /// the rule tests need).
+    fn passes(&self, index: u64) -> bool {
+        let _ = index;
+        true
+    }
 
     /// Whether the processor recovers from an upstream `on_error` instead
     /// of passing it on (§4.2). Default `false`. When `true`, §4.2 checks

@@ -3,6 +3,9 @@
 //!
 //! [`MulticastProcessor`] serves several subscribers (see its docs).
 //!
+//! [`FilteringProcessor`] drops the inputs a predicate rejects (see its
+//! docs).
+//!
 //! [`IdentityProcessor`] serves one downstream subscriber (a second one gets
 //! `on_subscribe` then `on_error`), forwards exactly the downstream demand
 //! upstream, passes an upstream error on at once (dropping buffered
@@ -14,6 +17,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+pub use super::filtering::FilteringProcessor;
 pub use super::multicast::MulticastProcessor;
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 
@@ -162,6 +166,20 @@ impl<T: Send + 'static> IdentityProcessor<T> {
             break;
         }
         state.draining = false;
+    }
+
+    /// Asks upstream for `n` more, unless upstream is over or downstream
+    /// gone (a filter replacing an input it dropped).
+    pub(crate) fn request_upstream(&self, n: u64) {
+        let state = self.inner.lock();
+        if state.upstream_over || state.downstream_gone {
+            return;
+        }
+        let upstream = state.upstream.clone();
+        drop(state);
+        if let Some(upstream) = upstream {
+            upstream.request(n);
+        }
     }
 
     /// Takes the upstream subscription for good, to cancel it.

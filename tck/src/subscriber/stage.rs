@@ -28,6 +28,13 @@ pub(crate) trait Subject: Send + Sync + 'static {
         true
     }
 
+    /// How many signals to its processing logic the first `inputs`
+    /// elements make: all of them for a subscriber; for a filtering
+    /// processor, only the ones that pass.
+    fn outputs_for(&self, inputs: u64) -> u64 {
+        inputs
+    }
+
     /// A fresh subscriber, not yet subscribed.
     fn stage<'a>(&'a self, cx: &RuleCx) -> Result<Stage<'a, Self::Element, Self::Sub>, Failure>;
 }

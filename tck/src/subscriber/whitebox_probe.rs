@@ -63,7 +63,8 @@ impl fmt::Display for Report {
 /// Two ways to instrument, a few lines each:
 ///
 /// * **Report from the processing logic** (checks §2.11 for real): call
-///   [`WhiteboxProbe::registered`] from `on_subscribe`, and
+///   [`WhiteboxProbe::registered`] where the subscriber takes up its
+///   subscription, and
 ///   [`received_next`](WhiteboxProbe::received_next),
 ///   [`received_error`](WhiteboxProbe::received_error),
 ///   [`received_complete`](WhiteboxProbe::received_complete) where the
@@ -71,7 +72,11 @@ impl fmt::Display for Report {
 ///   has one).
 /// * **Wrap** an unchanged subscriber with [`WhiteboxProbe::wrap`]: the
 ///   wrapper reports each signal as it arrives and registers the
-///   subscription itself as the puppet.
+///   subscription itself as the puppet. Right for a subscriber that
+///   processes signals inside the signal methods; not for an asynchronous
+///   one (see below).
+///
+/// A synchronous subscriber, reporting from its signal methods:
 ///
 /// ```
 /// use std::sync::Arc;
@@ -104,6 +109,104 @@ impl fmt::Display for Report {
 ///     }
 /// }
 /// ```
+///
+/// # An asynchronous subscriber
+///
+/// A subscriber whose signal methods only hand signals over to a worker
+/// (a thread, a task) requests when the worker *processes* a signal, which
+/// can be after a later terminal signal was handed over. The TCK judges
+/// calls on the subscription against what the probe was told: once the
+/// terminal signal is reported, any further call breaks §2.3/§2.4. So
+/// report from the worker, where signals are processed in order — then a
+/// request the worker makes while an earlier signal is still being
+/// processed is correctly seen as made before the terminal signal — and
+/// register the subscription from the worker after its own first request,
+/// so that the TCK never pulls the puppet before the subscriber has asked
+/// for anything itself. The lines marked `// ←` are the instrumentation:
+///
+/// ```
+/// use std::sync::{mpsc, Arc};
+/// use reactive_streams::{StreamError, Subscriber, Subscription};
+/// use reactive_streams_tck::outcome::Verdict;
+/// use reactive_streams_tck::subscriber::{
+///     SubscriberWhiteboxFactory, SubscriberWhiteboxVerification, WhiteboxProbe,
+/// };
+///
+/// enum Message {
+///     Subscribe(Arc<dyn Subscription>),
+///     Next(u64),
+///     Error(StreamError),
+///     Complete,
+/// }
+///
+/// /// Hands every signal to its worker, which requests one element at a time.
+/// struct Handoff {
+///     to_worker: mpsc::Sender<Message>,
+/// }
+///
+/// impl Handoff {
+///     fn spawn(probe: WhiteboxProbe<u64>) -> Handoff {
+///         let (to_worker, inbox) = mpsc::channel();
+///         std::thread::spawn(move || {
+///             let mut subscription: Option<Arc<dyn Subscription>> = None;
+///             for message in inbox {
+///                 match message {
+///                     Message::Subscribe(second) if subscription.is_some() => second.cancel(),
+///                     Message::Subscribe(first) => {
+///                         first.request(1);
+///                         probe.registered(first.clone()); // ←
+///                         subscription = Some(first);
+///                     }
+///                     Message::Next(element) => {
+///                         probe.received_next(&element); // ←
+///                         if let Some(subscription) = &subscription {
+///                             subscription.request(1);
+///                         }
+///                     }
+///                     Message::Error(error) => return probe.received_error(&error), // ←
+///                     Message::Complete => return probe.received_complete(), // ←
+///                 }
+///             }
+///         });
+///         Handoff { to_worker }
+///     }
+/// }
+///
+/// impl Subscriber<u64> for Handoff {
+///     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+///         let _ = self.to_worker.send(Message::Subscribe(subscription));
+///     }
+///     fn on_next(&mut self, element: u64) {
+///         let _ = self.to_worker.send(Message::Next(element));
+///     }
+///     fn on_error(&mut self, error: StreamError) {
+///         let _ = self.to_worker.send(Message::Error(error));
+///     }
+///     fn on_complete(&mut self) {
+///         let _ = self.to_worker.send(Message::Complete);
+///     }
+/// }
+///
+/// struct Handoffs;
+///
+/// impl SubscriberWhiteboxFactory for Handoffs {
+///     type Element = u64;
+///     fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+///         Box::new(Handoff::spawn(probe))
+///     }
+///     fn element(&self, index: u64) -> u64 {
+///         index
+///     }
+/// }
+///
+/// let results = SubscriberWhiteboxVerification::new(Handoffs).run_all().unwrap();
+/// assert!(results.iter().all(|r| r.verdict != Verdict::Failed));
+/// ```
+///
+/// A subscriber that runs a user handler on its worker usually needs no
+/// change at all: report from the handler, and register from wherever the
+/// worker takes up the subscription (the reference implementation's
+/// `QueuedSubscriber::spawn_observed` offers exactly that hook).
 pub struct WhiteboxProbe<T> {
     shared: Arc<Shared>,
     _element: PhantomData<fn(T)>,
