@@ -72,22 +72,27 @@
 
 pub mod config;
 pub mod explore;
+pub mod processor;
 mod publisher;
 pub mod schedule;
 pub mod signals;
 pub mod streamlet;
 pub mod stress;
 mod subscriber;
+mod upstream;
 
 pub use config::{
     parse_seed, show_seed, ExtendedConfig, ExtendedConfigBuilder, ExtendedConfigError,
 };
+pub use processor::{ProcessorExtendedVerification, PROCESSOR_TESTS};
 pub use publisher::{PublisherExtendedVerification, TESTS};
 pub use subscriber::{
     SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
     SUBSCRIBER_TESTS,
 };
 
+#[doc(hidden)]
+pub use processor::__run_generated_processor;
 #[doc(hidden)]
 pub use publisher::__run_generated;
 #[doc(hidden)]
@@ -144,6 +149,60 @@ macro_rules! publisher_extended_verification {
                 #[test]
                 fn tck_extended_stress() {
                     $crate::extended::__run_generated("tck_extended_stress", $target, $factory);
+                }
+            }
+        }
+    };
+}
+
+/// Generates the extended processor verification as `#[test]`s:
+/// `<name>::processor::tck_extended_schedules` and
+/// `<name>::processor::tck_extended_stress` (the publisher's, against the
+/// processor fed by a TCK upstream) and
+/// `<name>::processor::tck_extended_upstream` (generated upstream and
+/// downstream scripts: §4.2, bounded upstream demand, cancellation
+/// reaching upstream; see [`processor`](crate::extended::processor)).
+/// Same arguments as
+/// [`processor_verification!`](crate::processor_verification); the module
+/// name must differ from the quick verification's.
+///
+/// ```ignore
+/// processor_verification!(my_map, MyFactory);
+/// processor_extended_verification!(my_map_extended, MyFactory, "my_map");
+/// ```
+#[macro_export]
+macro_rules! processor_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::processor_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        mod $name {
+            mod processor {
+                #[allow(unused_imports)]
+                use super::super::*;
+                #[test]
+                fn tck_extended_schedules() {
+                    $crate::extended::__run_generated_processor(
+                        "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+                #[test]
+                fn tck_extended_stress() {
+                    $crate::extended::__run_generated_processor(
+                        "tck_extended_stress",
+                        $target,
+                        $factory,
+                    );
+                }
+                #[test]
+                fn tck_extended_upstream() {
+                    $crate::extended::__run_generated_processor(
+                        "tck_extended_upstream",
+                        $target,
+                        $factory,
+                    );
                 }
             }
         }

@@ -15,7 +15,8 @@
 //! factory supports restarts) and `request()`. The probe judges every
 //! greet, emission and end as it arrives (rules 1, 2 and 4). When the
 //! script never stops the stream and started it, the source must emit all
-//! its elements and end (`tck.create_n`).
+//! its elements and end (`tck.create_n`); when it started the stream again
+//! after its last stop, the source must end it (`tck.create_n`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -147,6 +148,19 @@ pub(crate) fn run<F: SourceFactory>(cx: &RuleCx, factory: &F, script: &SourceScr
                 format!("{} emissions, then end", probe.received()),
             ));
         }
+    }
+    // A stream started again after its last stop must also end: every
+    // stop of the script has fired (a stop is recorded with the emission
+    // that asked for it, so none can still come) and the stream is live.
+    let received = probe.received();
+    let life = probe.lifecycle();
+    if factory.ends()
+        && life.live
+        && !life.ended
+        && !script.stops.is_empty()
+        && script.stops.iter().all(|&k| k <= received)
+    {
+        probe.wait_end("an end, for a stream started again after its last stop")?;
     }
     probe.quiet();
     drop(source);
