@@ -5,7 +5,10 @@
 //! * `tck_extended_schedules`, `tck_extended_stress`: each publisher is a
 //!   fresh processor fed by a conforming TCK upstream of the factory's
 //!   inputs (infinite, or failing at once, as the schedule asks), checked
-//!   by the publisher's reference model.
+//!   by the publisher's reference model. Schedules subscribe one subscriber
+//!   only: the model owes every subscriber all the elements, which a hot,
+//!   multicast processor does not (the quick verification checks how it
+//!   serves several).
 //! * `tck_extended_upstream` (rule id `tck.extended_upstream`): the TCK is
 //!   the processor's upstream *and* its downstream, and generates what both
 //!   do — downstream `request(n)` and `cancel()`, upstream bursts of
@@ -92,8 +95,13 @@ impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
         self.factory.max_sync_recursion_depth()
     }
 
+    /// One subscriber per schedule: the publisher model owes every
+    /// subscriber all the elements, while a processor is a hot, multicast
+    /// stage (a late subscriber misses what went before; the slowest one
+    /// holds the others back). The quick verification checks how it serves
+    /// several.
     fn supports_multiple_subscribers(&self) -> bool {
-        self.factory.supports_multiple_subscribers()
+        false
     }
 
     fn run_stochastic(&self) -> bool {
