@@ -76,9 +76,11 @@ pub mod processor;
 mod publisher;
 pub mod schedule;
 pub mod signals;
+pub mod source_stress;
 pub mod streamlet;
 pub mod stress;
 mod subscriber;
+pub mod subscriber_stress;
 mod upstream;
 
 pub use config::{
@@ -87,7 +89,7 @@ pub use config::{
 pub use processor::{ProcessorExtendedVerification, PROCESSOR_TESTS};
 pub use publisher::{PublisherExtendedVerification, TESTS};
 pub use subscriber::{
-    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
+    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification, BLACKBOX_TESTS,
     SUBSCRIBER_TESTS,
 };
 
@@ -209,11 +211,12 @@ macro_rules! processor_extended_verification {
     };
 }
 
-/// Generates the extended blackbox subscriber verification as a `#[test]`:
+/// Generates the extended blackbox subscriber verification as `#[test]`s:
 /// `<name>::subscriber_blackbox::tck_extended_schedules` — generated signal
 /// sequences (`on_next` bursts within demand, nudges, a second
 /// `on_subscribe`, `on_complete` / `on_error` at any point) shrunk to a
-/// minimal script on failure. Same arguments as
+/// minimal script on failure — and `…::tck_extended_stress`, signals from
+/// several threads in turn ([`subscriber_stress`](crate::extended::subscriber_stress)). Same arguments as
 /// [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification);
 /// the module name must differ from the quick verification's.
 ///
@@ -234,6 +237,14 @@ macro_rules! subscriber_blackbox_extended_verification {
                 fn tck_extended_schedules() {
                     $crate::extended::__run_generated_blackbox(
                         "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+                #[test]
+                fn tck_extended_stress() {
+                    $crate::extended::__run_generated_blackbox(
+                        "tck_extended_stress",
                         $target,
                         $factory,
                     );
@@ -269,11 +280,12 @@ macro_rules! subscriber_whitebox_extended_verification {
     };
 }
 
-/// Generates the extended Streamlet source verification as a `#[test]`:
+/// Generates the extended Streamlet source verification as `#[test]`s:
 /// `<name>::streamlet_source::tck_extended_schedules` — generated sink
 /// scripts (starts, restarts, requests, stops inside emissions), judged by
 /// the source verification's sink probe and shrunk to a minimal script on
-/// failure. Same arguments as
+/// failure — and `…::tck_extended_stress`, requests and restarts from
+/// several threads at once ([`source_stress`](crate::extended::source_stress)). Same arguments as
 /// [`streamlet_source_verification!`](crate::streamlet_source_verification);
 /// the module name must differ from the quick verification's.
 #[macro_export]
@@ -290,6 +302,14 @@ macro_rules! streamlet_source_extended_verification {
                 fn tck_extended_schedules() {
                     $crate::extended::__run_generated_source(
                         "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+                #[test]
+                fn tck_extended_stress() {
+                    $crate::extended::__run_generated_source(
+                        "tck_extended_stress",
                         $target,
                         $factory,
                     );

@@ -34,7 +34,7 @@ streamlet_source_extended_verification!(pull_range_extended, PullRanges, "pull_r
 fn the_testkit_pull_range_passes_generated_scripts() {
     let results = SourceExtendedVerification::new(PullRanges)
         .env(crate::env())
-        .config(crate::config(500, 0))
+        .config(crate::config(500, 20))
         .run_all()
         .unwrap();
     for r in &results {

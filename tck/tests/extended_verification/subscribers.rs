@@ -104,7 +104,7 @@ fn the_testkit_subscribers_pass_generated_scripts() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
-    let config = || crate::config(scripts, 0);
+    let config = || crate::config(scripts, 20);
     for (name, factory) in [
         ("Greedy(1)", Blackbox(|| Greedy::new(1))),
         ("Greedy(8)", Blackbox(|| Greedy::new(8))),
