@@ -1,19 +1,16 @@
-//! The TCK's subscriber and processor verifications, and the extended
-//! verification, run against the reference implementation.
+//! The TCK's subscriber and processor verifications run against the
+//! reference implementation.
 
 use reactive_streams::{Publisher, Subscriber};
 use reactive_streams_reference::{
-    range, CallbackSubscriber, CollectSubscriber, IdentityProcessor, MapProcessor, QueuedSubscriber,
+    CallbackSubscriber, CollectSubscriber, IdentityProcessor, MapProcessor, QueuedSubscriber,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
-use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::subscriber::{
     SubscriberBlackboxFactory, SubscriberWhiteboxFactory, WhiteboxProbe,
 };
 use reactive_streams_tck::{
-    processor_verification, publisher_extended_verification,
-    subscriber_blackbox_extended_verification, subscriber_blackbox_verification,
-    subscriber_whitebox_verification,
+    processor_verification, subscriber_blackbox_verification, subscriber_whitebox_verification,
 };
 
 /// A blackbox factory from a function making a subscriber.
@@ -192,20 +189,4 @@ processor_verification!(filter_processor, EvenFilters);
 
 // ---- end of FilterProcessor ----
 
-// The extended verification (generated schedules, concurrency stress).
-struct Ranges;
-
-impl PublisherFactory for Ranges {
-    type Element = u64;
-
-    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new(range(0, elements))
-    }
-}
-
-publisher_extended_verification!(range_extended, Ranges, "range_publisher");
-subscriber_blackbox_extended_verification!(
-    callback_subscriber_extended,
-    Subscribers(callback),
-    "callback_subscriber"
-);
+// The extended verification of these types is in tck_extended.rs.

@@ -72,22 +72,29 @@
 
 pub mod config;
 pub mod explore;
+pub mod processor;
 mod publisher;
 pub mod schedule;
 pub mod signals;
+pub mod source_stress;
 pub mod streamlet;
 pub mod stress;
 mod subscriber;
+pub mod subscriber_stress;
+mod upstream;
 
 pub use config::{
     parse_seed, show_seed, ExtendedConfig, ExtendedConfigBuilder, ExtendedConfigError,
 };
+pub use processor::{ProcessorExtendedVerification, PROCESSOR_TESTS};
 pub use publisher::{PublisherExtendedVerification, TESTS};
 pub use subscriber::{
-    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
+    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification, BLACKBOX_TESTS,
     SUBSCRIBER_TESTS,
 };
 
+#[doc(hidden)]
+pub use processor::__run_generated_processor;
 #[doc(hidden)]
 pub use publisher::__run_generated;
 #[doc(hidden)]
@@ -150,11 +157,66 @@ macro_rules! publisher_extended_verification {
     };
 }
 
-/// Generates the extended blackbox subscriber verification as a `#[test]`:
+/// Generates the extended processor verification as `#[test]`s:
+/// `<name>::processor::tck_extended_schedules` and
+/// `<name>::processor::tck_extended_stress` (the publisher's, against the
+/// processor fed by a TCK upstream) and
+/// `<name>::processor::tck_extended_upstream` (generated upstream and
+/// downstream scripts: §4.2, bounded upstream demand, cancellation
+/// reaching upstream; see [`processor`](crate::extended::processor)).
+/// Same arguments as
+/// [`processor_verification!`](crate::processor_verification); the module
+/// name must differ from the quick verification's.
+///
+/// ```ignore
+/// processor_verification!(my_map, MyFactory);
+/// processor_extended_verification!(my_map_extended, MyFactory, "my_map");
+/// ```
+#[macro_export]
+macro_rules! processor_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::processor_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        mod $name {
+            mod processor {
+                #[allow(unused_imports)]
+                use super::super::*;
+                #[test]
+                fn tck_extended_schedules() {
+                    $crate::extended::__run_generated_processor(
+                        "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+                #[test]
+                fn tck_extended_stress() {
+                    $crate::extended::__run_generated_processor(
+                        "tck_extended_stress",
+                        $target,
+                        $factory,
+                    );
+                }
+                #[test]
+                fn tck_extended_upstream() {
+                    $crate::extended::__run_generated_processor(
+                        "tck_extended_upstream",
+                        $target,
+                        $factory,
+                    );
+                }
+            }
+        }
+    };
+}
+
+/// Generates the extended blackbox subscriber verification as `#[test]`s:
 /// `<name>::subscriber_blackbox::tck_extended_schedules` — generated signal
 /// sequences (`on_next` bursts within demand, nudges, a second
 /// `on_subscribe`, `on_complete` / `on_error` at any point) shrunk to a
-/// minimal script on failure. Same arguments as
+/// minimal script on failure — and `…::tck_extended_stress`, signals from
+/// several threads in turn ([`subscriber_stress`](crate::extended::subscriber_stress)). Same arguments as
 /// [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification);
 /// the module name must differ from the quick verification's.
 ///
@@ -175,6 +237,14 @@ macro_rules! subscriber_blackbox_extended_verification {
                 fn tck_extended_schedules() {
                     $crate::extended::__run_generated_blackbox(
                         "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+                #[test]
+                fn tck_extended_stress() {
+                    $crate::extended::__run_generated_blackbox(
+                        "tck_extended_stress",
                         $target,
                         $factory,
                     );
@@ -210,11 +280,12 @@ macro_rules! subscriber_whitebox_extended_verification {
     };
 }
 
-/// Generates the extended Streamlet source verification as a `#[test]`:
+/// Generates the extended Streamlet source verification as `#[test]`s:
 /// `<name>::streamlet_source::tck_extended_schedules` — generated sink
 /// scripts (starts, restarts, requests, stops inside emissions), judged by
 /// the source verification's sink probe and shrunk to a minimal script on
-/// failure. Same arguments as
+/// failure — and `…::tck_extended_stress`, requests and restarts from
+/// several threads at once ([`source_stress`](crate::extended::source_stress)). Same arguments as
 /// [`streamlet_source_verification!`](crate::streamlet_source_verification);
 /// the module name must differ from the quick verification's.
 #[macro_export]
@@ -231,6 +302,14 @@ macro_rules! streamlet_source_extended_verification {
                 fn tck_extended_schedules() {
                     $crate::extended::__run_generated_source(
                         "tck_extended_schedules",
+                        $target,
+                        $factory,
+                    );
+                }
+                #[test]
+                fn tck_extended_stress() {
+                    $crate::extended::__run_generated_source(
+                        "tck_extended_stress",
                         $target,
                         $factory,
                     );

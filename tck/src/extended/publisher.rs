@@ -28,6 +28,7 @@ pub struct PublisherExtendedVerification<F: PublisherFactory> {
     env: Option<TestEnv>,
     config: Option<ExtendedConfig>,
     target: String,
+    verification: Verification,
 }
 
 impl<F: PublisherFactory> PublisherExtendedVerification<F> {
@@ -44,7 +45,15 @@ impl<F: PublisherFactory> PublisherExtendedVerification<F> {
             env: None,
             config: None,
             target,
+            verification: Verification::Publisher,
         }
+    }
+
+    /// The verification results name (a processor's output side is
+    /// verified as a publisher, reported as a processor).
+    pub(crate) fn reported_as(mut self, verification: Verification) -> Self {
+        self.verification = verification;
+        self
     }
 
     /// Timing bounds, per case (default: [`TestEnv::try_from_env`]).
@@ -85,13 +94,13 @@ impl<F: PublisherFactory> PublisherExtendedVerification<F> {
     pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
         let (env, config) = self.resolved()?;
         let meta = RuleMeta::new(
-            Verification::Publisher,
+            self.verification,
             self.target.clone(),
             rule_of_test(test),
             test,
         );
         let factory = self.factory.clone();
-        let target = self.target.clone();
+        let target = (self.verification, self.target.clone());
         Ok(match test {
             "tck_extended_schedules" => {
                 let rounds = config.cases().div_ceil(config.parallelism() as u64) + MAX_SHRINK_RUNS;
@@ -131,8 +140,8 @@ pub(crate) fn whole_run(env: &TestEnv, rounds: u64) -> TestEnv {
         .build()
 }
 
-fn case_meta(target: &str, test: &str) -> RuleMeta {
-    RuleMeta::new(Verification::Publisher, target, rule_of_test(test), test)
+fn case_meta((verification, target): &(Verification, String), test: &str) -> RuleMeta {
+    RuleMeta::new(*verification, target.clone(), rule_of_test(test), test)
 }
 
 fn schedules<F: PublisherFactory>(
@@ -140,12 +149,17 @@ fn schedules<F: PublisherFactory>(
     factory: &Arc<F>,
     env: &TestEnv,
     config: &ExtendedConfig,
-    target: &str,
+    target: &(Verification, String),
 ) -> RuleBody {
-    let strategy = schedule::schedules(
-        factory.max_elements(),
-        factory.supports_multiple_subscribers(),
-    );
+    let failed = match crate::publisher::rules::create_failed(cx, &**factory) {
+        Ok(failed) => failed.is_some(),
+        Err(failure) => return Err(failure),
+    };
+    let strategy = schedule::schedules(schedule::Offer {
+        max_elements: factory.max_elements(),
+        multiple_subscribers: factory.supports_multiple_subscribers(),
+        failed,
+    });
     let meta = case_meta(target, "tck_extended_schedules");
     explore::explore(cx, config, "schedule", strategy, |case: &Schedule| {
         let (factory, case) = (factory.clone(), case.clone());
@@ -160,7 +174,7 @@ fn stress<F: PublisherFactory>(
     factory: &Arc<F>,
     env: &TestEnv,
     config: &ExtendedConfig,
-    target: &str,
+    target: &(Verification, String),
 ) -> RuleBody {
     let threads = config.stress_threads();
     let needed = StressPlan::max_elements_needed(threads);

@@ -15,19 +15,23 @@
 //! factory supports restarts) and `request()`. The probe judges every
 //! greet, emission and end as it arrives (rules 1, 2 and 4). When the
 //! script never stops the stream and started it, the source must emit all
-//! its elements and end (`tck.create_n`).
+//! its elements and end (`tck.create_n`); when it started the stream again
+//! after its last stop, the source must end it (`tck.create_n`).
 
 use std::fmt;
 use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use super::config::{ExtendedConfig, ExtendedConfigError};
-use super::explore::{self, Scripted, MAX_SHRINK_RUNS};
+use super::config::{
+    show_seed, ExtendedConfig, ExtendedConfigError, SEED_ENV, STRESS_ITERATIONS_ENV,
+};
+use super::explore::{self, case_seed, Scripted, MAX_SHRINK_RUNS};
 use super::publisher::whole_run;
-use crate::context::{Outcome, RuleBody, RuleCx};
+use super::source_stress::{SourceStressPlan, STRESS_ELEMENTS};
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::env::TestEnv;
-use crate::outcome::{RuleResult, Verification};
+use crate::outcome::{RuleResult, Verdict, Verification};
 use crate::runner::{self, rule_of_test, RuleMeta};
 use reactive_streams::StreamError;
 
@@ -148,13 +152,27 @@ pub(crate) fn run<F: SourceFactory>(cx: &RuleCx, factory: &F, script: &SourceScr
             ));
         }
     }
+    // A stream started again after its last stop must also end: every
+    // stop of the script has fired (a stop is recorded with the emission
+    // that asked for it, so none can still come) and the stream is live.
+    let received = probe.received();
+    let life = probe.lifecycle();
+    if factory.ends()
+        && life.live
+        && !life.ended
+        && !script.stops.is_empty()
+        && script.stops.iter().all(|&k| k <= received)
+    {
+        probe.wait_end("an end, for a stream started again after its last stop")?;
+    }
     probe.quiet();
     drop(source);
     Ok(Outcome::Passed)
 }
 
-/// The extended source tests: `tck_extended_schedules`.
-pub const SOURCE_TESTS: &[&str] = &["tck_extended_schedules"];
+/// The extended source tests: `tck_extended_schedules` and
+/// `tck_extended_stress` (see [`source_stress`](super::source_stress)).
+pub const SOURCE_TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
 
 /// Generated sink scripts against a [`SourceFactory`]'s sources.
 pub struct SourceExtendedVerification<F: SourceFactory> {
@@ -222,6 +240,15 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
             rule_of_test(test),
             test,
         );
+        if test == "tck_extended_stress" {
+            let factory = self.factory.clone();
+            let case_meta = meta.clone();
+            return Ok(runner::run_rule(
+                &meta,
+                &whole_run(&env, config.stress_iterations()),
+                move |cx| source_stress(cx, &factory, &env, &config, &case_meta),
+            ));
+        }
         let rounds = config.cases().div_ceil(config.parallelism() as u64) + MAX_SHRINK_RUNS;
         let factory = self.factory.clone();
         let case_meta = meta.clone();
@@ -242,6 +269,52 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
         SOURCE_TESTS.iter().map(|test| self.run(test)).collect()
     }
+}
+
+fn source_stress<F: SourceFactory>(
+    cx: &RuleCx,
+    factory: &Arc<F>,
+    env: &TestEnv,
+    config: &ExtendedConfig,
+    meta: &RuleMeta,
+) -> RuleBody {
+    if !factory.kind().modes().contains(&Mode::Pull) {
+        return Ok(Outcome::Skipped(String::from(
+            "a listenable source: it takes no requests to race",
+        )));
+    }
+    let elements = factory.max_elements().min(STRESS_ELEMENTS);
+    let threads = config.stress_threads();
+    let iterations = config.stress_iterations();
+    cx.trace(format!(
+        "{iterations} iterations of {threads} threads from seed {} ({STRESS_ITERATIONS_ENV}, {SEED_ENV})",
+        show_seed(config.seed())
+    ));
+    for iteration in 0..iterations {
+        let seed = case_seed(config.seed(), iteration);
+        let plan = SourceStressPlan::draw(seed, threads, elements);
+        let (factory, run_plan) = (factory.clone(), plan.clone());
+        let result = runner::run_rule(meta, env, move |cx| {
+            super::source_stress::run(cx, &*factory, &run_plan, elements)
+        });
+        if result.verdict == Verdict::Failed {
+            for event in &result.trace {
+                cx.trace(format!("[{}] {}", event.thread, event.event));
+            }
+            return Err(Failure::new(
+                cx.rule(),
+                "every stress iteration to pass",
+                format!(
+                    "iteration {} of {iterations} → {}\ncreate_source({elements}); what each thread did, lined up by a barrier before each round:\n{plan}(seed {}; replay it alone with {SEED_ENV}={} {STRESS_ITERATIONS_ENV}=1)",
+                    iteration + 1,
+                    result.message.as_deref().unwrap_or("(no message)"),
+                    show_seed(config.seed()),
+                    show_seed(seed),
+                ),
+            ));
+        }
+    }
+    Ok(Outcome::Passed)
 }
 
 /// What a generated `#[test]` calls. Not API.

@@ -4,21 +4,30 @@
 
 use std::sync::Arc;
 
-use super::config::{ExtendedConfig, ExtendedConfigError};
-use super::explore::{self, MAX_SHRINK_RUNS};
+use super::config::{
+    show_seed, ExtendedConfig, ExtendedConfigError, SEED_ENV, STRESS_ITERATIONS_ENV,
+};
+use super::explore::{self, case_seed, MAX_SHRINK_RUNS};
 use super::publisher::whole_run;
 use super::signals::{self, SignalScript};
+use super::subscriber_stress::{self, SignalPlan};
+use crate::context::{Failure, Outcome};
 use crate::env::TestEnv;
-use crate::outcome::{RuleResult, Verification};
+use crate::outcome::{RuleResult, Verdict, Verification};
 use crate::runner::{self, rule_of_test, RuleMeta};
 use crate::subscriber::blackbox::Blackbox;
 use crate::subscriber::stage::Subject;
 use crate::subscriber::whitebox::Whitebox;
 use crate::subscriber::{SubscriberBlackboxFactory, SubscriberWhiteboxFactory};
 
-/// The extended subscriber tests: `tck_extended_schedules` (rule id
-/// `tck.extended_schedules`).
+/// The extended whitebox subscriber tests: `tck_extended_schedules` (rule
+/// id `tck.extended_schedules`).
 pub const SUBSCRIBER_TESTS: &[&str] = &["tck_extended_schedules"];
+
+/// The extended blackbox subscriber tests: `tck_extended_schedules` and
+/// `tck_extended_stress` (rule id `tck.extended_stress`; see
+/// [`subscriber_stress`](super::subscriber_stress)).
+pub const BLACKBOX_TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
 
 /// Budget, timing and name of one extended subscriber verification.
 struct Settings {
@@ -38,6 +47,71 @@ impl Settings {
                 .unwrap_or("subscriber")
                 .to_string(),
         }
+    }
+
+    fn resolved(&self) -> Result<(TestEnv, ExtendedConfig), ExtendedConfigError> {
+        let env = match self.env {
+            Some(env) => env,
+            None => TestEnv::try_from_env()?,
+        };
+        let config = match self.config {
+            Some(config) => config,
+            None => ExtendedConfig::try_from_env()?,
+        };
+        Ok((env, config))
+    }
+
+    /// `tck_extended_stress` against a blackbox factory's subscribers.
+    fn stress<F: SubscriberBlackboxFactory>(
+        &self,
+        subject: Arc<Blackbox<F>>,
+    ) -> Result<RuleResult, ExtendedConfigError> {
+        let (env, config) = self.resolved()?;
+        let test = "tck_extended_stress";
+        let meta = RuleMeta::new(
+            Verification::SubscriberBlackbox,
+            self.target.clone(),
+            rule_of_test(test),
+            test,
+        );
+        let case_meta = meta.clone();
+        let iterations = config.stress_iterations();
+        Ok(runner::run_rule(
+            &meta,
+            &whole_run(&env, iterations),
+            move |cx| {
+                let threads = config.stress_threads();
+                cx.trace(format!(
+                    "{iterations} iterations of {threads} signalling threads from seed {} ({STRESS_ITERATIONS_ENV}, {SEED_ENV})",
+                    show_seed(config.seed())
+                ));
+                for iteration in 0..iterations {
+                    let seed = case_seed(config.seed(), iteration);
+                    let plan = SignalPlan::draw(seed, threads);
+                    let (subject, run_plan) = (subject.clone(), plan.clone());
+                    let result = runner::run_rule(&case_meta, &env, move |cx| {
+                        subscriber_stress::run(cx, &subject.0, &run_plan)
+                    });
+                    if result.verdict == Verdict::Failed {
+                        for event in &result.trace {
+                            cx.trace(format!("[{}] {}", event.thread, event.event));
+                        }
+                        return Err(Failure::new(
+                            cx.rule(),
+                            "every stress iteration to pass",
+                            format!(
+                                "iteration {} of {iterations} → {}\nthe signals, one thread after the other: {plan}\n(seed {}; replay it alone with {SEED_ENV}={} {STRESS_ITERATIONS_ENV}=1)",
+                                iteration + 1,
+                                result.message.as_deref().unwrap_or("(no message)"),
+                                show_seed(config.seed()),
+                                show_seed(seed),
+                            ),
+                        ));
+                    }
+                }
+                Ok(Outcome::Passed)
+            },
+        ))
     }
 
     fn run<X: Subject>(
@@ -83,7 +157,7 @@ impl Settings {
 }
 
 macro_rules! extended_subscriber_verification {
-    ($(#[$doc:meta])* $name:ident, $factory:ident, $wrap:ident, $verification:expr) => {
+    ($(#[$doc:meta])* $name:ident, $factory:ident, $wrap:ident) => {
         $(#[$doc])*
         pub struct $name<F: $factory> {
             subject: Arc<$wrap<F>>,
@@ -118,19 +192,6 @@ macro_rules! extended_subscriber_verification {
                 self
             }
 
-            /// Runs one extended test by name (`"tck_extended_schedules"`).
-            ///
-            /// # Panics
-            ///
-            /// If `test` is not in [`SUBSCRIBER_TESTS`].
-            pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-                self.settings.run(self.subject.clone(), $verification, test)
-            }
-
-            /// Runs every extended subscriber test.
-            pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-                SUBSCRIBER_TESTS.iter().map(|test| self.run(test)).collect()
-            }
         }
     };
 }
@@ -139,18 +200,54 @@ extended_subscriber_verification!(
     /// Generated signal sequences against a blackbox factory's subscribers.
     SubscriberBlackboxExtendedVerification,
     SubscriberBlackboxFactory,
-    Blackbox,
-    Verification::SubscriberBlackbox
+    Blackbox
 );
+
+impl<F: SubscriberBlackboxFactory> SubscriberBlackboxExtendedVerification<F> {
+    /// Runs one extended test by name (`"tck_extended_schedules"`,
+    /// `"tck_extended_stress"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`BLACKBOX_TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
+        if test == "tck_extended_stress" {
+            return self.settings.stress(self.subject.clone());
+        }
+        self.settings
+            .run(self.subject.clone(), Verification::SubscriberBlackbox, test)
+    }
+
+    /// Runs every extended blackbox test, in [`BLACKBOX_TESTS`] order.
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
+        BLACKBOX_TESTS.iter().map(|test| self.run(test)).collect()
+    }
+}
 
 extended_subscriber_verification!(
     /// Generated signal sequences against a whitebox factory's subscribers
     /// (the nudge is the puppet's `trigger_request(1)`).
     SubscriberWhiteboxExtendedVerification,
     SubscriberWhiteboxFactory,
-    Whitebox,
-    Verification::SubscriberWhitebox
+    Whitebox
 );
+
+impl<F: SubscriberWhiteboxFactory> SubscriberWhiteboxExtendedVerification<F> {
+    /// Runs one extended test by name (`"tck_extended_schedules"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`SUBSCRIBER_TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
+        self.settings
+            .run(self.subject.clone(), Verification::SubscriberWhitebox, test)
+    }
+
+    /// Runs every extended whitebox test.
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
+        SUBSCRIBER_TESTS.iter().map(|test| self.run(test)).collect()
+    }
+}
 
 /// What a generated blackbox `#[test]` calls. Not API.
 #[doc(hidden)]

@@ -7,7 +7,7 @@ use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::publisher_extended_verification;
-use reactive_streams_tck::testkit::{AsyncRange, SyncRange};
+use reactive_streams_tck::testkit::{AsyncRange, Failing, SyncRange};
 
 use crate::flawed::{Flaw, Flawed};
 
@@ -17,6 +17,11 @@ impl PublisherFactory for SyncRanges {
     type Element = u64;
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(SyncRange::new(0, elements))
+    }
+    // Schedules then also run against the failed publisher (on_subscribe,
+    // on_error).
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("the conforming failed publisher")))
     }
 }
 

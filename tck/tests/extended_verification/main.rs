@@ -6,6 +6,7 @@
 mod caught;
 mod conforming;
 mod flawed;
+mod processors;
 mod streamlets;
 mod subscribers;
 

@@ -3,11 +3,13 @@
 
 use std::sync::Arc;
 
+use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::extended::{SinkExtendedVerification, SourceExtendedVerification};
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::streamlet::sink::SinkFactory;
 use reactive_streams_tck::streamlet::source::SourceFactory;
+use reactive_streams_tck::streamlet::source::SourceVerification;
 use reactive_streams_tck::streamlet::testkit::{PullRange, TakeN};
 use reactive_streams_tck::{
     streamlet_sink_extended_verification, streamlet_source_extended_verification,
@@ -32,7 +34,7 @@ streamlet_source_extended_verification!(pull_range_extended, PullRanges, "pull_r
 fn the_testkit_pull_range_passes_generated_scripts() {
     let results = SourceExtendedVerification::new(PullRanges)
         .env(crate::env())
-        .config(crate::config(500, 0))
+        .config(crate::config(500, 20))
         .run_all()
         .unwrap();
     for r in &results {
@@ -162,6 +164,125 @@ fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
     let result = SinkExtendedVerification::new(StopsOnErrorSinks)
         .target("StopsOnError")
         .env(crate::env())
+        .config(crate::config(500, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
+}
+
+/// A pull range with a flaw only a generated script reaches: stopped from
+/// inside its *last* emission, it takes the next `start()` for a no-op, so
+/// the stream it should now end stays open for ever. The quick
+/// verification stops only inside emissions #1 and #2 of three.
+pub struct StuckAfterLastStop;
+
+impl SourceFactory for StuckAfterLastStop {
+    type Element = u64;
+    fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
+        Box::new(Stuck {
+            inner: PullRange::new(elements),
+            elements,
+        })
+    }
+    fn supports_restart(&self) -> bool {
+        true
+    }
+}
+
+struct Stuck {
+    inner: PullRange,
+    elements: u64,
+}
+
+#[derive(Default)]
+struct StuckState {
+    received: u64,
+    stopped_at_last: bool,
+}
+
+impl Source<u64> for Stuck {
+    fn connect(&self, sink: Box<dyn Sink<u64>>) {
+        self.inner.connect(Box::new(StuckSink {
+            sink,
+            state: Arc::new(Mutex::new(StuckState::default())),
+            elements: self.elements,
+        }));
+    }
+}
+
+struct StuckSink {
+    sink: Box<dyn Sink<u64>>,
+    state: Arc<Mutex<StuckState>>,
+    elements: u64,
+}
+
+impl Sink<u64> for StuckSink {
+    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
+        self.sink.greet(Arc::new(StuckTalkback {
+            talkback,
+            state: self.state.clone(),
+            elements: self.elements,
+        }));
+    }
+    fn receive(&mut self, data: u64) {
+        self.state.lock().received += 1;
+        self.sink.receive(data);
+    }
+    fn end(&mut self, reason: Option<StreamError>) {
+        self.sink.end(reason);
+    }
+}
+
+struct StuckTalkback {
+    talkback: Arc<dyn Talkback>,
+    state: Arc<Mutex<StuckState>>,
+    elements: u64,
+}
+
+impl Talkback for StuckTalkback {
+    fn start(&self) {
+        let stuck = self.state.lock().stopped_at_last;
+        if !stuck {
+            self.talkback.start();
+        }
+    }
+    fn request(&self) {
+        self.talkback.request();
+    }
+    fn stop(&self, reason: Option<StreamError>) {
+        {
+            let mut state = self.state.lock();
+            if self.elements > 0 && state.received == self.elements {
+                state.stopped_at_last = true;
+            }
+        }
+        self.talkback.stop(reason);
+    }
+}
+
+#[test]
+fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
+    let quick = SourceVerification::new(StuckAfterLastStop)
+        .run_all()
+        .unwrap();
+    let failed: Vec<_> = quick
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught it: {failed:#?}"
+    );
+
+    // A short timeout: every failing run waits it out for the end.
+    let env = reactive_streams_tck::env::TestEnv::builder()
+        .timeout(std::time::Duration::from_millis(200))
+        .no_signal_timeout(std::time::Duration::from_millis(5))
+        .build();
+    let result = SourceExtendedVerification::new(StuckAfterLastStop)
+        .target("StuckAfterLastStop")
+        .env(env)
         .config(crate::config(500, 0))
         .run("tck_extended_schedules")
         .unwrap();

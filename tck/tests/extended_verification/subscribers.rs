@@ -104,7 +104,7 @@ fn the_testkit_subscribers_pass_generated_scripts() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
-    let config = || crate::config(scripts, 0);
+    let config = || crate::config(scripts, 20);
     for (name, factory) in [
         ("Greedy(1)", Blackbox(|| Greedy::new(1))),
         ("Greedy(8)", Blackbox(|| Greedy::new(8))),
@@ -169,4 +169,84 @@ fn a_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
     insta::assert_snapshot!(result.message.unwrap());
+}
+
+/// Requests one element at a time, like `Switcheroo` without its flaw. Its
+/// own flaw: it assumes every signal comes on the thread that delivered
+/// `on_subscribe` and panics in `on_next` when one does not — while §1.3
+/// lets a publisher signal from any thread, one signal after the other.
+#[derive(Default)]
+pub struct ThreadBound {
+    home: Option<std::thread::ThreadId>,
+    subscription: Option<Arc<dyn Subscription>>,
+}
+
+impl Subscriber<u64> for ThreadBound {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        if self.subscription.is_some() {
+            return subscription.cancel();
+        }
+        self.home = Some(std::thread::current().id());
+        subscription.request(1);
+        self.subscription = Some(subscription);
+    }
+    fn on_next(&mut self, _: u64) {
+        assert_eq!(
+            self.home,
+            Some(std::thread::current().id()),
+            "ThreadBound: on_next on a thread other than on_subscribe's"
+        );
+        if let Some(subscription) = &self.subscription {
+            subscription.request(1);
+        }
+    }
+    fn on_error(&mut self, _: StreamError) {
+        self.subscription = None;
+    }
+    fn on_complete(&mut self) {
+        self.subscription = None;
+    }
+}
+
+#[test]
+fn a_subscriber_bound_to_one_thread_needs_the_stress() {
+    let quick = SubscriberBlackboxVerification::new(Blackbox(ThreadBound::default))
+        .run_all()
+        .unwrap();
+    let failed: Vec<_> = quick
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught it: {failed:#?}"
+    );
+    let schedules = SubscriberBlackboxExtendedVerification::new(Blackbox(ThreadBound::default))
+        .env(crate::env())
+        .config(crate::config(300, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(schedules.verdict, Verdict::Passed, "{schedules:#?}");
+
+    let result = SubscriberBlackboxExtendedVerification::new(Blackbox(ThreadBound::default))
+        .target("ThreadBound")
+        .env(crate::env())
+        .config(crate::config(1, 5))
+        .run("tck_extended_stress")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    let message = result.message.unwrap();
+    eprintln!("{message}");
+    assert!(
+        message.starts_with("tck.extended_stress: expected every stress iteration to pass; actual: iteration 1 of 5 → §2.13"),
+        "{message}"
+    );
+    assert!(
+        message.contains("the signals, one thread after the other: signals-"),
+        "{message}"
+    );
+    assert!(
+        message.contains("replay it alone with RS_TCK_SEED=0x"),
+        "{message}"
+    );
 }

@@ -11,13 +11,17 @@
 use std::fmt::Debug;
 
 use super::model::SubModel;
-use super::{Schedule, Step, Who};
+use super::{Made, Schedule, Step, Who, INFINITE_CANCEL_INSIDE};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::probe::{Probe, Signal};
-use crate::publisher::rules::{create, subscribed, Pub};
+use crate::publisher::rules::{create, create_failed, subscribed, Pub};
 use crate::publisher::PublisherFactory;
 
 const CREATE_N: &str = "tck.create_n_gives_exactly_n";
+/// The rule a failed publisher's signals are judged by.
+const FAILED: &str = "1.4";
+/// The rule a `request(0)` is judged by.
+const ILLEGAL_DEMAND: &str = "3.9";
 
 struct Sub<T: Debug + Send + 'static> {
     who: Who,
@@ -27,10 +31,22 @@ struct Sub<T: Debug + Send + 'static> {
 
 /// Runs `schedule` as the body of one rule test.
 pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) -> RuleBody {
-    let elements = schedule.elements;
+    let elements = schedule.made.elements();
     cx.trace(format!("schedule: {schedule}"));
-    let publisher: Pub<F> = create(cx, f, elements)?;
+    let publisher: Pub<F> = match schedule.made {
+        Made::Failed => create_failed(cx, f)?.ok_or_else(|| {
+            cx.failure(
+                "create_failed_publisher() to give a publisher, as it did before",
+                "None",
+            )
+        })?,
+        made => create(cx, f, made.elements())?,
+    };
     let depth = f.max_sync_recursion_depth();
+    let fresh_model = |model: SubModel| match schedule.made {
+        Made::Failed => model.failing(),
+        _ => model,
+    };
 
     let mut probe = Probe::new(cx, Who::First.label())
         .depth_bound(depth)
@@ -47,7 +63,7 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
     let mut subs = vec![Sub {
         who: Who::First,
         probe: subscribed(probe, &*publisher)?,
-        model: SubModel::with_reflexes(&schedule.reflexes),
+        model: fresh_model(SubModel::with_reflexes(&schedule.reflexes)),
     }];
     settle(cx, &mut subs[0], elements)?;
 
@@ -56,13 +72,18 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
             if !f.supports_multiple_subscribers() {
                 continue;
             }
-            let probe = Probe::new(cx, Who::Second.label())
+            let mut probe = Probe::new(cx, Who::Second.label())
                 .depth_bound(depth)
                 .stop_runaway();
+            let mut model = fresh_model(SubModel::default());
+            if schedule.made == Made::Infinite {
+                probe = probe.cancel_after(INFINITE_CANCEL_INSIDE);
+                model.cancel_inside = Some(INFINITE_CANCEL_INSIDE);
+            }
             subs.push(Sub {
                 who: Who::Second,
                 probe: subscribed(probe, &*publisher)?,
-                model: SubModel::default(),
+                model,
             });
         } else {
             apply(&step, &mut subs)?;
@@ -178,10 +199,44 @@ fn settle<T: Debug + Send + 'static>(
             ));
         }
     }
+    if sub.model.error_owed() {
+        let (rule, expected) = owed_error(&sub.model, sub.who);
+        match sub.probe.expect_signal() {
+            Ok(signal) => check(cx, sub, elements, signal)?,
+            Err(_) => {
+                return Err(cx.failure_of(
+                    rule,
+                    expected,
+                    format!("nothing within {} ms", cx.env().timeout().as_millis()),
+                ))
+            }
+        }
+    }
     if sub.model.is_open() {
         leftover(cx, sub, elements)?;
     }
     Ok(())
+}
+
+/// The rule and the expectation of the `on_error` `model` is owed.
+fn owed_error(model: &SubModel, who: Who) -> (&'static str, String) {
+    if model.fails {
+        (
+            FAILED,
+            format!(
+                "on_error to {} from the failed publisher after on_subscribe",
+                who.label()
+            ),
+        )
+    } else {
+        (
+            ILLEGAL_DEMAND,
+            format!(
+                "on_error(StreamError::illegal_demand(0)) to {} after request(0)",
+                who.label()
+            ),
+        )
+    }
 }
 
 /// Checks whatever the probe already holds beyond what was checked.
@@ -191,7 +246,7 @@ fn leftover<T: Debug + Send + 'static>(
     elements: u64,
 ) -> Result<(), Failure> {
     while sub.probe.received() > sub.model.delivered
-        || (sub.probe.is_terminated() && !sub.model.completed)
+        || (sub.probe.is_terminated() && !sub.model.completed && !sub.model.errored)
     {
         let signal = sub.probe.expect_signal()?;
         check(cx, sub, elements, signal)?;
@@ -214,6 +269,25 @@ fn check<T: Debug + Send + 'static>(
         Signal::Next(element) => {
             sub.model.delivered += 1;
             let number = sub.model.delivered;
+            if sub.model.fails {
+                let (rule, expected) = owed_error(&sub.model, sub.who);
+                return Err(cx.failure_of(
+                    rule,
+                    format!("{expected}, and no on_next"),
+                    format!("on_next({element:?})"),
+                ));
+            }
+            if sub.model.illegal_demand && number > sub.model.owed(elements) {
+                let (rule, expected) = owed_error(&sub.model, sub.who);
+                return Err(cx.failure_of(
+                    rule,
+                    format!(
+                        "{expected}, and no on_next beyond the {} demanded before",
+                        sub.model.owed(elements)
+                    ),
+                    format!("on_next({element:?}) was on_next number {number}"),
+                ));
+            }
             if number > elements {
                 return Err(cx.failure_of(
                     CREATE_N,
@@ -236,6 +310,21 @@ fn check<T: Debug + Send + 'static>(
             }
         }
         Signal::Complete => {
+            if sub.model.fails || (sub.model.illegal_demand && sub.model.delivered < elements) {
+                let (rule, expected) = owed_error(&sub.model, sub.who);
+                return Err(cx.failure_of(
+                    rule,
+                    expected,
+                    format!("on_complete after {} on_next", sub.model.delivered),
+                ));
+            }
+            if elements == u64::MAX {
+                return Err(cx.failure_of(
+                    CREATE_N,
+                    format!("no on_complete to {label} from the infinite create_publisher(∞)"),
+                    format!("on_complete after {} on_next", sub.model.delivered),
+                ));
+            }
             if sub.model.delivered < elements {
                 return Err(cx.failure_of(
                     CREATE_N,
@@ -244,6 +333,18 @@ fn check<T: Debug + Send + 'static>(
                 ));
             }
             sub.model.completed = true;
+        }
+        Signal::Error(_) if sub.model.fails => sub.model.errored = true,
+        Signal::Error(error) if sub.model.illegal_demand => {
+            if !error.is_illegal_demand() {
+                let (rule, expected) = owed_error(&sub.model, sub.who);
+                return Err(cx.failure_of(
+                    rule,
+                    expected,
+                    format!("on_error({error}), which is not an illegal-demand error"),
+                ));
+            }
+            sub.model.errored = true;
         }
         Signal::Error(error) => {
             return Err(cx.failure_of(
@@ -280,6 +381,8 @@ fn conclude<T: Debug + Send + 'static>(
         }
         let (rule, after) = if sub.model.is_cancelled() {
             ("3.13", "cancel()")
+        } else if sub.model.errored {
+            ("1.6", "on_error")
         } else {
             ("1.6", "on_complete")
         };

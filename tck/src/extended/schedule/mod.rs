@@ -1,14 +1,24 @@
 //! Generated schedules: what a subscriber does to a publisher, step by
 //! step, drawn by proptest and shrunk to the shortest one that still fails.
 //!
-//! A [`Schedule`] creates one publisher of a few elements, subscribes a
+//! A [`Schedule`] creates one publisher — of a few elements, infinite (when
+//! the factory's `max_elements()` allows it) or the factory's failed one
+//! (when it declares one) — subscribes a
 //! probe (which may request from inside `on_subscribe`, request from inside
 //! every `on_next`, or cancel from inside one), then runs a list of
 //! [`Step`]s: `request(n)` with small and boundary amounts (1…4, 2^62,
 //! 2^63−1, 2^63, 2^63+1, `u64::MAX`−1, `u64::MAX`), the same from another
-//! thread, `cancel()`, and subscribing a second subscriber that requests on
-//! its own. After every step a reference model says exactly what the
-//! publisher owes each subscriber, and the runner checks it.
+//! thread, the illegal `request(0)` (§3.9: `on_error` with an
+//! illegal-demand error is owed), `cancel()`, and subscribing a second
+//! subscriber that requests on its own. After every step a reference model
+//! says exactly what the publisher owes each subscriber, and the runner
+//! checks it: an infinite publisher must never complete, a failed one must
+//! signal `on_error` after `on_subscribe` (with or without demand) and
+//! nothing else.
+//!
+//! Every probe of an infinite publisher cancels from inside its
+//! [`INFINITE_CANCEL_INSIDE`]-th `on_next` at the latest, so that
+//! unbounded demand on a synchronous infinite publisher still returns.
 //!
 //! Proptest shrinks towards fewer elements, fewer steps, smaller amounts,
 //! and the first alternative of each choice (a plain `request` rather than
@@ -28,6 +38,55 @@ use reactive_streams::demand::EFFECTIVELY_UNBOUNDED;
 pub const MAX_ELEMENTS: u64 = 16;
 /// The most steps after subscribing.
 pub const MAX_STEPS: usize = 8;
+/// A probe of an infinite publisher cancels from inside this `on_next` at
+/// the latest (its reflexes may choose an earlier one).
+pub const INFINITE_CANCEL_INSIDE: u64 = MAX_ELEMENTS;
+
+/// Which publisher a schedule creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    /// `create_publisher(n)`: exactly `n` elements, then `on_complete`.
+    Elements(u64),
+    /// `create_publisher(u64::MAX)`: an infinite publisher, which never
+    /// completes.
+    Infinite,
+    /// `create_failed_publisher()`: `on_subscribe`, then `on_error`.
+    Failed,
+}
+
+impl Made {
+    /// How many elements the publisher has: `u64::MAX` for an infinite
+    /// one, 0 for a failed one.
+    pub fn elements(self) -> u64 {
+        match self {
+            Made::Elements(n) => n,
+            Made::Infinite => u64::MAX,
+            Made::Failed => 0,
+        }
+    }
+}
+
+impl fmt::Display for Made {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Made::Elements(n) => write!(f, "create_publisher({n})"),
+            Made::Infinite => f.write_str("create_publisher(∞)"),
+            Made::Failed => f.write_str("create_failed_publisher()"),
+        }
+    }
+}
+
+/// What the factory offers schedules: the most elements, several
+/// subscribers, a failed publisher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Offer {
+    /// The factory's `max_elements()` (`u64::MAX`: infinite publishers too).
+    pub max_elements: u64,
+    /// The factory's `supports_multiple_subscribers()`.
+    pub multiple_subscribers: bool,
+    /// The factory has a failed publisher.
+    pub failed: bool,
+}
 
 /// Which subscriber a step acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,8 +142,8 @@ pub struct Reflexes {
 /// A whole generated case: one publisher, one or two subscribers, the steps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Schedule {
-    /// `create_publisher(elements)`.
-    pub elements: u64,
+    /// Which publisher it creates.
+    pub made: Made,
     /// The first subscriber's reflexes.
     pub reflexes: Reflexes,
     /// What happens after it is subscribed.
@@ -102,6 +161,12 @@ pub fn show_amount(n: u64) -> String {
         n if n == 1 << 62 => String::from("2^62"),
         n => n.to_string(),
     }
+}
+
+/// The amount of a `request` step: an [`amount`], now and then the
+/// illegal 0 (§3.9).
+pub fn step_amount() -> impl Strategy<Value = u64> {
+    prop_oneof![12 => amount(), 1 => Just(0u64)]
 }
 
 /// A demand amount: mostly small, sometimes a boundary.
@@ -126,7 +191,7 @@ fn who() -> impl Strategy<Value = Who> {
 fn step(multiple_subscribers: bool) -> SBoxedStrategy<Step> {
     let second = if multiple_subscribers { 1 } else { 0 };
     prop_oneof![
-        10 => (who(), amount(), prop::bool::weighted(0.2)).prop_map(|(who, n, other_thread)| {
+        10 => (who(), step_amount(), prop::bool::weighted(0.2)).prop_map(|(who, n, other_thread)| {
             Step::Request { who, n, other_thread }
         }),
         2 => who().prop_map(Step::Cancel),
@@ -148,21 +213,40 @@ fn reflexes() -> impl Strategy<Value = Reflexes> {
         })
 }
 
-/// Schedules for a factory that makes up to `max_elements` elements and
-/// may (`multiple_subscribers`) serve two subscribers at once.
-pub fn schedules(max_elements: u64, multiple_subscribers: bool) -> SBoxedStrategy<Schedule> {
+fn made(offer: Offer) -> SBoxedStrategy<Made> {
+    let infinite = if offer.max_elements == u64::MAX { 1 } else { 0 };
+    let failed = if offer.failed { 1 } else { 0 };
+    // Finite first: proptest shrinks towards the first alternative.
+    prop_oneof![
+        8 => (0..=offer.max_elements.min(MAX_ELEMENTS)).prop_map(Made::Elements),
+        infinite => Just(Made::Infinite),
+        failed => Just(Made::Failed),
+    ]
+    .sboxed()
+}
+
+/// Schedules for a factory offering `offer`.
+pub fn schedules(offer: Offer) -> SBoxedStrategy<Schedule> {
     // Proptest shrinks a tuple one member at a time, in order: steps
-    // first, so that the element count is shrunk against the shortest
+    // first, so that the publisher is shrunk against the shortest
     // schedule.
     (
-        prop::collection::vec(step(multiple_subscribers), 0..=MAX_STEPS),
+        prop::collection::vec(step(offer.multiple_subscribers), 0..=MAX_STEPS),
         reflexes(),
-        0..=max_elements.min(MAX_ELEMENTS),
+        made(offer),
     )
-        .prop_map(|(steps, reflexes, elements)| Schedule {
-            elements,
-            reflexes,
-            steps,
+        .prop_map(|(steps, mut reflexes, made)| {
+            if made == Made::Infinite {
+                let k = reflexes
+                    .cancel_inside
+                    .map_or(INFINITE_CANCEL_INSIDE, |k| k.min(INFINITE_CANCEL_INSIDE));
+                reflexes.cancel_inside = Some(k);
+            }
+            Schedule {
+                made,
+                reflexes,
+                steps,
+            }
         })
         .sboxed()
 }
@@ -188,9 +272,14 @@ impl Schedule {
 
     /// The schedule as numbered lines, one per step, as failures show it.
     pub fn lines(&self) -> Vec<String> {
-        let mut lines = vec![format!("create_publisher({})", self.elements)];
+        let mut lines = vec![self.made.to_string()];
         lines.push(format!("probe: subscribe{}", self.reflexes));
-        lines.extend(self.effective_steps().iter().map(Step::to_string));
+        lines.extend(self.effective_steps().iter().map(|step| match step {
+            Step::SubscribeSecond if self.made == Made::Infinite => {
+                format!("{step} (cancel() inside on_next #{INFINITE_CANCEL_INSIDE})")
+            }
+            step => step.to_string(),
+        }));
         lines
     }
 }
@@ -252,7 +341,7 @@ mod tests {
     #[test]
     fn schedules_read_like_a_script() {
         let schedule = Schedule {
-            elements: 2,
+            made: Made::Elements(2),
             reflexes: Reflexes {
                 on_subscribe: vec![EFFECTIVELY_UNBOUNDED],
                 on_next: 1,

@@ -2,9 +2,10 @@
 //! after any prefix of a schedule.
 //!
 //! The model is exact for everything the protocol fixes — how many
-//! `on_next` are owed, whether `on_complete` is owed — and permissive where
-//! the protocol is (signals still in flight after `cancel`, an empty
-//! publisher completing without demand).
+//! `on_next` are owed, whether `on_complete` is owed, whether `on_error`
+//! is owed (after `request(0)`, §3.9; from a failed publisher) — and
+//! permissive where the protocol is (signals still in flight after
+//! `cancel`, an empty publisher completing without demand).
 
 use reactive_streams::demand;
 
@@ -26,6 +27,14 @@ pub(crate) struct SubModel {
     pub(crate) delivered: u64,
     /// `on_complete` received.
     pub(crate) completed: bool,
+    /// The publisher is the factory's failed one: it owes `on_error` and
+    /// no element.
+    pub(crate) fails: bool,
+    /// `request(0)` was made while the subscription was open: it owes
+    /// `on_error` with an illegal-demand error (§3.9).
+    pub(crate) illegal_demand: bool,
+    /// `on_error` received.
+    pub(crate) errored: bool,
 }
 
 impl SubModel {
@@ -43,10 +52,22 @@ impl SubModel {
         }
     }
 
-    /// `request(n)`: demand adds up (§3.8), saturating (§3.17); after
-    /// cancel or completion it is a no-op (§3.6, §1.6).
+    /// A subscriber of the factory's failed publisher.
+    pub(crate) fn failing(mut self) -> Self {
+        self.fails = true;
+        self
+    }
+
+    /// `request(n)`: demand adds up (§3.8), saturating (§3.17); 0 makes
+    /// `on_error` owed (§3.9); after cancel or a terminal signal it is a
+    /// no-op (§3.6, §1.6).
     pub(crate) fn request(&mut self, n: u64) {
-        if !self.is_cancelled() && !self.completed {
+        if !self.is_open() {
+            return;
+        }
+        if n == 0 {
+            self.illegal_demand = true;
+        } else {
             self.requested = demand::add(self.requested, n);
         }
     }
@@ -64,7 +85,7 @@ impl SubModel {
 
     /// How many `on_next` the publisher owes in total, once it settles.
     pub(crate) fn owed(&self, elements: u64) -> u64 {
-        let flowing = if self.requested == 0 {
+        let flowing = if self.requested == 0 || self.fails {
             0
         } else if self.on_next > 0 {
             // Every on_next asks for more, so demand never runs out.
@@ -81,13 +102,25 @@ impl SubModel {
     /// Whether `on_complete` is owed once the owed elements have come: all
     /// of them were demanded and nobody cancelled.
     pub(crate) fn completion_owed(&self, elements: u64) -> bool {
-        !self.is_cancelled() && self.requested > 0 && self.owed(elements) == elements
+        !self.is_cancelled()
+            && !self.fails
+            && !self.illegal_demand
+            && !self.errored
+            && self.requested > 0
+            && self.owed(elements) == elements
     }
 
-    /// Neither cancelled nor completed: any further signal would be one
+    /// Whether `on_error` is owed and has not come yet: the subscription
+    /// is open and either the publisher is a failed one or `request(0)`
+    /// was made.
+    pub(crate) fn error_owed(&self) -> bool {
+        self.is_open() && (self.fails || self.illegal_demand)
+    }
+
+    /// Neither cancelled nor terminated: any further signal would be one
     /// too many.
     pub(crate) fn is_open(&self) -> bool {
-        !self.is_cancelled() && !self.completed
+        !self.is_cancelled() && !self.completed && !self.errored
     }
 }
 
@@ -119,6 +152,44 @@ mod tests {
         cancelled.delivered = 4;
         assert!(cancelled.is_cancelled());
         assert!(!cancelled.completion_owed(10));
+    }
+
+    #[test]
+    fn request_0_owes_on_error_and_nothing_more() {
+        let mut model = SubModel::default();
+        model.request(2);
+        model.delivered = 2;
+        model.request(0);
+        assert!(model.error_owed());
+        assert!(!model.completion_owed(5));
+        assert_eq!(model.owed(5), 2);
+        model.errored = true;
+        assert!(!model.error_owed());
+        model.request(0);
+        model.request(3);
+        assert_eq!(model.requested, 2);
+    }
+
+    #[test]
+    fn a_failed_publisher_owes_on_error_only() {
+        let mut model = SubModel::default().failing();
+        model.request(u64::MAX);
+        assert_eq!(model.owed(0), 0);
+        assert!(model.error_owed());
+        assert!(!model.completion_owed(0));
+        model.cancel();
+        assert!(!model.error_owed());
+    }
+
+    #[test]
+    fn an_infinite_publisher_never_owes_completion() {
+        let mut model = SubModel {
+            cancel_inside: Some(16),
+            ..SubModel::default()
+        };
+        model.request(u64::MAX);
+        assert_eq!(model.owed(u64::MAX), 16);
+        assert!(!model.completion_owed(u64::MAX));
     }
 
     #[test]

@@ -1,0 +1,385 @@
+//! The TCK's extended verification (generated schedules and scripts,
+//! concurrency stress) run against every type of the reference
+//! implementation.
+//!
+//! `cargo test -p reactive-streams-reference --test tck_extended` runs it at
+//! the default budget (`RS_TCK_CASES`, `RS_TCK_STRESS_ITERATIONS`);
+//! `cargo xtask tck --extended` runs the same tests one process each and
+//! reports them.
+
+use std::sync::OnceLock;
+
+use futures::StreamExt;
+use reactive_streams::{Publisher, Sink, Source, StreamError, Subscriber};
+use reactive_streams_reference::streamlet::{
+    CollectSink, PublisherSource, PullSource, SourcePublisher,
+};
+use reactive_streams_reference::{
+    empty, failed, infinite, just, range, AsyncPublisher, BufferProcessor, CallbackSubscriber,
+    CollectSubscriber, Executor, FilterProcessor, IdentityProcessor, IterPublisher, MapProcessor,
+    Overflow, QueuedSubscriber, StreamPublisher,
+};
+use reactive_streams_tck::processor::ProcessorFactory;
+use reactive_streams_tck::publisher::PublisherFactory;
+use reactive_streams_tck::streamlet::sink::SinkFactory;
+use reactive_streams_tck::streamlet::source::SourceFactory;
+use reactive_streams_tck::subscriber::{
+    SubscriberBlackboxFactory, SubscriberWhiteboxFactory, WhiteboxProbe,
+};
+use reactive_streams_tck::{
+    processor_extended_verification, publisher_extended_verification,
+    streamlet_sink_extended_verification, streamlet_source_extended_verification,
+    subscriber_blackbox_extended_verification, subscriber_whitebox_extended_verification,
+};
+
+/// One runtime for every asynchronous type; it outlives all tests.
+fn runtime() -> tokio::runtime::Handle {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("reference-tokio")
+                .build()
+                .expect("a tokio runtime")
+        })
+        .handle()
+        .clone()
+}
+
+// ---------------------------------------------------------------- publishers
+
+/// A factory from a function `elements -> publisher` (`u64::MAX`: an
+/// infinite one), with the reference failed publisher as its failed one,
+/// so schedules also run against infinite and failed publishers.
+struct Publishers<F>(F);
+
+impl<F, P> PublisherFactory for Publishers<F>
+where
+    F: Fn(u64) -> P + Send + Sync + 'static,
+    P: Publisher<u64> + 'static,
+{
+    type Element = u64;
+
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new((self.0)(elements))
+    }
+
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(failed::<u64>(StreamError::msg(
+            "the reference failed publisher fails",
+        ))))
+    }
+}
+
+/// `empty` for 0, `just` for 1, `infinite` for `u64::MAX`, a range
+/// otherwise.
+fn simple(elements: u64) -> Box<dyn Publisher<u64>> {
+    match elements {
+        0 => Box::new(empty()),
+        1 => Box::new(just(0)),
+        u64::MAX => Box::new(infinite(|i| i)),
+        n => Box::new(range(0, n)),
+    }
+}
+
+publisher_extended_verification!(
+    range_publisher_extended,
+    Publishers(|n| range(0, n)),
+    "range_publisher"
+);
+publisher_extended_verification!(
+    simple_publishers_extended,
+    Publishers(simple),
+    "simple_publishers"
+);
+publisher_extended_verification!(
+    fused_map_filter_extended,
+    Publishers(
+        |n: u64| IterPublisher::new(move || 0..n.saturating_mul(2).max(n))
+            .filter(|x: &u64| x % 2 == 0)
+            .map(|x: u64| x / 2)
+    ),
+    "fused_map_filter"
+);
+publisher_extended_verification!(
+    async_publisher_extended,
+    Publishers(|n| AsyncPublisher::new(runtime(), move || 0..n)),
+    "async_publisher"
+);
+publisher_extended_verification!(
+    thread_pool_publisher_extended,
+    Publishers(|n| AsyncPublisher::with_executor(
+        Executor::custom(|task| {
+            std::thread::spawn(task);
+        }),
+        move || 0..n
+    )),
+    "thread_pool_publisher"
+);
+publisher_extended_verification!(
+    stream_iter_bridge_extended,
+    Publishers(|n| StreamPublisher::new(Executor::Inline, move || futures::stream::iter(0..n))),
+    "stream_iter_bridge"
+);
+publisher_extended_verification!(
+    futures_mpsc_bridge_extended,
+    Publishers(
+        |n| StreamPublisher::new(Executor::Tokio(runtime()), move || {
+            let (mut sender, receiver) = futures::channel::mpsc::channel(16);
+            std::thread::spawn(move || {
+                for x in 0..n {
+                    // The receiver is gone once the subscription ended.
+                    if futures::executor::block_on(futures::SinkExt::send(&mut sender, x)).is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+            receiver
+        })
+    ),
+    "futures_mpsc_bridge"
+);
+publisher_extended_verification!(
+    tokio_stream_bridge_extended,
+    Publishers(
+        |n| StreamPublisher::new(Executor::Tokio(runtime()), move || {
+            let (sender, receiver) = tokio::sync::mpsc::channel(16);
+            runtime().spawn(async move {
+                for x in 0..n {
+                    if sender.send(x).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            tokio_stream::wrappers::ReceiverStream::new(receiver).map(|x| x)
+        })
+    ),
+    "tokio_stream_bridge"
+);
+publisher_extended_verification!(
+    pull_source_bridge_extended,
+    Publishers(|n| SourcePublisher::new(PullSource::new(move || 0..n), 16, Overflow::Error)),
+    "pull_source_bridge"
+);
+
+// --------------------------------------------------------------- subscribers
+
+/// A blackbox factory from a function making a subscriber.
+struct Subscribers<F>(F);
+
+impl<F, S> SubscriberBlackboxFactory for Subscribers<F>
+where
+    F: Fn() -> S + Send + Sync + 'static,
+    S: Subscriber<u64> + 'static,
+{
+    type Element = u64;
+    type Subscriber = S;
+
+    fn create_subscriber(&self) -> S {
+        (self.0)()
+    }
+
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+/// A whitebox factory wrapping the same subscribers with the TCK's probe.
+struct Instrumented<F>(F);
+
+impl<F, S> SubscriberWhiteboxFactory for Instrumented<F>
+where
+    F: Fn() -> S + Send + Sync + 'static,
+    S: Subscriber<u64> + 'static,
+{
+    type Element = u64;
+
+    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+        Box::new(probe.wrap((self.0)()))
+    }
+
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+fn callback() -> CallbackSubscriber<u64> {
+    CallbackSubscriber::new(4, |_| {})
+}
+
+fn queued() -> QueuedSubscriber<u64> {
+    QueuedSubscriber::spawn(4, |_| {}).0
+}
+
+fn collecting() -> CollectSubscriber<u64> {
+    CollectSubscriber::with_batch(4).0
+}
+
+subscriber_blackbox_extended_verification!(
+    callback_subscriber_extended,
+    Subscribers(callback),
+    "callback_subscriber"
+);
+subscriber_blackbox_extended_verification!(
+    queued_subscriber_extended,
+    Subscribers(queued),
+    "queued_subscriber"
+);
+subscriber_blackbox_extended_verification!(
+    collect_subscriber_extended,
+    Subscribers(collecting),
+    "collect_subscriber"
+);
+subscriber_whitebox_extended_verification!(
+    callback_subscriber_whitebox_extended,
+    Instrumented(callback),
+    "callback_subscriber"
+);
+// `QueuedSubscriber` is verified blackbox only, as in the quick
+// verification (tck_subscribers.rs says why).
+subscriber_whitebox_extended_verification!(
+    collect_subscriber_whitebox_extended,
+    Instrumented(collecting),
+    "collect_subscriber"
+);
+
+// ---------------------------------------------------------------- processors
+
+/// A processor factory from a function making a processor handle, and the
+/// processor's prefetch (its declared `max_upstream_demand`).
+struct Processors<F> {
+    make: F,
+    prefetch: u64,
+}
+
+impl<F, P> ProcessorFactory for Processors<F>
+where
+    F: Fn() -> P + Send + Sync + 'static,
+    P: Subscriber<u64> + Publisher<u64> + Clone + 'static,
+{
+    type Input = u64;
+    type Output = u64;
+    type Processor = P;
+
+    fn create_processor(&self) -> P {
+        (self.make)()
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn max_upstream_demand(&self) -> u64 {
+        self.prefetch
+    }
+}
+
+/// Identity, map and filter forward exactly the downstream demand: with
+/// one element requested downstream, one is requested upstream.
+const FORWARDING: u64 = 1;
+/// `BufferProcessor`'s capacity in these tests.
+const BUFFER: u64 = 8;
+
+processor_extended_verification!(
+    identity_processor_extended,
+    Processors {
+        make: IdentityProcessor::<u64>::new,
+        prefetch: FORWARDING
+    },
+    "identity_processor"
+);
+processor_extended_verification!(
+    map_processor_extended,
+    Processors {
+        make: || MapProcessor::new(|x: u64| x.wrapping_mul(3)),
+        prefetch: FORWARDING
+    },
+    "map_processor"
+);
+// A filter that keeps everything: the TCK counts one output per input.
+processor_extended_verification!(
+    filter_processor_extended,
+    Processors {
+        make: || FilterProcessor::new(|_: &u64| true),
+        prefetch: FORWARDING
+    },
+    "filter_processor"
+);
+processor_extended_verification!(
+    buffer_processor_extended,
+    Processors {
+        make: || BufferProcessor::new(BUFFER),
+        prefetch: BUFFER
+    },
+    "buffer_processor"
+);
+
+// ------------------------------------------------------------------ Streamlet
+
+/// Streamlet sources that resume after a restart.
+struct Sources<F>(F);
+
+impl<F, S> SourceFactory for Sources<F>
+where
+    F: Fn(u64) -> S + Send + Sync + 'static,
+    S: Source<u64> + 'static,
+{
+    type Element = u64;
+
+    fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
+        Box::new((self.0)(elements))
+    }
+
+    fn supports_restart(&self) -> bool {
+        true
+    }
+}
+
+streamlet_source_extended_verification!(
+    pull_source_extended,
+    Sources(|n| PullSource::new(move || 0..n)),
+    "pull_source"
+);
+streamlet_source_extended_verification!(
+    publisher_source_bridge_extended,
+    Sources(|n| PublisherSource::new(range(0, n))),
+    "publisher_source_bridge"
+);
+
+/// Collecting sinks: all of it, or two and stop.
+#[derive(Debug, Clone, Copy)]
+enum CollectSinks {
+    All,
+    TakeTwo,
+}
+
+impl SinkFactory for CollectSinks {
+    type Element = u64;
+
+    fn create_sink(&self) -> Box<dyn Sink<u64>> {
+        match self {
+            CollectSinks::All => Box::new(CollectSink::<u64>::new().0),
+            CollectSinks::TakeTwo => Box::new(CollectSink::<u64>::take(2).0),
+        }
+    }
+
+    fn create_element(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn stops_after(&self) -> Option<u64> {
+        match self {
+            CollectSinks::All => None,
+            CollectSinks::TakeTwo => Some(2),
+        }
+    }
+}
+
+streamlet_sink_extended_verification!(collect_sink_extended, CollectSinks::All, "collect_sink");
+streamlet_sink_extended_verification!(
+    take_two_sink_extended,
+    CollectSinks::TakeTwo,
+    "take_two_sink"
+);

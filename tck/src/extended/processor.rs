@@ -1,0 +1,674 @@
+//! The extended processor verification: the publisher's generated
+//! schedules and stress against the processor's output side, and generated
+//! upstream scripts against both sides at once.
+//!
+//! * `tck_extended_schedules`, `tck_extended_stress`: each publisher is a
+//!   fresh processor fed by a conforming TCK upstream of the factory's
+//!   inputs (infinite, or failing at once, as the schedule asks), checked
+//!   by the publisher's reference model. Schedules subscribe one subscriber
+//!   only: the model owes every subscriber all the elements, which a hot,
+//!   multicast processor does not (the quick verification checks how it
+//!   serves several).
+//! * `tck_extended_upstream` (rule id `tck.extended_upstream`): the TCK is
+//!   the processor's upstream *and* its downstream, and generates what both
+//!   do — downstream `request(n)` and `cancel()`, upstream bursts of
+//!   `on_next` within the demand the processor signalled (from the test's
+//!   thread or another one, one after the other as §1.3 allows),
+//!   `on_complete` or `on_error` at any point. Checked after every step:
+//!   the processor never has more demand upstream than downstream demand
+//!   plus its declared [`max_upstream_demand`](ProcessorFactory::max_upstream_demand)
+//!   (`tck.bounded_upstream_demand`), never `request(0)` (§2.1), every
+//!   input that downstream demanded comes out, in order, and no more
+//!   (§1.1), the upstream's `on_complete` reaches downstream once it has
+//!   everything, its `on_error` reaches downstream (§4.2; unless the factory
+//!   declares `recovers_from_errors()`), and a downstream `cancel()`
+//!   reaches upstream (when the factory declares
+//!   `propagates_cancellation()`). Failures shrink to a minimal script.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use proptest::prelude::*;
+use reactive_streams::{demand, Publisher, Subscriber};
+
+use super::config::{ExtendedConfig, ExtendedConfigError};
+use super::explore::{self, Scripted, MAX_SHRINK_RUNS};
+use super::publisher::{whole_run, PublisherExtendedVerification};
+use super::schedule::{amount, show_amount};
+use super::upstream::{self, Ending, Recorder};
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::env::TestEnv;
+use crate::outcome::{RuleResult, Verification};
+use crate::probe::{Probe, Signal};
+use crate::processor::ProcessorFactory;
+use crate::publisher::PublisherFactory;
+use crate::runner::{self, rule_of_test, RuleMeta};
+
+/// The extended processor tests: `tck_extended_schedules`,
+/// `tck_extended_stress` (the publisher's, on the output side) and
+/// `tck_extended_upstream`.
+pub const PROCESSOR_TESTS: &[&str] = &[
+    "tck_extended_schedules",
+    "tck_extended_stress",
+    "tck_extended_upstream",
+];
+
+/// The most steps of an upstream script.
+pub const MAX_UPSTREAM_STEPS: usize = 10;
+
+/// A processor factory seen as a publisher factory: each publisher is a
+/// fresh processor fed by the TCK's upstream.
+struct Fed<F> {
+    factory: Arc<F>,
+    idle: Duration,
+}
+
+impl<F: ProcessorFactory> Fed<F> {
+    fn fed(&self, ending: Ending) -> Box<dyn Publisher<F::Output>> {
+        let processor = self.factory.create_processor();
+        let factory = self.factory.clone();
+        upstream::feed(
+            Box::new(processor.clone()),
+            ending,
+            Arc::new(move |i| factory.input(i)),
+            self.idle,
+        );
+        Box::new(processor)
+    }
+}
+
+impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
+    type Element = F::Output;
+
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<F::Output>> {
+        self.fed(Ending::After(elements))
+    }
+
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<F::Output>>> {
+        // A processor that recovers from upstream errors is no failed
+        // publisher when its upstream fails.
+        (!self.factory.recovers_from_errors()).then(|| self.fed(Ending::Failure))
+    }
+
+    fn max_sync_recursion_depth(&self) -> u32 {
+        self.factory.max_sync_recursion_depth()
+    }
+
+    /// One subscriber per schedule: the publisher model owes every
+    /// subscriber all the elements, while a processor is a hot, multicast
+    /// stage (a late subscriber misses what went before; the slowest one
+    /// holds the others back). The quick verification checks how it serves
+    /// several.
+    fn supports_multiple_subscribers(&self) -> bool {
+        false
+    }
+
+    fn run_stochastic(&self) -> bool {
+        self.factory.run_stochastic()
+    }
+}
+
+/// One step of an upstream script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpstreamStep {
+    /// Downstream `request(n)`.
+    Request(u64),
+    /// Upstream: up to this many `on_next`, as far as the demand the
+    /// processor signalled allows, from the test's thread or another one.
+    Burst {
+        /// The most elements.
+        up_to: u64,
+        /// Sent from a thread of its own (joined before the next step).
+        other_thread: bool,
+    },
+    /// Upstream `on_complete`; no upstream signal follows.
+    Complete,
+    /// Upstream `on_error`; no upstream signal follows.
+    Error,
+    /// Downstream `cancel()`; nothing follows.
+    Cancel,
+}
+
+impl fmt::Display for UpstreamStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UpstreamStep::Request(n) => write!(f, "probe: request({})", show_amount(*n)),
+            UpstreamStep::Burst {
+                up_to,
+                other_thread,
+            } => write!(
+                f,
+                "upstream: up to {up_to} on_next (within the processor's demand){}",
+                if *other_thread {
+                    " from another thread"
+                } else {
+                    ""
+                }
+            ),
+            UpstreamStep::Complete => f.write_str("upstream: on_complete"),
+            UpstreamStep::Error => f.write_str("upstream: on_error"),
+            UpstreamStep::Cancel => f.write_str("probe: cancel()"),
+        }
+    }
+}
+
+/// A generated case: a processor between the TCK's upstream and a probe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamScript {
+    /// What the probe requests from inside `on_subscribe`.
+    pub on_subscribe: Vec<u64>,
+    /// What happens then.
+    pub steps: Vec<UpstreamStep>,
+}
+
+impl UpstreamScript {
+    /// The steps that act: no upstream signal after an upstream terminal
+    /// signal, nothing after a downstream `cancel()`.
+    pub fn effective_steps(&self) -> Vec<UpstreamStep> {
+        let mut ended = false;
+        let mut steps = Vec::new();
+        for step in &self.steps {
+            match step {
+                UpstreamStep::Burst { .. } | UpstreamStep::Complete | UpstreamStep::Error
+                    if ended => {}
+                UpstreamStep::Complete | UpstreamStep::Error => {
+                    ended = true;
+                    steps.push(*step);
+                }
+                UpstreamStep::Cancel => {
+                    steps.push(*step);
+                    break;
+                }
+                step => steps.push(*step),
+            }
+        }
+        steps
+    }
+}
+
+impl Scripted for UpstreamScript {
+    fn script(&self) -> Vec<String> {
+        let mut subscribe = String::from("upstream: on_subscribe; probe: subscribe");
+        if !self.on_subscribe.is_empty() {
+            let requests: Vec<_> = self
+                .on_subscribe
+                .iter()
+                .map(|n| format!("request({}) from on_subscribe", show_amount(*n)))
+                .collect();
+            subscribe.push_str(&format!(" ({})", requests.join(", ")));
+        }
+        let mut lines = vec![String::from("create_processor()"), subscribe];
+        lines.extend(self.effective_steps().iter().map(ToString::to_string));
+        lines
+    }
+}
+
+/// Upstream scripts: mostly requests and bursts, now and then an upstream
+/// terminal signal or a downstream cancel.
+pub fn upstream_scripts() -> SBoxedStrategy<UpstreamScript> {
+    let step = prop_oneof![
+        5 => amount().prop_map(UpstreamStep::Request),
+        5 => (1u64..=4, prop::bool::weighted(0.3))
+            .prop_map(|(up_to, other_thread)| UpstreamStep::Burst { up_to, other_thread }),
+        1 => Just(UpstreamStep::Complete),
+        1 => Just(UpstreamStep::Error),
+        1 => Just(UpstreamStep::Cancel),
+    ];
+    (
+        prop::collection::vec(step, 0..=MAX_UPSTREAM_STEPS),
+        prop::collection::vec(amount(), 0..=1),
+    )
+        .prop_map(|(steps, on_subscribe)| UpstreamScript {
+            on_subscribe,
+            steps,
+        })
+        .sboxed()
+}
+
+/// What the upstream did, as the model sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Terminal {
+    Complete,
+    Error,
+}
+
+/// The downstream probe, as the model sees it.
+#[derive(Debug, Default)]
+struct Model {
+    requested: u64,
+    sent: u64,
+    delivered: u64,
+    upstream: Option<Terminal>,
+    cancelled: bool,
+    completed: bool,
+    errored: bool,
+}
+
+impl Model {
+    fn owed(&self) -> u64 {
+        self.sent.min(self.requested)
+    }
+
+    fn is_open(&self) -> bool {
+        !self.cancelled && !self.completed && !self.errored
+    }
+}
+
+/// Runs `script` against a fresh processor of `f`.
+pub(crate) fn run<F: ProcessorFactory>(cx: &RuleCx, f: &F, script: &UpstreamScript) -> RuleBody {
+    cx.trace(format!("script: {}", script.script().join("; ")));
+    let processor = cx.try_step(cx.rule(), "create_processor()", || f.create_processor())?;
+    let recorder = Arc::new(Recorder::default());
+    let mut input: Box<dyn Subscriber<F::Input>> = Box::new(processor.clone());
+    let subscription = recorder.clone();
+    cx.try_step(cx.rule(), "upstream: on_subscribe", || {
+        input.on_subscribe(subscription)
+    })?;
+    let mut probe = Probe::new(cx, "probe")
+        .depth_bound(f.max_sync_recursion_depth())
+        .stop_runaway();
+    let mut model = Model::default();
+    for &n in &script.on_subscribe {
+        probe = probe.request_on_subscribe(n);
+        model.requested = demand::add(model.requested, n);
+    }
+    probe.subscribe_to(&processor)?;
+    probe.expect_subscribed()?;
+    settle(cx, f, &probe, &recorder, &mut model)?;
+
+    for step in script.effective_steps() {
+        match step {
+            UpstreamStep::Request(n) => {
+                if model.is_open() {
+                    model.requested = demand::add(model.requested, n);
+                }
+                probe.request(n)?;
+            }
+            UpstreamStep::Burst {
+                up_to,
+                other_thread,
+            } => {
+                let sent = if other_thread {
+                    on_another_thread(cx, || burst(cx, f, &mut input, &recorder, up_to))?
+                } else {
+                    burst(cx, f, &mut input, &recorder, up_to)?
+                };
+                model.sent += sent;
+            }
+            UpstreamStep::Complete => {
+                if !recorder.seen().cancelled {
+                    cx.try_step(cx.rule(), "upstream: on_complete", || input.on_complete())?;
+                    model.upstream = Some(Terminal::Complete);
+                }
+            }
+            UpstreamStep::Error => {
+                if !recorder.seen().cancelled {
+                    cx.try_step(cx.rule(), "upstream: on_error", || {
+                        input.on_error(upstream::upstream_error())
+                    })?;
+                    model.upstream = Some(Terminal::Error);
+                }
+            }
+            UpstreamStep::Cancel => {
+                let open = model.is_open();
+                model.cancelled = true;
+                probe.cancel()?;
+                if open && model.upstream.is_none() && f.propagates_cancellation() {
+                    let timeout = cx.env().timeout();
+                    if !recorder.wait(timeout, |s| s.cancelled) {
+                        return Err(cx.failure_of(
+                            "tck.cancel_propagates",
+                            "cancel() upstream once the only downstream subscriber cancelled (the factory declares propagates_cancellation())",
+                            format!("no cancel() upstream within {} ms", timeout.as_millis()),
+                        ));
+                    }
+                }
+            }
+        }
+        settle(cx, f, &probe, &recorder, &mut model)?;
+    }
+    if model.is_open() {
+        if let Some(signal) = probe.poll_signal(cx.env().no_signal_timeout()) {
+            check(cx, f, &mut model, signal)?;
+        }
+        leftover(cx, f, &probe, &mut model)?;
+    }
+    bounded(cx, f, &recorder, &model)?;
+    drop(input);
+    Ok(Outcome::Passed)
+}
+
+/// Up to `up_to` `on_next` upstream, each within the demand the processor
+/// signalled; returns how many went.
+fn burst<F: ProcessorFactory>(
+    cx: &RuleCx,
+    f: &F,
+    input: &mut Box<dyn Subscriber<F::Input>>,
+    recorder: &Recorder,
+    up_to: u64,
+) -> Result<u64, Failure> {
+    let mut sent = 0;
+    while sent < up_to && recorder.take_one() {
+        let index = recorder.seen().sent - 1;
+        let element = f.input(index);
+        cx.try_step(cx.rule(), format!("upstream: on_next({element:?})"), || {
+            input.on_next(element)
+        })?;
+        sent += 1;
+    }
+    Ok(sent)
+}
+
+fn on_another_thread<R: Send>(
+    cx: &RuleCx,
+    body: impl FnOnce() -> Result<R, Failure> + Send,
+) -> Result<R, Failure> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name(String::from("upstream"))
+            .spawn_scoped(scope, body)
+            .map_err(|error| cx.failure("the TCK to start a thread", error.to_string()))?
+            .join()
+            .unwrap_or_else(|_| Err(cx.failure("the upstream thread to finish", "it panicked")))
+    })
+}
+
+/// After a step: the demand bound, then what downstream is owed.
+fn settle<F: ProcessorFactory>(
+    cx: &RuleCx,
+    f: &F,
+    probe: &Probe<F::Output>,
+    recorder: &Recorder,
+    model: &mut Model,
+) -> Result<(), Failure> {
+    bounded(cx, f, recorder, model)?;
+    if !model.is_open() {
+        return Ok(());
+    }
+    let timeout = cx.env().timeout().as_millis();
+    if model.upstream == Some(Terminal::Error) && !f.recovers_from_errors() {
+        // Elements still buffered may be dropped: only the error is owed.
+        while model.is_open() {
+            let Ok(signal) = probe.expect_signal() else {
+                return Err(cx.failure_of(
+                    "4.2",
+                    "the upstream's on_error to reach downstream",
+                    format!(
+                        "nothing within {timeout} ms after {} on_next",
+                        model.delivered
+                    ),
+                ));
+            };
+            check(cx, f, model, signal)?;
+        }
+        return Ok(());
+    }
+    while model.is_open() && model.delivered < model.owed() {
+        let Ok(signal) = probe.expect_signal() else {
+            return Err(cx.failure_of(
+                "3.8",
+                format!(
+                    "{} on_next downstream: {} inputs went in, downstream demand {}",
+                    model.owed(),
+                    model.sent,
+                    show_amount(model.requested)
+                ),
+                format!("only {} arrived within {timeout} ms", model.delivered),
+            ));
+        };
+        check(cx, f, model, signal)?;
+    }
+    if model.is_open()
+        && model.upstream == Some(Terminal::Complete)
+        && model.delivered == model.sent
+    {
+        let Ok(signal) = probe.expect_signal() else {
+            return Err(cx.failure_of(
+                "1.5",
+                "the upstream's on_complete to reach downstream once every input came out",
+                format!("nothing within {timeout} ms"),
+            ));
+        };
+        check(cx, f, model, signal)?;
+    }
+    leftover(cx, f, probe, model)
+}
+
+/// Checks whatever the probe already holds beyond what was checked.
+fn leftover<F: ProcessorFactory>(
+    cx: &RuleCx,
+    f: &F,
+    probe: &Probe<F::Output>,
+    model: &mut Model,
+) -> Result<(), Failure> {
+    while model.is_open() && (probe.received() > model.delivered || probe.is_terminated()) {
+        let signal = probe.expect_signal()?;
+        check(cx, f, model, signal)?;
+    }
+    Ok(())
+}
+
+/// One downstream signal, against the model.
+fn check<F: ProcessorFactory>(
+    cx: &RuleCx,
+    f: &F,
+    model: &mut Model,
+    signal: Signal<F::Output>,
+) -> Result<(), Failure> {
+    match signal {
+        Signal::Next(element) => {
+            model.delivered += 1;
+            if model.delivered > model.owed() {
+                return Err(cx.failure_of(
+                    "1.1",
+                    format!(
+                        "at most {} on_next downstream: {} inputs went in, downstream demand {}",
+                        model.owed(),
+                        model.sent,
+                        show_amount(model.requested)
+                    ),
+                    format!(
+                        "on_next({element:?}) was on_next number {}",
+                        model.delivered
+                    ),
+                ));
+            }
+        }
+        Signal::Complete => {
+            let passed_on =
+                model.upstream == Some(Terminal::Complete) && model.delivered >= model.sent;
+            let recovered = model.upstream == Some(Terminal::Error) && f.recovers_from_errors();
+            if !passed_on && !recovered {
+                return Err(cx.failure(
+                    format!(
+                        "on_complete downstream only after upstream's, once all {} inputs came out",
+                        model.sent
+                    ),
+                    format!("on_complete after {} on_next", model.delivered),
+                ));
+            }
+            model.completed = true;
+        }
+        Signal::Error(error) => {
+            if model.upstream != Some(Terminal::Error) || f.recovers_from_errors() {
+                return Err(cx.failure(
+                    "no on_error downstream: the upstream did not fail (or the processor recovers)",
+                    format!("on_error({error}) after {} on_next", model.delivered),
+                ));
+            }
+            model.errored = true;
+        }
+    }
+    Ok(())
+}
+
+/// The processor's upstream demand stays within downstream demand plus its
+/// declared prefetch, and is never 0.
+fn bounded<F: ProcessorFactory>(
+    cx: &RuleCx,
+    f: &F,
+    recorder: &Recorder,
+    model: &Model,
+) -> Result<(), Failure> {
+    let seen = recorder.seen();
+    if seen.illegal {
+        return Err(cx.failure_of(
+            "2.1",
+            "the processor to request upstream at least 1 at a time",
+            "request(0) upstream",
+        ));
+    }
+    let limit = demand::add(model.requested, f.max_upstream_demand());
+    if !demand::is_unbounded(model.requested) && seen.requested > limit {
+        return Err(cx.failure_of(
+            "tck.bounded_upstream_demand",
+            format!(
+                "at most {} requested upstream: downstream demand {} plus max_upstream_demand() {}",
+                show_amount(limit),
+                show_amount(model.requested),
+                f.max_upstream_demand()
+            ),
+            format!("{} requested upstream", show_amount(seen.requested)),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs the extended processor verification against one factory.
+///
+/// ```
+/// use reactive_streams_tck::extended::{ExtendedConfig, ProcessorExtendedVerification};
+/// use reactive_streams_tck::outcome::Verdict;
+/// use reactive_streams_tck::processor::ProcessorFactory;
+/// use reactive_streams_tck::processor::testkit::IdentityProcessor;
+///
+/// struct Identities;
+/// impl ProcessorFactory for Identities {
+///     type Input = u64;
+///     type Output = u64;
+///     type Processor = IdentityProcessor<u64>;
+///     fn create_processor(&self) -> IdentityProcessor<u64> { IdentityProcessor::new() }
+///     fn input(&self, index: u64) -> u64 { index }
+///     fn supports_multiple_subscribers(&self) -> bool { false }
+/// }
+///
+/// let config = ExtendedConfig::builder().cases(16).stress_iterations(2).seed(7).build();
+/// let results = ProcessorExtendedVerification::new(Identities).config(config).run_all().unwrap();
+/// assert!(results.iter().all(|r| r.verdict == Verdict::Passed));
+/// ```
+pub struct ProcessorExtendedVerification<F: ProcessorFactory> {
+    factory: Arc<F>,
+    env: Option<TestEnv>,
+    config: Option<ExtendedConfig>,
+    target: String,
+}
+
+impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
+    /// An extended verification of `factory`'s processors, named after its
+    /// type.
+    pub fn new(factory: F) -> Self {
+        ProcessorExtendedVerification {
+            factory: Arc::new(factory),
+            env: None,
+            config: None,
+            target: std::any::type_name::<F>()
+                .rsplit("::")
+                .next()
+                .unwrap_or("processor")
+                .to_string(),
+        }
+    }
+
+    /// Timing bounds, per case (default: [`TestEnv::try_from_env`]).
+    pub fn env(mut self, env: TestEnv) -> Self {
+        self.env = Some(env);
+        self
+    }
+
+    /// Budget and seed (default: [`ExtendedConfig::try_from_env`]).
+    pub fn config(mut self, config: ExtendedConfig) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// The name results carry as their `target`.
+    pub fn target(mut self, name: impl Into<String>) -> Self {
+        self.target = name.into();
+        self
+    }
+
+    /// Runs one extended test by name (`"tck_extended_upstream"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`PROCESSOR_TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
+        assert!(
+            PROCESSOR_TESTS.contains(&test),
+            "no extended processor test named {test}"
+        );
+        let env = match self.env {
+            Some(env) => env,
+            None => TestEnv::try_from_env()?,
+        };
+        let config = match self.config {
+            Some(config) => config,
+            None => ExtendedConfig::try_from_env()?,
+        };
+        if test != "tck_extended_upstream" {
+            let fed = Fed {
+                factory: self.factory.clone(),
+                idle: env.watchdog(),
+            };
+            return PublisherExtendedVerification::new(fed)
+                .reported_as(Verification::Processor)
+                .target(self.target.clone())
+                .env(env)
+                .config(config)
+                .run(test);
+        }
+        let meta = RuleMeta::new(
+            Verification::Processor,
+            self.target.clone(),
+            rule_of_test(test),
+            test,
+        );
+        let rounds = config.cases().div_ceil(config.parallelism() as u64) + MAX_SHRINK_RUNS;
+        let factory = self.factory.clone();
+        let case_meta = meta.clone();
+        Ok(runner::run_rule(
+            &meta,
+            &whole_run(&env, rounds),
+            move |cx| {
+                explore::explore(
+                    cx,
+                    &config,
+                    "script",
+                    upstream_scripts(),
+                    |case: &UpstreamScript| {
+                        let (factory, case) = (factory.clone(), case.clone());
+                        runner::run_rule(&case_meta, &env, move |cx| run(cx, &*factory, &case))
+                    },
+                )
+            },
+        ))
+    }
+
+    /// Runs every extended processor test, in [`PROCESSOR_TESTS`] order.
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
+        PROCESSOR_TESTS.iter().map(|test| self.run(test)).collect()
+    }
+}
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated_processor<F: ProcessorFactory>(test: &str, target: &str, factory: F) {
+    match ProcessorExtendedVerification::new(factory)
+        .target(target)
+        .run(test)
+    {
+        Ok(result) => runner::conclude(&result),
+        Err(error) => panic!("{error}"),
+    }
+}

@@ -1,0 +1,194 @@
+//! Processors: a conforming one passes the extended verification; one that
+//! holds an upstream error back until downstream asks for more passes the
+//! quick verification and fails the extended one (§4.2).
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams_tck::extended::ProcessorExtendedVerification;
+use reactive_streams_tck::outcome::Verdict;
+use reactive_streams_tck::processor::testkit::IdentityProcessor;
+use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+use reactive_streams_tck::processor_extended_verification;
+
+pub struct Identities;
+
+impl ProcessorFactory for Identities {
+    type Input = u64;
+    type Output = u64;
+    type Processor = IdentityProcessor<u64>;
+    fn create_processor(&self) -> IdentityProcessor<u64> {
+        IdentityProcessor::new()
+    }
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+    fn supports_multiple_subscribers(&self) -> bool {
+        false
+    }
+}
+
+// What a user writes.
+processor_extended_verification!(identity_extended, Identities, "identity");
+
+#[test]
+fn the_testkit_identity_processor_passes() {
+    let results = ProcessorExtendedVerification::new(Identities)
+        .env(crate::env())
+        .config(crate::config(300, 10))
+        .run_all()
+        .unwrap();
+    for r in &results {
+        eprintln!("IdentityProcessor: {} {:.0} ms", r.test, r.duration_ms);
+        assert_eq!(r.verdict, Verdict::Passed, "{}: {:?}", r.test, r.message);
+    }
+}
+
+/// An identity processor with a flaw only a generated script reaches: an
+/// upstream `on_error` that arrives when downstream has had every element
+/// of at least two requests, and has no demand left, is held back until
+/// downstream requests again — so a downstream that has all it asked for
+/// never hears of the failure. (The quick verification's §2.10 and §4.2
+/// scenarios fail the processor after one request.)
+#[derive(Clone)]
+pub struct DefersErrors {
+    inner: IdentityProcessor<u64>,
+    shared: Arc<Mutex<Deferral>>,
+}
+
+#[derive(Default)]
+struct Deferral {
+    requests: u64,
+    requested: u64,
+    delivered: u64,
+    /// The held error, and the processor to give it to.
+    deferred: Option<(StreamError, IdentityProcessor<u64>)>,
+}
+
+impl Subscriber<u64> for DefersErrors {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.inner.on_subscribe(subscription);
+    }
+    fn on_next(&mut self, element: u64) {
+        self.inner.on_next(element);
+    }
+    fn on_error(&mut self, error: StreamError) {
+        let mut deferral = self.shared.lock();
+        if deferral.requests >= 2 && deferral.requested == deferral.delivered {
+            deferral.deferred = Some((error, self.inner.clone()));
+            return;
+        }
+        drop(deferral);
+        self.inner.on_error(error);
+    }
+    fn on_complete(&mut self) {
+        self.inner.on_complete();
+    }
+}
+
+impl Publisher<u64> for DefersErrors {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
+        self.inner.subscribe(Box::new(Counting {
+            subscriber,
+            shared: self.shared.clone(),
+        }));
+    }
+}
+
+struct Counting {
+    subscriber: Box<dyn Subscriber<u64>>,
+    shared: Arc<Mutex<Deferral>>,
+}
+
+impl Subscriber<u64> for Counting {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.subscriber.on_subscribe(Arc::new(CountingSubscription {
+            subscription,
+            shared: self.shared.clone(),
+        }));
+    }
+    fn on_next(&mut self, element: u64) {
+        self.shared.lock().delivered += 1;
+        self.subscriber.on_next(element);
+    }
+    fn on_error(&mut self, error: StreamError) {
+        self.subscriber.on_error(error);
+    }
+    fn on_complete(&mut self) {
+        self.subscriber.on_complete();
+    }
+}
+
+struct CountingSubscription {
+    subscription: Arc<dyn Subscription>,
+    shared: Arc<Mutex<Deferral>>,
+}
+
+impl Subscription for CountingSubscription {
+    fn request(&self, n: u64) {
+        let deferred = {
+            let mut deferral = self.shared.lock();
+            deferral.requests += 1;
+            deferral.requested = demand::add(deferral.requested, n);
+            deferral.deferred.take()
+        };
+        self.subscription.request(n);
+        if let Some((error, mut processor)) = deferred {
+            processor.on_error(error);
+        }
+    }
+    fn cancel(&self) {
+        self.shared.lock().deferred = None;
+        self.subscription.cancel();
+    }
+}
+
+pub struct DeferringErrors;
+
+impl ProcessorFactory for DeferringErrors {
+    type Input = u64;
+    type Output = u64;
+    type Processor = DefersErrors;
+    fn create_processor(&self) -> DefersErrors {
+        DefersErrors {
+            inner: IdentityProcessor::new(),
+            shared: Arc::default(),
+        }
+    }
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+    fn supports_multiple_subscribers(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn an_error_held_back_without_demand_needs_a_generated_script() {
+    let quick = ProcessorVerification::new(DeferringErrors)
+        .run_all()
+        .unwrap();
+    let failed: Vec<_> = quick
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught it: {failed:#?}"
+    );
+
+    // A short timeout: every failing run waits it out for the error.
+    let env = reactive_streams_tck::env::TestEnv::builder()
+        .timeout(std::time::Duration::from_millis(200))
+        .no_signal_timeout(std::time::Duration::from_millis(5))
+        .build();
+    let result = ProcessorExtendedVerification::new(DeferringErrors)
+        .target("DefersErrors")
+        .env(env)
+        .config(crate::config(500, 0))
+        .run("tck_extended_upstream")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
+}
