@@ -1,4 +1,5 @@
-//! The TCK run against every type of the reference implementation.
+//! The TCK run against the reference publishers (the streamlets, and the
+//! bridges between the two protocols, are in `tck_streamlets.rs`).
 //!
 //! `cargo test -p reactive-streams-reference --test tck` runs it as plain
 //! tests; `cargo xtask tck` runs the same tests one process each and
@@ -7,19 +8,12 @@
 use std::sync::OnceLock;
 
 use futures::StreamExt;
-use reactive_streams::{Publisher, Sink, Source, StreamError};
-use reactive_streams_reference::streamlet::{
-    CollectSink, PublisherSource, PullSource, SourcePublisher,
-};
+use reactive_streams::{Publisher, StreamError};
 use reactive_streams_reference::{
-    empty, failed, just, range, AsyncPublisher, Executor, IterPublisher, Overflow, StreamPublisher,
+    empty, failed, just, range, AsyncPublisher, Executor, IterPublisher, StreamPublisher,
 };
 use reactive_streams_tck::publisher::PublisherFactory;
-use reactive_streams_tck::streamlet::sink::SinkFactory;
-use reactive_streams_tck::streamlet::source::SourceFactory;
-use reactive_streams_tck::{
-    publisher_verification, streamlet_sink_verification, streamlet_source_verification,
-};
+use reactive_streams_tck::publisher_verification;
 
 /// One runtime for every asynchronous type; it outlives all rule tests.
 fn runtime() -> tokio::runtime::Handle {
@@ -132,72 +126,3 @@ publisher_verification!(
         })
     )
 );
-
-// Streamlet → Reactive Streams bridge.
-publisher_verification!(
-    pull_source_bridge,
-    Publishers(|n| SourcePublisher::new(PullSource::new(move || 0..n), 16, Overflow::Error))
-);
-
-/// Streamlet sources.
-struct Sources<F>(F);
-
-impl<F, S> SourceFactory for Sources<F>
-where
-    F: Fn(u64) -> S + Send + Sync + 'static,
-    S: Source<u64> + 'static,
-{
-    type Element = u64;
-
-    fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
-        Box::new((self.0)(elements))
-    }
-
-    fn supports_restart(&self) -> bool {
-        true
-    }
-}
-
-streamlet_source_verification!(pull_source, Sources(|n| PullSource::new(move || 0..n)));
-streamlet_source_verification!(
-    publisher_source_bridge,
-    Sources(|n| PublisherSource::new(range(0, n)))
-);
-
-/// The collecting sink.
-struct CollectSinks;
-
-impl SinkFactory for CollectSinks {
-    type Element = u64;
-
-    fn create_sink(&self) -> Box<dyn Sink<u64>> {
-        Box::new(CollectSink::<u64>::new().0)
-    }
-
-    fn create_element(&self, index: u64) -> u64 {
-        index
-    }
-}
-
-streamlet_sink_verification!(collect_sink, CollectSinks);
-
-/// The collecting sink that takes two elements and stops.
-struct TakeTwoSinks;
-
-impl SinkFactory for TakeTwoSinks {
-    type Element = u64;
-
-    fn create_sink(&self) -> Box<dyn Sink<u64>> {
-        Box::new(CollectSink::<u64>::take(2).0)
-    }
-
-    fn create_element(&self, index: u64) -> u64 {
-        index
-    }
-
-    fn stops_after(&self) -> Option<u64> {
-        Some(2)
-    }
-}
-
-streamlet_sink_verification!(take_two_sink, TakeTwoSinks);

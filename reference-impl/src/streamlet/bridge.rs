@@ -125,6 +125,25 @@ impl<T: Send + 'static> Talkback for BridgeTalkback<T> {
 /// a push source sends beyond demand waits in a buffer of `capacity` with
 /// the given [`Overflow`] policy. Cancelling stops the source with a reason.
 ///
+/// # Push sources: the overflow policy
+///
+/// A pullable source sends only what was pulled, so its buffer never holds
+/// more than one datum. A listenable (or hybrid) source pushes whenever it
+/// has data, demand or not; what the subscriber has not asked for yet waits
+/// in its buffer of `capacity`, and when that is full the policy decides:
+///
+/// | policy | when a datum arrives at a full buffer | the subscriber sees |
+/// |---|---|---|
+/// | [`Overflow::Error`] | nothing is dropped silently | `on_error(`[`BufferOverflow`](crate::overflow::BufferOverflow)`)` at once, buffered data discarded |
+/// | [`Overflow::DropOldest`] | the oldest buffered datum makes room | the freshest `capacity` data once it requests |
+/// | [`Overflow::DropNewest`] | the new datum is dropped | the first `capacity` data since it last caught up |
+///
+/// A buffer of `n` loses nothing of a source that pushes at most `n` data
+/// (the reference TCK run bridges hot sources of `n` that way, with
+/// `Overflow::Error`, and passes the whole publisher verification); a
+/// capacity of `usize::MAX` buffers without bound. Elements are never lost
+/// while demand keeps up: the buffer only holds what was pushed beyond it.
+///
 /// ```
 /// use reactive_streams_reference::collect;
 /// use reactive_streams_reference::overflow::Overflow;
@@ -133,6 +152,40 @@ impl<T: Send + 'static> Talkback for BridgeTalkback<T> {
 /// let publisher = SourcePublisher::new(PullSource::new(|| 0..4), 16, Overflow::Error);
 /// let all = futures::executor::block_on(collect(&publisher)).unwrap();
 /// assert_eq!(all, vec![0, 1, 2, 3]);
+/// ```
+///
+/// A listenable source pushing five data to a subscriber that has not
+/// requested yet, with a buffer of two:
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
+/// use reactive_streams_reference::overflow::Overflow;
+/// use reactive_streams_reference::streamlet::{ListenSource, SourcePublisher};
+///
+/// #[derive(Clone, Default)]
+/// struct Record(Arc<Mutex<(Option<Arc<dyn Subscription>>, Vec<u32>, bool)>>);
+/// impl Subscriber<u32> for Record {
+///     fn on_subscribe(&mut self, s: Arc<dyn Subscription>) { self.0.lock().unwrap().0 = Some(s); }
+///     fn on_next(&mut self, x: u32) { self.0.lock().unwrap().1.push(x); }
+///     fn on_error(&mut self, _: StreamError) { self.0.lock().unwrap().2 = true; }
+///     fn on_complete(&mut self) {}
+/// }
+///
+/// for (policy, seen, failed) in [
+///     (Overflow::DropOldest, vec![3, 4], false),
+///     (Overflow::DropNewest, vec![0, 1], false),
+///     (Overflow::Error, vec![], true),
+/// ] {
+///     let clicks = ListenSource::new();
+///     let record = Record::default();
+///     SourcePublisher::new(clicks.clone(), 2, policy).subscribe(Box::new(record.clone()));
+///     (0..5).for_each(|x| clicks.emit(x));
+///     let subscription = record.0.lock().unwrap().0.clone().unwrap();
+///     subscription.request(10);
+///     let state = record.0.lock().unwrap();
+///     assert_eq!((state.1.clone(), state.2), (seen, failed), "{policy:?}");
+/// }
 /// ```
 pub struct SourcePublisher<T> {
     source: Arc<dyn Source<T>>,

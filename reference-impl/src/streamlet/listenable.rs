@@ -18,7 +18,9 @@ use crate::slot::Slot;
 pub(crate) struct Hot<T: Send + 'static> {
     sinks: Mutex<Vec<Arc<Connection<T>>>>,
     ended: Mutex<Option<Option<StreamError>>>,
-    latest: Mutex<Option<T>>,
+    /// The latest datum and its version (1, 2, …); kept only by a source
+    /// that answers requests.
+    latest: Mutex<Option<(u64, T)>>,
     answers_requests: bool,
 }
 
@@ -27,6 +29,18 @@ pub(crate) struct Connection<T: Send + 'static> {
     drain: Arc<SlotDrain<T>>,
     /// Weak: the source owns its connections, not the other way round.
     hot: Weak<Hot<T>>,
+    /// The version of the newest datum this sink was sent (pushed or
+    /// pulled): a request is answered only with a newer one.
+    had: AtomicU64,
+}
+
+impl<T: Send + 'static> Connection<T> {
+    /// Whether `version` is newer than anything this sink was sent; if so
+    /// it now counts as sent. One atomic step, so a push and a pull of the
+    /// same datum racing on two threads send it once.
+    fn take_newer(&self, version: u64) -> bool {
+        self.had.fetch_max(version, Ordering::AcqRel) < version
+    }
 }
 
 impl<T: Clone + Send + 'static> Hot<T> {
@@ -40,14 +54,23 @@ impl<T: Clone + Send + 'static> Hot<T> {
     }
 
     pub(crate) fn emit(&self, data: T) {
-        if self.answers_requests {
-            *self.latest.lock() = Some(data.clone());
-        }
+        let version = self.answers_requests.then(|| {
+            let mut latest = self.latest.lock();
+            let version = latest.as_ref().map_or(1, |(version, _)| version + 1);
+            *latest = Some((version, data.clone()));
+            version
+        });
         let sinks = self.sinks.lock().clone();
         for connection in sinks {
-            if !connection.drain.is_paused() {
-                connection.slot.offer(data.clone());
+            if connection.drain.is_paused() {
+                continue;
             }
+            // Marked as sent before the offer: the sink may pull from inside
+            // `receive`, on this thread, and must not get it twice.
+            if version.is_some_and(|version| !connection.take_newer(version)) {
+                continue;
+            }
+            connection.slot.offer(data.clone());
         }
     }
 
@@ -72,6 +95,7 @@ impl<T: Clone + Send + 'static> Hot<T> {
             slot: slot.clone(),
             drain: drain.clone(),
             hot: Arc::downgrade(self),
+            had: AtomicU64::new(0),
         });
         {
             let ended = self.ended.lock();
@@ -103,8 +127,10 @@ impl<T: Clone + Send + 'static> Talkback for Connection<T> {
         };
         if hot.answers_requests && !self.drain.is_paused() {
             let latest = hot.latest.lock().clone();
-            if let Some(latest) = latest {
-                self.slot.offer(latest);
+            if let Some((version, latest)) = latest {
+                if self.take_newer(version) {
+                    self.slot.offer(latest);
+                }
             }
         }
     }

@@ -1,5 +1,11 @@
 //! The entries. Summaries are our own words; the link is the authority.
 //!
+//! A Streamlet condition's summary is what its rule's level forbids, said
+//! of the rule's subject: rule `streamlet.2` (a source, MUST NOT) has
+//! condition `streamlet.2.c` "Emit before the sink has started the stream.",
+//! so a report's row "streamlet.2.c | MUST NOT | Emit before …" reads as the
+//! rule means.
+//!
 //! When a verification starts covering a rule, its `check` changes from
 //! `Untested` to `Tested`, naming the rule tests.
 
@@ -104,41 +110,41 @@ pub static RULES: &[Rule] = &[
     rs!("4.2", Processor, Must, "A processor either recovers from on_error, and then treats its upstream subscription as cancelled, or passes the error to its subscribers at once.", Check::Tested { tests: &["processor::spec_4_02"] }),
     // Streamlet protocol
     streamlet!("1", Source, MustNot, "A source greets a sink at most once, and only a sink that was connected to it.", Check::Tested { tests: &["streamlet_source::streamlet_1_a"] }, [
-        ("a", "A source greets a sink at most once.", tested!("streamlet_source", "1", "a")),
-        ("b", "A source greets only sinks connected to it.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
+        ("a", "Greet a sink more than once.", tested!("streamlet_source", "1", "a")),
+        ("b", "Greet a sink that was not connected to the source.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
     ]),
     streamlet!("2", Source, MustNot, "A source emits only while the stream is live: connected, greeted, started, not stopped since the last start, and not ended.", Check::Tested { tests: &["streamlet_source::streamlet_2_b", "streamlet_source::streamlet_2_c", "streamlet_source::streamlet_2_d", "streamlet_source::streamlet_2_e"] }, [
-        ("a", "The sink was connected to the source.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
-        ("b", "The source has greeted the sink with a talkback.", tested!("streamlet_source", "2", "b")),
-        ("c", "The sink has started the stream at least once.", tested!("streamlet_source", "2", "c")),
-        ("d", "The sink has not stopped the stream since it last started it.", tested!("streamlet_source", "2", "d")),
-        ("e", "The source has not ended the stream.", tested!("streamlet_source", "2", "e")),
+        ("a", "Emit to a sink that was not connected to the source.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
+        ("b", "Emit before greeting the sink with a talkback.", tested!("streamlet_source", "2", "b")),
+        ("c", "Emit before the sink has started the stream.", tested!("streamlet_source", "2", "c")),
+        ("d", "Emit after the sink stopped the stream and before it starts it again.", tested!("streamlet_source", "2", "d")),
+        ("e", "Emit after ending the stream.", tested!("streamlet_source", "2", "e")),
     ]),
     streamlet!("3", Sink, MustNot, "A sink requests data only while the stream is live.", Check::Tested { tests: &["streamlet_sink::streamlet_3_c", "streamlet_sink::streamlet_3_d", "streamlet_sink::streamlet_3_e"] }, [
-        ("a", "The sink was connected to the source.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
-        ("b", "The source has greeted the sink with a talkback.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
-        ("c", "The sink has started the stream at least once.", tested!("streamlet_sink", "3", "c")),
-        ("d", "The sink has not stopped the stream since it last started it.", tested!("streamlet_sink", "3", "d")),
-        ("e", "The source has not ended the stream.", tested!("streamlet_sink", "3", "e")),
+        ("a", "Request data from a source the sink was not connected to.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("b", "Request data before the source has greeted the sink.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("c", "Request data before starting the stream.", tested!("streamlet_sink", "3", "c")),
+        ("d", "Request data after stopping the stream and before starting it again.", tested!("streamlet_sink", "3", "d")),
+        ("e", "Request data after the source has ended the stream.", tested!("streamlet_sink", "3", "e")),
     ]),
     streamlet!("4", Source, MustNot, "A source ends a stream, with or without a reason, only while the stream is live.", Check::Tested { tests: &["streamlet_source::streamlet_4_b", "streamlet_source::streamlet_4_c", "streamlet_source::streamlet_4_d", "streamlet_source::streamlet_4_e"] }, [
-        ("a", "The sink was connected to the source.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
-        ("b", "The source has greeted the sink with a talkback.", tested!("streamlet_source", "4", "b")),
-        ("c", "The sink has started the stream at least once.", tested!("streamlet_source", "4", "c")),
-        ("d", "The sink has not stopped the stream since it last started it.", tested!("streamlet_source", "4", "d")),
-        ("e", "The source has not ended the stream.", tested!("streamlet_source", "4", "e")),
+        ("a", "End the stream of a sink that was not connected to the source.", SOURCE_HOLDS_ONLY_CONNECTED_SINKS),
+        ("b", "End the stream before greeting the sink.", tested!("streamlet_source", "4", "b")),
+        ("c", "End the stream before the sink has started it.", tested!("streamlet_source", "4", "c")),
+        ("d", "End the stream after the sink stopped it and before it starts it again.", tested!("streamlet_source", "4", "d")),
+        ("e", "End the stream a second time.", tested!("streamlet_source", "4", "e")),
     ]),
     streamlet!("5", Sink, MustNot, "A sink starts a stream only when connected, greeted, not already started (or stopped since), and not ended.", Check::Tested { tests: &["streamlet_sink::streamlet_5_c", "streamlet_sink::streamlet_5_d"] }, [
-        ("a", "The sink was connected to the source.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
-        ("b", "The sink was greeted by the source.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
-        ("c", "The sink has not started the stream, or has stopped it since it last started it.", tested!("streamlet_sink", "5", "c")),
-        ("d", "The source has not ended the stream.", tested!("streamlet_sink", "5", "d")),
+        ("a", "Start the stream of a source the sink was not connected to.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("b", "Start the stream before the source has greeted the sink.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("c", "Start the stream again without having stopped it since the last start.", tested!("streamlet_sink", "5", "c")),
+        ("d", "Start the stream after the source has ended it.", tested!("streamlet_sink", "5", "d")),
     ]),
     streamlet!("6", Sink, MustNot, "A sink stops a stream, with or without a reason, only while the stream is live.", Check::Tested { tests: &["streamlet_sink::streamlet_6_c", "streamlet_sink::streamlet_6_d", "streamlet_sink::streamlet_6_e"] }, [
-        ("a", "The sink was connected to the source.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
-        ("b", "The source has greeted the sink with a talkback.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
-        ("c", "The sink has started the stream at least once.", tested!("streamlet_sink", "6", "c")),
-        ("d", "The sink has not stopped the stream since it last started it.", tested!("streamlet_sink", "6", "d")),
-        ("e", "The source has not ended the stream.", tested!("streamlet_sink", "6", "e")),
+        ("a", "Stop the stream of a source the sink was not connected to.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("b", "Stop the stream before the source has greeted the sink.", SINK_HOLDS_TALKBACK_ONLY_AFTER_GREET),
+        ("c", "Stop the stream before starting it.", tested!("streamlet_sink", "6", "c")),
+        ("d", "Stop the stream again before starting it again.", tested!("streamlet_sink", "6", "d")),
+        ("e", "Stop the stream after the source has ended it.", tested!("streamlet_sink", "6", "e")),
     ]),
 ];

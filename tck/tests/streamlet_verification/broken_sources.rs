@@ -4,6 +4,7 @@
 //! Most are a synchronous pullable source ([`Buggy`]) with one bug switched
 //! on; the ones that need a thread or several sinks have their own type.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -265,6 +266,105 @@ impl Source<u64> for FailsOnGreet {
     }
 }
 
+/// A hybrid "current value" source that forgets what each sink already
+/// has: once started it pushes `0..count`, and it answers every request
+/// with the latest element again, before its next push (tck.create_n: a
+/// sink that pulls gets more than `count`). The reference `HybridSource`
+/// had this bug. Signals go through a queue, so a request from inside
+/// `receive` is answered after it returns.
+pub struct EchoesLatest {
+    count: u64,
+}
+
+struct Echo {
+    count: u64,
+    state: Mutex<EchoState>,
+}
+
+#[derive(Default)]
+struct EchoState {
+    /// `None` while a signal is being delivered (or before the greet).
+    sink: Option<Box<dyn Sink<u64>>>,
+    /// Answers to requests, delivered before the next push.
+    answers: VecDeque<u64>,
+    live: bool,
+    next: u64,
+    latest: Option<u64>,
+    ended: bool,
+}
+
+enum EchoSignal {
+    Data(u64),
+    End,
+}
+
+impl Echo {
+    fn pump(&self) {
+        loop {
+            let (mut sink, signal) = {
+                let mut state = self.state.lock();
+                if !state.live || state.ended || state.sink.is_none() {
+                    return;
+                }
+                let signal = if let Some(answer) = state.answers.pop_front() {
+                    EchoSignal::Data(answer)
+                } else if state.next < self.count {
+                    state.next += 1;
+                    state.latest = Some(state.next - 1);
+                    EchoSignal::Data(state.next - 1)
+                } else {
+                    state.ended = true;
+                    EchoSignal::End
+                };
+                (state.sink.take().expect("checked"), signal)
+            };
+            match signal {
+                EchoSignal::Data(data) => sink.receive(data),
+                EchoSignal::End => {
+                    sink.end(None);
+                    return;
+                }
+            }
+            self.state.lock().sink = Some(sink);
+        }
+    }
+}
+
+struct EchoTalkback(Arc<Echo>);
+
+impl Talkback for EchoTalkback {
+    fn start(&self) {
+        self.0.state.lock().live = true;
+        self.0.pump();
+    }
+
+    fn request(&self) {
+        {
+            let mut state = self.0.state.lock();
+            if let Some(latest) = state.latest.filter(|_| state.live) {
+                state.answers.push_back(latest);
+            }
+        }
+        self.0.pump();
+    }
+
+    fn stop(&self, _reason: Option<StreamError>) {
+        self.0.state.lock().live = false;
+    }
+}
+
+impl Source<u64> for EchoesLatest {
+    fn connect(&self, mut sink: Box<dyn Sink<u64>>) {
+        let echo = Arc::new(Echo {
+            count: self.count,
+            state: Mutex::new(EchoState::default()),
+        });
+        sink.greet(Arc::new(EchoTalkback(echo.clone())));
+        echo.state.lock().sink = Some(sink);
+        echo.pump();
+    }
+}
+
 /// The broken source factories.
 #[derive(Debug, Clone, Copy)]
 pub enum BadSource {
@@ -272,6 +372,7 @@ pub enum BadSource {
     /// Conforming, but its failed source ends before the start.
     FailsOnGreet,
     Broadcast,
+    EchoesLatest,
 }
 
 impl SourceFactory for BadSource {
@@ -284,6 +385,7 @@ impl SourceFactory for BadSource {
                 bug,
             }),
             BadSource::Broadcast => Box::new(Broadcast::default()),
+            BadSource::EchoesLatest => Box::new(EchoesLatest { count: elements }),
             BadSource::FailsOnGreet => Box::new(PullRange::new(elements)),
         }
     }
@@ -297,6 +399,7 @@ impl SourceFactory for BadSource {
         match self {
             BadSource::Buggy(_) | BadSource::FailsOnGreet => SourceKind::Pullable,
             BadSource::Broadcast => SourceKind::Listenable,
+            BadSource::EchoesLatest => SourceKind::Hybrid,
         }
     }
 

@@ -181,6 +181,7 @@ fn test_rule(test: &str) -> String {
     "tck_create_n",
     "tck.create_n"
 )]
+#[case::hybrid_echoes_latest(BadSource::EchoesLatest, "tck_create_n", "tck.create_n")]
 #[case::never_resumes(
     BadSource::Buggy(SourceBug::NeverResumes),
     "tck_restart",
