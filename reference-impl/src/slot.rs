@@ -55,37 +55,66 @@ impl<T> Slot<T> {
     /// Buffers `element` (overflow policy applies); `false` if the slot no
     /// longer accepts elements.
     pub(crate) fn offer(&self, element: T) -> bool {
-        {
-            let mut state = self.state.lock();
-            if state.closed || state.completed || state.failed.is_some() {
-                return false;
-            }
-            if let Err(overflow) = state.buffer.offer(element) {
-                state.buffer.clear();
-                state.failed = Some(StreamError::new(overflow));
+        match self.push(element) {
+            None => false,
+            Some(wake) => {
+                if wake {
+                    self.wake();
+                }
+                true
             }
         }
-        self.wake();
-        true
+    }
+
+    /// Buffers `element` without waking the reader: `None` if the slot no
+    /// longer accepts elements, else whether the caller must
+    /// [`poke`](Slot::poke) the reader. Only a push into an empty buffer
+    /// (or an overflow failure) needs it: while elements are buffered the
+    /// reader either is polling them and will see this one, or waits for
+    /// demand, whose arrival wakes it anyway. So a burst costs one wake-up,
+    /// not one per element.
+    pub(crate) fn push(&self, element: T) -> Option<bool> {
+        let mut state = self.state.lock();
+        if state.closed || state.completed || state.failed.is_some() {
+            return None;
+        }
+        let was_empty = state.buffer.is_empty();
+        if let Err(overflow) = state.buffer.offer(element) {
+            state.buffer.clear();
+            state.failed = Some(StreamError::new(overflow));
+            return Some(true);
+        }
+        Some(was_empty)
     }
 
     /// Ends the slot: an error overtakes buffered elements, completion
     /// follows them.
     pub(crate) fn finish(&self, reason: Option<StreamError>) {
-        {
-            let mut state = self.state.lock();
-            if state.closed || state.completed || state.failed.is_some() {
-                return;
-            }
-            match reason {
-                Some(error) => {
-                    state.buffer.clear();
-                    state.failed = Some(error);
-                }
-                None => state.completed = true,
-            }
+        if self.end(reason) {
+            self.wake();
         }
-        self.wake();
+    }
+
+    /// [`finish`](Slot::finish) without waking the reader: whether the
+    /// caller must [`poke`](Slot::poke) it.
+    pub(crate) fn end(&self, reason: Option<StreamError>) -> bool {
+        let mut state = self.state.lock();
+        if state.closed || state.completed || state.failed.is_some() {
+            return false;
+        }
+        match reason {
+            Some(error) => {
+                state.buffer.clear();
+                state.failed = Some(error);
+            }
+            None => state.completed = true,
+        }
+        true
+    }
+
+    /// Number of elements buffered and not yet taken by the reader.
+    pub(crate) fn len(&self) -> usize {
+        self.state.lock().buffer.len()
     }
 
     /// Makes the reading drain poll again.
@@ -97,6 +126,26 @@ impl<T> Slot<T> {
     pub(crate) fn is_open(&self) -> bool {
         let state = self.state.lock();
         !(state.closed || state.completed || state.failed.is_some())
+    }
+}
+
+impl<T: Clone> Slot<T> {
+    /// Copies of the elements buffered and not yet taken by the reader,
+    /// oldest first (none once the slot failed or was closed).
+    pub(crate) fn buffered(&self) -> Vec<T> {
+        let mut state = self.state.lock();
+        if state.closed || state.failed.is_some() {
+            return Vec::new();
+        }
+        let mut elements = Vec::with_capacity(state.buffer.len());
+        while let Some(element) = state.buffer.pop() {
+            elements.push(element);
+        }
+        for element in &elements {
+            // Put back what was just taken out: it fits again.
+            let _ = state.buffer.offer(element.clone());
+        }
+        elements
     }
 }
 

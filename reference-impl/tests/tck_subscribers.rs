@@ -3,7 +3,8 @@
 
 use reactive_streams::{Publisher, Subscriber};
 use reactive_streams_reference::{
-    range, CallbackSubscriber, CollectSubscriber, IdentityProcessor, MapProcessor, QueuedSubscriber,
+    range, BufferProcessor, CallbackSubscriber, CollectSubscriber, IdentityProcessor, MapProcessor,
+    QueuedSubscriber,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
 use reactive_streams_tck::publisher::PublisherFactory;
@@ -114,9 +115,10 @@ processor_verification!(
     map_processor,
     Processors(|| MapProcessor::new(|x: u64| x.wrapping_mul(3)))
 );
-// `BufferProcessor` is not verified here yet: with two subscribers it can
-// hand an element prefetched for one of them to only the other (§1.11,
-// `processor::spec_1_11` catches it now and then); see the CHANGELOG.
+processor_verification!(
+    buffer_processor,
+    Processors(|| BufferProcessor::<u64>::new(8))
+);
 
 // The extended verification (generated schedules, concurrency stress).
 struct Ranges;

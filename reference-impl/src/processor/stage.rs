@@ -8,6 +8,15 @@
 //! subscriber, and upstream is never asked for more than the slowest
 //! downstream demand plus the buffer. Calls on the upstream subscription
 //! are serialised by a small trampoline (§2.7) and never made under a lock.
+//!
+//! Elements are put into the subscribers' slots under the stage's lock, and
+//! a subscriber joins under that lock too, seeded with copies of what the
+//! fullest slot still holds: every slot's buffer is a suffix of the same
+//! sequence, so the newcomer gets exactly the elements its slowest peer
+//! has not taken yet (e.g. everything a [`BufferProcessor`](super::BufferProcessor)
+//! prefetched before anybody asked), then the live ones, never a gap.
+//! After completion the slots still holding elements are kept for the same
+//! reason.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -33,7 +42,28 @@ pub(crate) struct Stage<R: Send + 'static> {
 struct Downstream<R> {
     id: u64,
     slot: Arc<Slot<R>>,
+    /// Elements it may still receive within its demand plus the buffer.
     room: u64,
+    /// Elements it received beyond that (it joined while elements were in
+    /// flight, or was seeded): paid back by its next requests.
+    debt: u64,
+}
+
+impl<R> Downstream<R> {
+    fn received(&mut self, n: u64) {
+        if demand::is_unbounded(self.room) {
+            return;
+        }
+        let within = n.min(self.room);
+        self.room -= within;
+        self.debt = self.debt.saturating_add(n - within);
+    }
+
+    fn granted(&mut self, n: u64) {
+        let paid = n.min(self.debt);
+        self.debt -= paid;
+        self.room = demand::add(self.room, n - paid);
+    }
 }
 
 struct State<R> {
@@ -86,30 +116,39 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     pub(crate) fn on_next(&self, element: R) {
-        // Offered outside the lock: an inline drain may call back into
-        // `request`/`cancel`, which take it. (`others` stays unallocated
-        // with a single subscriber.)
-        let (first, others): (Arc<Slot<R>>, Vec<Arc<Slot<R>>>) = {
+        // Buffered under the lock (so a joining subscriber sees each element
+        // either in its seed or in its own slot, never in neither), woken
+        // outside it: an inline drain may call back into `request`/`cancel`,
+        // which take it. Only a slot that was empty needs waking, so a
+        // burst clones no `Arc` and allocates nothing.
+        let mut first_wake = None;
+        let mut other_wakes = Vec::new();
+        {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
                 return;
             }
             state.outstanding = demand::fulfil(state.outstanding, 1);
-            for downstream in state.downstreams.iter_mut() {
-                downstream.room = demand::fulfil(downstream.room, 1);
-            }
-            let Some((first, others)) = state.downstreams.split_first() else {
+            let Some((last, others)) = state.downstreams.split_last_mut() else {
                 return;
             };
-            (
-                first.slot.clone(),
-                others.iter().map(|d| d.slot.clone()).collect(),
-            )
-        };
-        for slot in others {
-            slot.offer(element.clone());
+            for downstream in others {
+                downstream.received(1);
+                if downstream.slot.push(element.clone()) == Some(true) {
+                    other_wakes.push(downstream.slot.clone());
+                }
+            }
+            last.received(1);
+            if last.slot.push(element) == Some(true) {
+                first_wake = Some(last.slot.clone());
+            }
         }
-        first.offer(element);
+        for slot in other_wakes {
+            slot.poke();
+        }
+        if let Some(slot) = first_wake {
+            slot.poke();
+        }
     }
 
     /// An element the operator discarded: ask upstream for a replacement.
@@ -126,7 +165,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     pub(crate) fn on_terminal(&self, reason: Option<StreamError>) {
-        let slots = {
+        let wake: Vec<Arc<Slot<R>>> = {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
                 return;
@@ -136,10 +175,21 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 Some(error) => Terminal::Failed(error.clone()),
             });
             state.upstream = None;
-            std::mem::take(&mut state.downstreams)
+            let ended = std::mem::take(&mut state.downstreams);
+            let wake = ended
+                .iter()
+                .filter(|d| d.slot.end(reason.clone()))
+                .map(|d| d.slot.clone())
+                .collect();
+            if reason.is_none() {
+                // Kept for late subscribers: what they still hold is
+                // theirs too (see the module docs).
+                state.downstreams = ended.into_iter().filter(|d| d.slot.len() > 0).collect();
+            }
+            wake
         };
-        for downstream in slots {
-            downstream.slot.finish(reason.clone());
+        for slot in wake {
+            slot.poke();
         }
     }
 
@@ -150,20 +200,47 @@ impl<R: Clone + Send + 'static> Stage<R> {
         let (slot, drain) = hub::open(BoundedBuffer::unbounded(), self.executor.clone());
         {
             let mut state = self.state.lock();
-            if let Some(terminal) = &state.terminal {
-                let reason = terminal.reason();
-                drop(state);
-                match reason {
-                    Some(error) => reject(subscriber, error),
-                    None => empty().subscribe(subscriber),
+            let completed = match &state.terminal {
+                None => false,
+                Some(Terminal::Completed) => true,
+                Some(terminal) => {
+                    let reason = terminal.reason();
+                    drop(state);
+                    match reason {
+                        Some(error) => reject(subscriber, error),
+                        None => empty().subscribe(subscriber),
+                    }
+                    return;
                 }
+            };
+            if completed {
+                state.downstreams.retain(|d| d.slot.len() > 0);
+            }
+            let seed = state
+                .downstreams
+                .iter()
+                .max_by_key(|d| d.slot.len())
+                .map(|d| d.slot.buffered())
+                .unwrap_or_default();
+            if completed && seed.is_empty() {
+                drop(state);
+                empty().subscribe(subscriber);
                 return;
             }
-            state.downstreams.push(Downstream {
+            let mut downstream = Downstream {
                 id,
                 slot,
                 room: self.buffer,
-            });
+                debt: 0,
+            };
+            downstream.received(seed.len() as u64);
+            for element in seed {
+                downstream.slot.push(element);
+            }
+            if completed {
+                downstream.slot.end(None);
+            }
+            state.downstreams.push(downstream);
             self.replenish(&mut state);
         }
         self.call_upstream();
@@ -237,7 +314,7 @@ impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
             let Some(downstream) = state.downstreams.iter_mut().find(|d| d.id == id) else {
                 return;
             };
-            downstream.room = demand::add(downstream.room, n);
+            downstream.granted(n);
             self.replenish(&mut state);
         }
         self.call_upstream();
