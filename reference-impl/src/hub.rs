@@ -6,12 +6,14 @@ use std::sync::Arc;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
 
-use crate::drain::Drain;
+use crate::drain::{Drain, Producer};
 use crate::executor::Executor;
 use crate::overflow::BoundedBuffer;
-use crate::slot::{Slot, SlotProducer};
+use crate::slot::{Slot, SlotProducer, TakingProducer};
 
 pub(crate) type SlotDrain<T> = Drain<T, SlotProducer<T>>;
+/// The drain of a processor's subscriber (see [`open_taking`]).
+pub(crate) type TakingDrain<T> = Drain<T, TakingProducer<T>>;
 
 /// Something that must hear when a downstream subscription asks for more
 /// or leaves.
@@ -22,13 +24,13 @@ pub(crate) trait HubOwner: Send + Sync + 'static {
 
 /// The subscription a hub subscriber holds: the drain's, plus telling the
 /// owner about demand and departure.
-pub(crate) struct HubSubscription<T: Send + 'static> {
+pub(crate) struct HubSubscription<T: Send + 'static, P = SlotProducer<T>> {
     pub(crate) id: u64,
-    pub(crate) drain: Arc<SlotDrain<T>>,
+    pub(crate) drain: Arc<Drain<T, P>>,
     pub(crate) owner: Arc<dyn HubOwner>,
 }
 
-impl<T: Send + 'static> Subscription for HubSubscription<T> {
+impl<T: Send + 'static, P: Producer<T>> Subscription for HubSubscription<T, P> {
     fn request(&self, n: u64) {
         if self.drain.is_finished() {
             return;
@@ -62,10 +64,22 @@ pub(crate) fn open<T: Send + 'static>(
     (slot, drain)
 }
 
+/// [`open`], with a drain that takes elements from the slot as many at a
+/// time as its demand allows (see [`TakingProducer`]).
+pub(crate) fn open_taking<T: Send + 'static>(
+    buffer: BoundedBuffer<T>,
+    executor: Executor,
+) -> (Arc<Slot<T>>, Arc<TakingDrain<T>>) {
+    let slot = Slot::new(buffer);
+    let drain = Drain::new(TakingProducer::new(slot.clone()), executor);
+    slot.set_waker(drain.waker());
+    (slot, drain)
+}
+
 /// Greets the subscriber; signals already sent to the slot follow.
-pub(crate) fn start<T: Send + 'static>(
+pub(crate) fn start<T: Send + 'static, P: Producer<T>>(
     id: u64,
-    drain: Arc<SlotDrain<T>>,
+    drain: Arc<Drain<T, P>>,
     owner: Arc<dyn HubOwner>,
     subscriber: Box<dyn Subscriber<T>>,
 ) {

@@ -2,6 +2,8 @@
 //! push-source bridge): a bounded buffer plus a terminal, read by a
 //! [`Drain`](crate::drain::Drain) through [`SlotProducer`].
 
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Waker};
 
@@ -16,6 +18,9 @@ pub(crate) struct Slot<T> {
     /// Set once, before the drain starts; outside the mutex so `offer`
     /// wakes without cloning it.
     waker: OnceLock<Waker>,
+    /// Set with `failed`: lets a [`TakingProducer`] check, without the
+    /// lock, that no error must overtake the elements it took.
+    failing: AtomicBool,
 }
 
 struct SlotState<T> {
@@ -37,6 +42,7 @@ impl<T> Slot<T> {
                 closed: false,
             }),
             waker: OnceLock::new(),
+            failing: AtomicBool::new(false),
         })
     }
 
@@ -82,6 +88,7 @@ impl<T> Slot<T> {
         if let Err(overflow) = state.buffer.offer(element) {
             state.buffer.clear();
             state.failed = Some(StreamError::new(overflow));
+            self.failing.store(true, Ordering::Release);
             return Some(true);
         }
         Some(was_empty)
@@ -106,6 +113,7 @@ impl<T> Slot<T> {
             Some(error) => {
                 state.buffer.clear();
                 state.failed = Some(error);
+                self.failing.store(true, Ordering::Release);
             }
             None => state.completed = true,
         }
@@ -185,6 +193,80 @@ impl<T> Drop for SlotProducer<T> {
         // elements. (The drain no longer holds this producer, so the
         // slot → waker → drain reference is no longer a cycle.)
         let mut state = self.0.state.lock();
+        state.closed = true;
+        state.buffer.clear();
+    }
+}
+
+/// Reads a [`Slot`] for a drain like [`SlotProducer`], but takes as many
+/// elements as the drain may emit at once (never more: what it took is
+/// delivered, so [`Slot::buffered`] still shows every element not yet
+/// taken) and serves them without the lock. An error still overtakes the
+/// elements taken.
+pub(crate) struct TakingProducer<T> {
+    slot: Arc<Slot<T>>,
+    taken: VecDeque<T>,
+}
+
+impl<T> TakingProducer<T> {
+    pub(crate) fn new(slot: Arc<Slot<T>>) -> Self {
+        TakingProducer {
+            slot,
+            taken: VecDeque::new(),
+        }
+    }
+}
+
+impl<T: Send + 'static> Producer<T> for TakingProducer<T> {
+    fn poll_produce(&mut self, cx: &mut Context<'_>) -> Emission<T> {
+        self.poll_produce_within(cx, 1)
+    }
+
+    #[inline]
+    fn poll_produce_within(&mut self, _: &mut Context<'_>, demand: u64) -> Emission<T> {
+        if !self.taken.is_empty() {
+            if !self.slot.failing.load(Ordering::Acquire) {
+                return Poll::Ready(self.taken.pop_front().map(Ok));
+            }
+            self.taken.clear();
+        }
+        let mut state = self.slot.state.lock();
+        if let Some(error) = state.failed.take() {
+            state.closed = true;
+            return Poll::Ready(Some(Err(error)));
+        }
+        let Some(first) = state.buffer.pop() else {
+            return if state.completed {
+                Poll::Ready(None)
+            } else {
+                Poll::Pending
+            };
+        };
+        let more = usize::try_from(demand - 1)
+            .unwrap_or(usize::MAX)
+            .min(state.buffer.len());
+        self.taken
+            .extend(std::iter::from_fn(|| state.buffer.pop()).take(more));
+        Poll::Ready(Some(Ok(first)))
+    }
+
+    fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
+        let mut state = self.slot.state.lock();
+        if let Some(error) = state.failed.take() {
+            state.closed = true;
+            self.taken.clear();
+            return Some(Some(error));
+        }
+        if state.completed && state.buffer.is_empty() && self.taken.is_empty() {
+            return Some(None);
+        }
+        None
+    }
+}
+
+impl<T> Drop for TakingProducer<T> {
+    fn drop(&mut self) {
+        let mut state = self.slot.state.lock();
         state.closed = true;
         state.buffer.clear();
     }

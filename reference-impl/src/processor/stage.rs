@@ -143,8 +143,10 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 first_wake = Some(last.slot.clone());
             }
         }
-        for slot in other_wakes {
-            slot.poke();
+        if !other_wakes.is_empty() {
+            for slot in other_wakes {
+                slot.poke();
+            }
         }
         if let Some(slot) = first_wake {
             slot.poke();
@@ -197,7 +199,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
 
     pub(crate) fn subscribe(&self, subscriber: Box<dyn Subscriber<R>>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (slot, drain) = hub::open(BoundedBuffer::unbounded(), self.executor.clone());
+        let (slot, drain) = hub::open_taking(BoundedBuffer::unbounded(), self.executor.clone());
         {
             let mut state = self.state.lock();
             let completed = match &state.terminal {
