@@ -9,11 +9,9 @@ use reactive_streams::{StreamError, Subscriber, Subscription};
 use crate::drain::{Drain, Producer};
 use crate::executor::Executor;
 use crate::overflow::BoundedBuffer;
-use crate::slot::{Slot, SlotProducer, TakingProducer};
+use crate::slot::{Slot, SlotProducer};
 
 pub(crate) type SlotDrain<T> = Drain<T, SlotProducer<T>>;
-/// The drain of a processor's subscriber (see [`open_taking`]).
-pub(crate) type TakingDrain<T> = Drain<T, TakingProducer<T>>;
 
 /// Something that must hear when a downstream subscription asks for more
 /// or leaves.
@@ -60,18 +58,6 @@ pub(crate) fn open<T: Send + 'static>(
 ) -> (Arc<Slot<T>>, Arc<SlotDrain<T>>) {
     let slot = Slot::new(buffer);
     let drain = Drain::new(SlotProducer(slot.clone()), executor);
-    slot.set_waker(drain.waker());
-    (slot, drain)
-}
-
-/// [`open`], with a drain that takes elements from the slot as many at a
-/// time as its demand allows (see [`TakingProducer`]).
-pub(crate) fn open_taking<T: Send + 'static>(
-    buffer: BoundedBuffer<T>,
-    executor: Executor,
-) -> (Arc<Slot<T>>, Arc<TakingDrain<T>>) {
-    let slot = Slot::new(buffer);
-    let drain = Drain::new(TakingProducer::new(slot.clone()), executor);
     slot.set_waker(drain.waker());
     (slot, drain)
 }

@@ -2,7 +2,6 @@
 //! push-source bridge): a bounded buffer plus a terminal, read by a
 //! [`Drain`](crate::drain::Drain) through [`SlotProducer`].
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Waker};
@@ -18,8 +17,8 @@ pub(crate) struct Slot<T> {
     /// Set once, before the drain starts; outside the mutex so `offer`
     /// wakes without cloning it.
     waker: OnceLock<Waker>,
-    /// Set with `failed`: lets a [`TakingProducer`] check, without the
-    /// lock, that no error must overtake the elements it took.
+    /// Set with `failed`: lets a reader that took elements out check,
+    /// without the lock, that no error must overtake them.
     failing: AtomicBool,
 }
 
@@ -120,9 +119,29 @@ impl<T> Slot<T> {
         true
     }
 
-    /// Number of elements buffered and not yet taken by the reader.
-    pub(crate) fn len(&self) -> usize {
-        self.state.lock().buffer.len()
+    /// Whether the slot failed: a reader that took elements out of it
+    /// checks this, without the lock, before handing each one on.
+    pub(crate) fn is_failing(&self) -> bool {
+        self.failing.load(Ordering::Acquire)
+    }
+
+    /// For a reader whose elements come from elsewhere: `Err` with the
+    /// failure (handed over once; the slot is closed), else whether the
+    /// slot completed.
+    pub(crate) fn ending(&self) -> Result<bool, StreamError> {
+        let mut state = self.state.lock();
+        if let Some(error) = state.failed.take() {
+            state.closed = true;
+            return Err(error);
+        }
+        Ok(state.completed)
+    }
+
+    /// The reader is gone: refuse further elements.
+    pub(crate) fn close(&self) {
+        let mut state = self.state.lock();
+        state.closed = true;
+        state.buffer.clear();
     }
 
     /// Makes the reading drain poll again.
@@ -134,26 +153,6 @@ impl<T> Slot<T> {
     pub(crate) fn is_open(&self) -> bool {
         let state = self.state.lock();
         !(state.closed || state.completed || state.failed.is_some())
-    }
-}
-
-impl<T: Clone> Slot<T> {
-    /// Copies of the elements buffered and not yet taken by the reader,
-    /// oldest first (none once the slot failed or was closed).
-    pub(crate) fn buffered(&self) -> Vec<T> {
-        let mut state = self.state.lock();
-        if state.closed || state.failed.is_some() {
-            return Vec::new();
-        }
-        let mut elements = Vec::with_capacity(state.buffer.len());
-        while let Some(element) = state.buffer.pop() {
-            elements.push(element);
-        }
-        for element in &elements {
-            // Put back what was just taken out: it fits again.
-            let _ = state.buffer.offer(element.clone());
-        }
-        elements
     }
 }
 
@@ -193,80 +192,6 @@ impl<T> Drop for SlotProducer<T> {
         // elements. (The drain no longer holds this producer, so the
         // slot → waker → drain reference is no longer a cycle.)
         let mut state = self.0.state.lock();
-        state.closed = true;
-        state.buffer.clear();
-    }
-}
-
-/// Reads a [`Slot`] for a drain like [`SlotProducer`], but takes as many
-/// elements as the drain may emit at once (never more: what it took is
-/// delivered, so [`Slot::buffered`] still shows every element not yet
-/// taken) and serves them without the lock. An error still overtakes the
-/// elements taken.
-pub(crate) struct TakingProducer<T> {
-    slot: Arc<Slot<T>>,
-    taken: VecDeque<T>,
-}
-
-impl<T> TakingProducer<T> {
-    pub(crate) fn new(slot: Arc<Slot<T>>) -> Self {
-        TakingProducer {
-            slot,
-            taken: VecDeque::new(),
-        }
-    }
-}
-
-impl<T: Send + 'static> Producer<T> for TakingProducer<T> {
-    fn poll_produce(&mut self, cx: &mut Context<'_>) -> Emission<T> {
-        self.poll_produce_within(cx, 1)
-    }
-
-    #[inline]
-    fn poll_produce_within(&mut self, _: &mut Context<'_>, demand: u64) -> Emission<T> {
-        if !self.taken.is_empty() {
-            if !self.slot.failing.load(Ordering::Acquire) {
-                return Poll::Ready(self.taken.pop_front().map(Ok));
-            }
-            self.taken.clear();
-        }
-        let mut state = self.slot.state.lock();
-        if let Some(error) = state.failed.take() {
-            state.closed = true;
-            return Poll::Ready(Some(Err(error)));
-        }
-        let Some(first) = state.buffer.pop() else {
-            return if state.completed {
-                Poll::Ready(None)
-            } else {
-                Poll::Pending
-            };
-        };
-        let more = usize::try_from(demand - 1)
-            .unwrap_or(usize::MAX)
-            .min(state.buffer.len());
-        self.taken
-            .extend(std::iter::from_fn(|| state.buffer.pop()).take(more));
-        Poll::Ready(Some(Ok(first)))
-    }
-
-    fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
-        let mut state = self.slot.state.lock();
-        if let Some(error) = state.failed.take() {
-            state.closed = true;
-            self.taken.clear();
-            return Some(Some(error));
-        }
-        if state.completed && state.buffer.is_empty() && self.taken.is_empty() {
-            return Some(None);
-        }
-        None
-    }
-}
-
-impl<T> Drop for TakingProducer<T> {
-    fn drop(&mut self) {
-        let mut state = self.slot.state.lock();
         state.closed = true;
         state.buffer.clear();
     }

@@ -9,21 +9,29 @@
 //! downstream demand plus the buffer. Calls on the upstream subscription
 //! are serialised by a small trampoline (§2.7) and never made under a lock.
 //!
-//! Elements are put into the subscribers' slots under the stage's lock, and
-//! a subscriber joins under that lock too, seeded with copies of what the
-//! fullest slot still holds: every slot's buffer is a suffix of the same
-//! sequence, so the newcomer gets exactly the elements its slowest peer
-//! has not taken yet (e.g. everything a [`BufferProcessor`](super::BufferProcessor)
+//! Each downstream's queue lives in the stage's state, under the one lock
+//! the bookkeeping takes anyway: an element costs one lock, not one for the
+//! stage plus one for the subscriber's queue. Its drain takes from the
+//! queue as many elements as its demand allows at once ([`StageProducer`]);
+//! its [`Slot`] only carries the terminal signal and the wake-up.
+//!
+//! A subscriber joins under that lock too, seeded with copies of what the
+//! fullest queue still holds: every queue is a suffix of the same sequence,
+//! so the newcomer gets exactly the elements its slowest peer has not taken
+//! yet (e.g. everything a [`BufferProcessor`](super::BufferProcessor)
 //! prefetched before anybody asked), then the live ones, never a gap.
-//! After completion the slots still holding elements are kept for the same
-//! reason.
+//! After completion the queues still holding elements are kept for the
+//! same reason.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
+use std::task::{Context, Poll};
 
 use parking_lot::Mutex;
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
+use crate::drain::{Drain, Emission, Producer};
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, Terminal};
 use crate::overflow::BoundedBuffer;
@@ -41,6 +49,9 @@ pub(crate) struct Stage<R: Send + 'static> {
 
 struct Downstream<R> {
     id: u64,
+    /// Elements for it not yet taken by its drain.
+    queue: VecDeque<R>,
+    /// Its terminal signal and wake-up (its buffer stays empty).
     slot: Arc<Slot<R>>,
     /// Elements it may still receive within its demand plus the buffer.
     room: u64,
@@ -116,11 +127,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     pub(crate) fn on_next(&self, element: R) {
-        // Buffered under the lock (so a joining subscriber sees each element
-        // either in its seed or in its own slot, never in neither), woken
+        // Queued under the lock (so a joining subscriber sees each element
+        // either in its seed or in its own queue, never in neither), woken
         // outside it: an inline drain may call back into `request`/`cancel`,
-        // which take it. Only a slot that was empty needs waking, so a
-        // burst clones no `Arc` and allocates nothing.
+        // which take it. Only a drain whose queue was empty needs waking
+        // (otherwise it is taking from it, or waits for demand, whose
+        // arrival wakes it anyway), so a burst costs one wake-up.
         let mut first_wake = None;
         let mut other_wakes = Vec::new();
         {
@@ -134,14 +146,16 @@ impl<R: Clone + Send + 'static> Stage<R> {
             };
             for downstream in others {
                 downstream.received(1);
-                if downstream.slot.push(element.clone()) == Some(true) {
+                if downstream.queue.is_empty() {
                     other_wakes.push(downstream.slot.clone());
                 }
+                downstream.queue.push_back(element.clone());
             }
             last.received(1);
-            if last.slot.push(element) == Some(true) {
+            if last.queue.is_empty() {
                 first_wake = Some(last.slot.clone());
             }
+            last.queue.push_back(element);
         }
         if !other_wakes.is_empty() {
             for slot in other_wakes {
@@ -186,7 +200,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             if reason.is_none() {
                 // Kept for late subscribers: what they still hold is
                 // theirs too (see the module docs).
-                state.downstreams = ended.into_iter().filter(|d| d.slot.len() > 0).collect();
+                state.downstreams = ended.into_iter().filter(|d| !d.queue.is_empty()).collect();
             }
             wake
         };
@@ -199,7 +213,20 @@ impl<R: Clone + Send + 'static> Stage<R> {
 
     pub(crate) fn subscribe(&self, subscriber: Box<dyn Subscriber<R>>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (slot, drain) = hub::open_taking(BoundedBuffer::unbounded(), self.executor.clone());
+        let Some(me) = self.me.upgrade() else {
+            return;
+        };
+        let slot = Slot::new(BoundedBuffer::unbounded());
+        let drain = Drain::new(
+            StageProducer {
+                stage: me.clone(),
+                slot: slot.clone(),
+                id,
+                taken: VecDeque::new(),
+            },
+            self.executor.clone(),
+        );
+        slot.set_waker(drain.waker());
         {
             let mut state = self.state.lock();
             let completed = match &state.terminal {
@@ -216,13 +243,13 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 }
             };
             if completed {
-                state.downstreams.retain(|d| d.slot.len() > 0);
+                state.downstreams.retain(|d| !d.queue.is_empty());
             }
-            let seed = state
+            let seed: VecDeque<R> = state
                 .downstreams
                 .iter()
-                .max_by_key(|d| d.slot.len())
-                .map(|d| d.slot.buffered())
+                .max_by_key(|d| d.queue.len())
+                .map(|d| d.queue.clone())
                 .unwrap_or_default();
             if completed && seed.is_empty() {
                 drop(state);
@@ -234,11 +261,10 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 slot,
                 room: self.buffer,
                 debt: 0,
+                queue: VecDeque::new(),
             };
             downstream.received(seed.len() as u64);
-            for element in seed {
-                downstream.slot.push(element);
-            }
+            downstream.queue = seed;
             if completed {
                 downstream.slot.end(None);
             }
@@ -246,10 +272,29 @@ impl<R: Clone + Send + 'static> Stage<R> {
             self.replenish(&mut state);
         }
         self.call_upstream();
-        let Some(owner) = self.me.upgrade() else {
-            return;
-        };
-        hub::start(id, drain, owner, subscriber);
+        hub::start(id, drain, me, subscriber);
+    }
+
+    /// Moves the first element of downstream `id`'s queue, and up to
+    /// `demand - 1` more into `taken`; `None` if its queue is empty (or it
+    /// is gone).
+    fn take(&self, id: u64, demand: u64, taken: &mut VecDeque<R>) -> Option<R> {
+        let mut state = self.state.lock();
+        let downstream = state.downstreams.iter_mut().find(|d| d.id == id)?;
+        let first = downstream.queue.pop_front()?;
+        let more = usize::try_from(demand - 1)
+            .unwrap_or(usize::MAX)
+            .min(downstream.queue.len());
+        taken.extend(downstream.queue.drain(..more));
+        Some(first)
+    }
+
+    fn is_drained(&self, id: u64) -> bool {
+        let state = self.state.lock();
+        !state
+            .downstreams
+            .iter()
+            .any(|d| d.id == id && !d.queue.is_empty())
     }
 
     // ---- demand ----
@@ -340,5 +385,61 @@ impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
             }
         }
         self.call_upstream();
+    }
+}
+
+/// What a downstream drain reads: its queue in the stage, its terminal in
+/// its slot. It takes as many elements as the drain may emit at once
+/// (never more: what it took will be delivered, so a newcomer's seed still
+/// holds every element not yet taken) and serves them without the lock;
+/// an error still overtakes the elements taken.
+pub(crate) struct StageProducer<R: Send + 'static> {
+    stage: Arc<Stage<R>>,
+    slot: Arc<Slot<R>>,
+    id: u64,
+    taken: VecDeque<R>,
+}
+
+impl<R: Clone + Send + 'static> Producer<R> for StageProducer<R> {
+    fn poll_produce(&mut self, cx: &mut Context<'_>) -> Emission<R> {
+        self.poll_produce_within(cx, 1)
+    }
+
+    #[inline]
+    fn poll_produce_within(&mut self, _: &mut Context<'_>, demand: u64) -> Emission<R> {
+        if !self.taken.is_empty() {
+            if !self.slot.is_failing() {
+                return Poll::Ready(self.taken.pop_front().map(Ok));
+            }
+            self.taken.clear();
+        }
+        // The terminal first: completion is marked after the last element
+        // was queued, so an empty queue seen afterwards is really the end.
+        let completed = match self.slot.ending() {
+            Err(error) => return Poll::Ready(Some(Err(error))),
+            Ok(completed) => completed,
+        };
+        match self.stage.take(self.id, demand, &mut self.taken) {
+            Some(element) => Poll::Ready(Some(Ok(element))),
+            None if completed => Poll::Ready(None),
+            None => Poll::Pending,
+        }
+    }
+
+    fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
+        match self.slot.ending() {
+            Err(error) => {
+                self.taken.clear();
+                Some(Some(error))
+            }
+            Ok(true) if self.taken.is_empty() && self.stage.is_drained(self.id) => Some(None),
+            Ok(_) => None,
+        }
+    }
+}
+
+impl<R: Send + 'static> Drop for StageProducer<R> {
+    fn drop(&mut self) {
+        self.slot.close();
     }
 }
