@@ -1,6 +1,8 @@
 //! One subscriber's inbox in a hot stage (multicast publisher, processor,
 //! push-source bridge): a bounded buffer plus a terminal, read by a
-//! [`Drain`](crate::drain::Drain) through [`SlotProducer`].
+//! [`Drain`](crate::drain::Drain) through [`SlotProducer`]. A processor
+//! keeps its subscribers' elements in its own state and uses the slot for
+//! the terminal signal and the wake-up only.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
