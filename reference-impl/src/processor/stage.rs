@@ -181,7 +181,9 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     pub(crate) fn on_terminal(&self, reason: Option<StreamError>) {
-        let wake: Vec<Arc<Slot<R>>> = {
+        // Dropped elements leave after the lock is released: dropping one
+        // may run user code (e.g. a datum-done callback) that calls back.
+        let (wake, dropped): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>) = {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
                 return;
@@ -197,13 +199,17 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 .filter(|d| d.slot.end(reason.clone()))
                 .map(|d| d.slot.clone())
                 .collect();
+            let mut dropped = ended;
             if reason.is_none() {
                 // Kept for late subscribers: what they still hold is
                 // theirs too (see the module docs).
-                state.downstreams = ended.into_iter().filter(|d| !d.queue.is_empty()).collect();
+                let (kept, gone) = dropped.into_iter().partition(|d| !d.queue.is_empty());
+                state.downstreams = kept;
+                dropped = gone;
             }
-            wake
+            (wake, dropped)
         };
+        drop(dropped);
         for slot in wake {
             slot.poke();
         }
@@ -368,11 +374,17 @@ impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
     }
 
     fn left(&self, id: u64) {
-        {
+        let _gone = {
             let mut state = self.state.lock();
-            let before = state.downstreams.len();
-            state.downstreams.retain(|d| d.id != id);
-            if state.downstreams.len() == before || state.terminal.is_some() {
+            let Some(index) = state.downstreams.iter().position(|d| d.id == id) else {
+                return;
+            };
+            // Its queued elements are dropped after the lock is released
+            // (see `on_terminal`).
+            let gone = state.downstreams.remove(index);
+            if state.terminal.is_some() {
+                drop(state);
+                drop(gone);
                 return;
             }
             if state.downstreams.is_empty() {
@@ -383,7 +395,8 @@ impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
             } else {
                 self.replenish(&mut state);
             }
-        }
+            gone
+        };
         self.call_upstream();
     }
 }
