@@ -4,16 +4,37 @@
 //! Run: `cargo bench -p reactive-streams-reference --bench throughput -- --warm-up-time 1 --measurement-time 2`
 
 use std::hint::black_box;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use futures::StreamExt;
-use reactive_streams::{demand, Publisher};
+use reactive_streams::{demand, Publisher, Subscriber, Subscription};
 use reactive_streams_reference::{
     range, AsyncPublisher, CallbackSubscriber, MapProcessor, QueuedSubscriber, Signal,
 };
 
 const N: u64 = 100_000;
+
+/// A subscription that ignores its calls: the floor cases call the
+/// subscriber directly, with no publisher behind it.
+struct Ignored;
+
+impl Subscription for Ignored {
+    fn request(&self, _: u64) {}
+    fn cancel(&self) {}
+}
+
+/// A `CallbackSubscriber` behind `Box<dyn Subscriber>`, as every publisher
+/// here holds it: the floor of any path with one dynamic `on_next` per
+/// element into it.
+fn floor_subscriber() -> Box<dyn Subscriber<u64>> {
+    let mut subscriber: Box<dyn Subscriber<u64>> = Box::new(CallbackSubscriber::new(128, |x| {
+        black_box(x);
+    }));
+    subscriber.on_subscribe(Arc::new(Ignored));
+    subscriber
+}
 
 fn one_thread(c: &mut Criterion) {
     let mut group = c.benchmark_group("one_thread");
@@ -37,6 +58,29 @@ fn one_thread(c: &mut Criterion) {
                         futures::future::ready(())
                     }),
             )
+        })
+    });
+
+    // The floor: no publisher, the loop calls the boxed subscriber itself.
+    group.bench_function("floor_dyn_on_next_batch_128", |b| {
+        b.iter(|| {
+            let mut subscriber = floor_subscriber();
+            for x in 0..black_box(N) {
+                subscriber.on_next(x * 2);
+            }
+        })
+    });
+
+    // The floor plus one uncontended atomic read-modify-write per element
+    // (what a lock, an `Arc` clone or a wake-up costs at least).
+    group.bench_function("floor_plus_one_atomic_rmw", |b| {
+        let counter = AtomicU64::new(0);
+        b.iter(|| {
+            let mut subscriber = floor_subscriber();
+            for x in 0..black_box(N) {
+                counter.fetch_add(1, Ordering::AcqRel);
+                subscriber.on_next(x * 2);
+            }
         })
     });
 

@@ -73,6 +73,16 @@ pub trait Producer<T>: Send + 'static {
     /// [`Producer::LOOKAHEAD`], to fill the one-element look-ahead).
     fn poll_produce(&mut self, cx: &mut Context<'_>) -> Emission<T>;
 
+    /// [`Producer::poll_produce`], told that `demand` elements may be
+    /// emitted now ([`UNBOUNDED`](demand::UNBOUNDED): no limit), so a
+    /// producer behind a lock may take that many at once and serve the
+    /// next calls without it. The drain calls this one.
+    #[inline]
+    fn poll_produce_within(&mut self, cx: &mut Context<'_>, demand: u64) -> Emission<T> {
+        let _ = demand;
+        self.poll_produce(cx)
+    }
+
     /// Called when there is no demand: `Some(reason)` if the stream has
     /// ended (`None` reason = completed), without consuming an element.
     fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
@@ -270,6 +280,23 @@ where
         let (Some(subscriber), Some(producer)) = (subscriber.as_mut(), producer.as_mut()) else {
             return Step::Finished;
         };
+        self.emit_run(subscriber.as_mut(), producer, lookahead, cx, budget)
+    }
+
+    /// The emission loop proper. Kept out of line on purpose: its
+    /// arguments are then known not to alias the subscriber, so the
+    /// producer's state (e.g. an iterator's position) stays in registers
+    /// across the dynamic `on_next` calls instead of being reloaded from
+    /// the drain's lock-protected state on every element.
+    #[inline(never)]
+    fn emit_run(
+        &self,
+        subscriber: &mut dyn Subscriber<T>,
+        producer: &mut P,
+        lookahead: &mut Option<T>,
+        cx: &mut Context<'_>,
+        budget: u64,
+    ) -> Step {
         let mut requested = self.requested.load(Ordering::Acquire);
         let mut emitted: u64 = 0;
         let step = loop {
@@ -288,7 +315,7 @@ where
                 requested = self.requested.load(Ordering::Acquire);
                 if emitted == requested {
                     if let Some(reason) = producer.poll_terminal() {
-                        finish(subscriber.as_mut(), reason);
+                        finish(subscriber, reason);
                         break Step::Finished;
                     }
                     if P::LOOKAHEAD && lookahead.is_none() {
@@ -311,9 +338,14 @@ where
             if emitted >= budget {
                 break Step::Yield;
             }
-            let next = match lookahead.take() {
+            // Checked before taken: the look-ahead is only ever filled at
+            // the start of a run, so the loop does not store to it.
+            let next = match lookahead.is_some().then(|| lookahead.take()).flatten() {
                 Some(element) => Poll::Ready(Some(Ok(element))),
-                None => producer.poll_produce(cx),
+                None if demand::is_unbounded(requested) => {
+                    producer.poll_produce_within(cx, demand::UNBOUNDED)
+                }
+                None => producer.poll_produce_within(cx, requested - emitted),
             };
             match next {
                 Poll::Ready(Some(Ok(element))) => {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
 
-use crate::drain::Drain;
+use crate::drain::{Drain, Producer};
 use crate::executor::Executor;
 use crate::overflow::BoundedBuffer;
 use crate::slot::{Slot, SlotProducer};
@@ -22,13 +22,13 @@ pub(crate) trait HubOwner: Send + Sync + 'static {
 
 /// The subscription a hub subscriber holds: the drain's, plus telling the
 /// owner about demand and departure.
-pub(crate) struct HubSubscription<T: Send + 'static> {
+pub(crate) struct HubSubscription<T: Send + 'static, P = SlotProducer<T>> {
     pub(crate) id: u64,
-    pub(crate) drain: Arc<SlotDrain<T>>,
+    pub(crate) drain: Arc<Drain<T, P>>,
     pub(crate) owner: Arc<dyn HubOwner>,
 }
 
-impl<T: Send + 'static> Subscription for HubSubscription<T> {
+impl<T: Send + 'static, P: Producer<T>> Subscription for HubSubscription<T, P> {
     fn request(&self, n: u64) {
         if self.drain.is_finished() {
             return;
@@ -63,9 +63,9 @@ pub(crate) fn open<T: Send + 'static>(
 }
 
 /// Greets the subscriber; signals already sent to the slot follow.
-pub(crate) fn start<T: Send + 'static>(
+pub(crate) fn start<T: Send + 'static, P: Producer<T>>(
     id: u64,
-    drain: Arc<SlotDrain<T>>,
+    drain: Arc<Drain<T, P>>,
     owner: Arc<dyn HubOwner>,
     subscriber: Box<dyn Subscriber<T>>,
 ) {

@@ -1,7 +1,10 @@
 //! One subscriber's inbox in a hot stage (multicast publisher, processor,
 //! push-source bridge): a bounded buffer plus a terminal, read by a
-//! [`Drain`](crate::drain::Drain) through [`SlotProducer`].
+//! [`Drain`](crate::drain::Drain) through [`SlotProducer`]. A processor
+//! keeps its subscribers' elements in its own state and uses the slot for
+//! the terminal signal and the wake-up only.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Waker};
 
@@ -16,6 +19,9 @@ pub(crate) struct Slot<T> {
     /// Set once, before the drain starts; outside the mutex so `offer`
     /// wakes without cloning it.
     waker: OnceLock<Waker>,
+    /// Set with `failed`: lets a reader that took elements out check,
+    /// without the lock, that no error must overtake them.
+    failing: AtomicBool,
 }
 
 struct SlotState<T> {
@@ -37,6 +43,7 @@ impl<T> Slot<T> {
                 closed: false,
             }),
             waker: OnceLock::new(),
+            failing: AtomicBool::new(false),
         })
     }
 
@@ -55,37 +62,88 @@ impl<T> Slot<T> {
     /// Buffers `element` (overflow policy applies); `false` if the slot no
     /// longer accepts elements.
     pub(crate) fn offer(&self, element: T) -> bool {
-        {
-            let mut state = self.state.lock();
-            if state.closed || state.completed || state.failed.is_some() {
-                return false;
-            }
-            if let Err(overflow) = state.buffer.offer(element) {
-                state.buffer.clear();
-                state.failed = Some(StreamError::new(overflow));
+        match self.push(element) {
+            None => false,
+            Some(wake) => {
+                if wake {
+                    self.wake();
+                }
+                true
             }
         }
-        self.wake();
-        true
+    }
+
+    /// Buffers `element` without waking the reader: `None` if the slot no
+    /// longer accepts elements, else whether the caller must
+    /// [`poke`](Slot::poke) the reader. Only a push into an empty buffer
+    /// (or an overflow failure) needs it: while elements are buffered the
+    /// reader either is polling them and will see this one, or waits for
+    /// demand, whose arrival wakes it anyway. So a burst costs one wake-up,
+    /// not one per element.
+    pub(crate) fn push(&self, element: T) -> Option<bool> {
+        let mut state = self.state.lock();
+        if state.closed || state.completed || state.failed.is_some() {
+            return None;
+        }
+        let was_empty = state.buffer.is_empty();
+        if let Err(overflow) = state.buffer.offer(element) {
+            state.buffer.clear();
+            state.failed = Some(StreamError::new(overflow));
+            self.failing.store(true, Ordering::Release);
+            return Some(true);
+        }
+        Some(was_empty)
     }
 
     /// Ends the slot: an error overtakes buffered elements, completion
     /// follows them.
     pub(crate) fn finish(&self, reason: Option<StreamError>) {
-        {
-            let mut state = self.state.lock();
-            if state.closed || state.completed || state.failed.is_some() {
-                return;
-            }
-            match reason {
-                Some(error) => {
-                    state.buffer.clear();
-                    state.failed = Some(error);
-                }
-                None => state.completed = true,
-            }
+        if self.end(reason) {
+            self.wake();
         }
-        self.wake();
+    }
+
+    /// [`finish`](Slot::finish) without waking the reader: whether the
+    /// caller must [`poke`](Slot::poke) it.
+    pub(crate) fn end(&self, reason: Option<StreamError>) -> bool {
+        let mut state = self.state.lock();
+        if state.closed || state.completed || state.failed.is_some() {
+            return false;
+        }
+        match reason {
+            Some(error) => {
+                state.buffer.clear();
+                state.failed = Some(error);
+                self.failing.store(true, Ordering::Release);
+            }
+            None => state.completed = true,
+        }
+        true
+    }
+
+    /// Whether the slot failed: a reader that took elements out of it
+    /// checks this, without the lock, before handing each one on.
+    pub(crate) fn is_failing(&self) -> bool {
+        self.failing.load(Ordering::Acquire)
+    }
+
+    /// For a reader whose elements come from elsewhere: `Err` with the
+    /// failure (handed over once; the slot is closed), else whether the
+    /// slot completed.
+    pub(crate) fn ending(&self) -> Result<bool, StreamError> {
+        let mut state = self.state.lock();
+        if let Some(error) = state.failed.take() {
+            state.closed = true;
+            return Err(error);
+        }
+        Ok(state.completed)
+    }
+
+    /// The reader is gone: refuse further elements.
+    pub(crate) fn close(&self) {
+        let mut state = self.state.lock();
+        state.closed = true;
+        state.buffer.clear();
     }
 
     /// Makes the reading drain poll again.

@@ -183,3 +183,66 @@ fn processor_replays_completion_to_late_subscribers() {
     stage.subscribe(Box::new(late));
     assert!(pl.completed());
 }
+
+/// Regression (§1.11, found by the processor verification): elements a
+/// `BufferProcessor` prefetched for its first subscriber, before a second
+/// one arrived, reached only the first.
+#[test]
+fn buffer_processor_shares_what_it_prefetched_with_a_late_subscriber() {
+    let upstream = SpyPublisher::new();
+    let stage = BufferProcessor::<u64>::new(8);
+    upstream.subscribe(Box::new(stage.clone()));
+    let (a, pa) = recorder::<u64>();
+    stage.subscribe(Box::new(a));
+    assert_eq!(upstream.spy.requested(), 8, "prefetches its buffer");
+    upstream.with(|s| (0..3).for_each(|i| s.on_next(i)));
+
+    let (b, pb) = recorder::<u64>();
+    stage.subscribe(Box::new(b));
+    for _ in 0..3 {
+        pa.request(1);
+        pb.request(1);
+    }
+    assert_eq!(pa.elements(), vec![0, 1, 2]);
+    assert_eq!(pb.elements(), vec![0, 1, 2]);
+    upstream.with(|s| s.on_next(3));
+    assert_eq!(pb.elements(), vec![0, 1, 2], "B's demand is met");
+    pa.request(1);
+    pb.request(1);
+    assert_eq!(pa.elements(), vec![0, 1, 2, 3]);
+    assert_eq!(pb.elements(), vec![0, 1, 2, 3]);
+    assert!(pa.violations().is_empty() && pb.violations().is_empty());
+}
+
+/// The same, when upstream completed before the second subscriber
+/// arrived: the prefetched elements still reach it, then completion.
+#[test]
+fn buffer_processor_replays_prefetched_elements_after_completion() {
+    let upstream = SpyPublisher::new();
+    let stage = BufferProcessor::<u64>::new(8);
+    upstream.subscribe(Box::new(stage.clone()));
+    let (a, pa) = recorder::<u64>();
+    stage.subscribe(Box::new(a));
+    upstream.with(|s| {
+        (0..3).for_each(|i| s.on_next(i));
+        s.on_complete();
+    });
+
+    let (b, pb) = recorder::<u64>();
+    stage.subscribe(Box::new(b));
+    assert!(pb.terminals().is_empty(), "elements come first");
+    for _ in 0..3 {
+        pa.request(1);
+        pb.request(1);
+    }
+    for probe in [&pa, &pb] {
+        assert_eq!(probe.elements(), vec![0, 1, 2]);
+        assert!(probe.completed());
+        assert!(probe.wait_dropped());
+        assert!(probe.violations().is_empty());
+    }
+    // Everything was delivered: a later subscriber only completes.
+    let (late, pl) = recorder::<u64>();
+    stage.subscribe(Box::new(late));
+    assert!(pl.completed() && pl.elements().is_empty());
+}

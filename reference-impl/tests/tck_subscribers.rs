@@ -3,7 +3,8 @@
 
 use reactive_streams::{Publisher, Subscriber};
 use reactive_streams_reference::{
-    CallbackSubscriber, CollectSubscriber, IdentityProcessor, MapProcessor, QueuedSubscriber,
+    BufferProcessor, CallbackSubscriber, CollectSubscriber, IdentityProcessor, MapProcessor,
+    QueuedSubscriber,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
 use reactive_streams_tck::subscriber::{
@@ -158,9 +159,10 @@ processor_verification!(
     map_processor,
     Processors(|| MapProcessor::new(|x: u64| x.wrapping_mul(3)))
 );
-// `BufferProcessor` is not verified here yet: with two subscribers it can
-// hand an element prefetched for one of them to only the other (§1.11,
-// `processor::spec_1_11` catches it now and then); see the CHANGELOG.
+processor_verification!(
+    buffer_processor,
+    Processors(|| BufferProcessor::<u64>::new(8))
+);
 
 // ---- FilterProcessor: a filter declares which inputs pass ----
 

@@ -9,10 +9,13 @@
 //! * **Several downstream subscribers** are supported (multicast). Each has
 //!   its own demand; upstream is asked for at most the *smallest* downstream
 //!   demand plus the processor's buffer (0 for identity, map and filter), so
-//!   a late second subscriber's demand is served and nobody is flooded. A
-//!   subscriber that joins while elements are in flight may receive those
-//!   elements beyond its demand being buffered for it (never emitted beyond
-//!   its demand).
+//!   a late second subscriber's demand is served and nobody is flooded.
+//! * **A subscriber that joins late** first gets every element the
+//!   processor still holds for its slowest subscriber (for
+//!   [`BufferProcessor`], everything prefetched and not yet taken), then
+//!   the live stream: nothing the others have not all taken is lost to it.
+//!   Elements beyond its demand (those, or elements already in flight when
+//!   it joined) are buffered for it, never emitted beyond its demand.
 //! * **Errors** from upstream reach every downstream subscriber at once,
 //!   ahead of buffered elements (§4.2); completion follows buffered
 //!   elements.
@@ -21,7 +24,8 @@
 //!   `on_subscribe` + `on_error`. Before the first downstream subscriber
 //!   arrives nothing is requested from upstream.
 //! * Subscribers arriving after the upstream terminated get that terminal
-//!   right after `on_subscribe`.
+//!   right after `on_subscribe` — after a completion, once the elements
+//!   still held for a slower subscriber (see above).
 //! * Elements must be `Clone` (each subscriber gets its own copy; the last
 //!   one gets the original).
 //! * Signals are emitted on the thread that delivered the upstream signal or

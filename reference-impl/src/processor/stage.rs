@@ -8,13 +8,30 @@
 //! subscriber, and upstream is never asked for more than the slowest
 //! downstream demand plus the buffer. Calls on the upstream subscription
 //! are serialised by a small trampoline (§2.7) and never made under a lock.
+//!
+//! Each downstream's queue lives in the stage's state, under the one lock
+//! the bookkeeping takes anyway: an element costs one lock, not one for the
+//! stage plus one for the subscriber's queue. Its drain takes from the
+//! queue as many elements as its demand allows at once ([`StageProducer`]);
+//! its [`Slot`] only carries the terminal signal and the wake-up.
+//!
+//! A subscriber joins under that lock too, seeded with copies of what the
+//! fullest queue still holds: every queue is a suffix of the same sequence,
+//! so the newcomer gets exactly the elements its slowest peer has not taken
+//! yet (e.g. everything a [`BufferProcessor`](super::BufferProcessor)
+//! prefetched before anybody asked), then the live ones, never a gap.
+//! After completion the queues still holding elements are kept for the
+//! same reason.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
+use std::task::{Context, Poll};
 
 use parking_lot::Mutex;
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
+use crate::drain::{Drain, Emission, Producer};
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, Terminal};
 use crate::overflow::BoundedBuffer;
@@ -32,8 +49,32 @@ pub(crate) struct Stage<R: Send + 'static> {
 
 struct Downstream<R> {
     id: u64,
+    /// Elements for it not yet taken by its drain.
+    queue: VecDeque<R>,
+    /// Its terminal signal and wake-up (its buffer stays empty).
     slot: Arc<Slot<R>>,
+    /// Elements it may still receive within its demand plus the buffer.
     room: u64,
+    /// Elements it received beyond that (it joined while elements were in
+    /// flight, or was seeded): paid back by its next requests.
+    debt: u64,
+}
+
+impl<R> Downstream<R> {
+    fn received(&mut self, n: u64) {
+        if demand::is_unbounded(self.room) {
+            return;
+        }
+        let within = n.min(self.room);
+        self.room -= within;
+        self.debt = self.debt.saturating_add(n - within);
+    }
+
+    fn granted(&mut self, n: u64) {
+        let paid = n.min(self.debt);
+        self.debt -= paid;
+        self.room = demand::add(self.room, n - paid);
+    }
 }
 
 struct State<R> {
@@ -86,30 +127,44 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     pub(crate) fn on_next(&self, element: R) {
-        // Offered outside the lock: an inline drain may call back into
-        // `request`/`cancel`, which take it. (`others` stays unallocated
-        // with a single subscriber.)
-        let (first, others): (Arc<Slot<R>>, Vec<Arc<Slot<R>>>) = {
+        // Queued under the lock (so a joining subscriber sees each element
+        // either in its seed or in its own queue, never in neither), woken
+        // outside it: an inline drain may call back into `request`/`cancel`,
+        // which take it. Only a drain whose queue was empty needs waking
+        // (otherwise it is taking from it, or waits for demand, whose
+        // arrival wakes it anyway), so a burst costs one wake-up.
+        let mut first_wake = None;
+        let mut other_wakes = Vec::new();
+        {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
                 return;
             }
             state.outstanding = demand::fulfil(state.outstanding, 1);
-            for downstream in state.downstreams.iter_mut() {
-                downstream.room = demand::fulfil(downstream.room, 1);
-            }
-            let Some((first, others)) = state.downstreams.split_first() else {
+            let Some((last, others)) = state.downstreams.split_last_mut() else {
                 return;
             };
-            (
-                first.slot.clone(),
-                others.iter().map(|d| d.slot.clone()).collect(),
-            )
-        };
-        for slot in others {
-            slot.offer(element.clone());
+            for downstream in others {
+                downstream.received(1);
+                if downstream.queue.is_empty() {
+                    other_wakes.push(downstream.slot.clone());
+                }
+                downstream.queue.push_back(element.clone());
+            }
+            last.received(1);
+            if last.queue.is_empty() {
+                first_wake = Some(last.slot.clone());
+            }
+            last.queue.push_back(element);
         }
-        first.offer(element);
+        if !other_wakes.is_empty() {
+            for slot in other_wakes {
+                slot.poke();
+            }
+        }
+        if let Some(slot) = first_wake {
+            slot.poke();
+        }
     }
 
     /// An element the operator discarded: ask upstream for a replacement.
@@ -126,7 +181,9 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     pub(crate) fn on_terminal(&self, reason: Option<StreamError>) {
-        let slots = {
+        // Dropped elements leave after the lock is released: dropping one
+        // may run user code (e.g. a datum-done callback) that calls back.
+        let (wake, dropped): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>) = {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
                 return;
@@ -136,10 +193,25 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 Some(error) => Terminal::Failed(error.clone()),
             });
             state.upstream = None;
-            std::mem::take(&mut state.downstreams)
+            let ended = std::mem::take(&mut state.downstreams);
+            let wake = ended
+                .iter()
+                .filter(|d| d.slot.end(reason.clone()))
+                .map(|d| d.slot.clone())
+                .collect();
+            let mut dropped = ended;
+            if reason.is_none() {
+                // Kept for late subscribers: what they still hold is
+                // theirs too (see the module docs).
+                let (kept, gone) = dropped.into_iter().partition(|d| !d.queue.is_empty());
+                state.downstreams = kept;
+                dropped = gone;
+            }
+            (wake, dropped)
         };
-        for downstream in slots {
-            downstream.slot.finish(reason.clone());
+        drop(dropped);
+        for slot in wake {
+            slot.poke();
         }
     }
 
@@ -147,30 +219,88 @@ impl<R: Clone + Send + 'static> Stage<R> {
 
     pub(crate) fn subscribe(&self, subscriber: Box<dyn Subscriber<R>>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (slot, drain) = hub::open(BoundedBuffer::unbounded(), self.executor.clone());
+        let Some(me) = self.me.upgrade() else {
+            return;
+        };
+        let slot = Slot::new(BoundedBuffer::unbounded());
+        let drain = Drain::new(
+            StageProducer {
+                stage: me.clone(),
+                slot: slot.clone(),
+                id,
+                taken: VecDeque::new(),
+            },
+            self.executor.clone(),
+        );
+        slot.set_waker(drain.waker());
         {
             let mut state = self.state.lock();
-            if let Some(terminal) = &state.terminal {
-                let reason = terminal.reason();
-                drop(state);
-                match reason {
-                    Some(error) => reject(subscriber, error),
-                    None => empty().subscribe(subscriber),
+            let completed = match &state.terminal {
+                None => false,
+                Some(Terminal::Completed) => true,
+                Some(terminal) => {
+                    let reason = terminal.reason();
+                    drop(state);
+                    match reason {
+                        Some(error) => reject(subscriber, error),
+                        None => empty().subscribe(subscriber),
+                    }
+                    return;
                 }
+            };
+            if completed {
+                state.downstreams.retain(|d| !d.queue.is_empty());
+            }
+            let seed: VecDeque<R> = state
+                .downstreams
+                .iter()
+                .max_by_key(|d| d.queue.len())
+                .map(|d| d.queue.clone())
+                .unwrap_or_default();
+            if completed && seed.is_empty() {
+                drop(state);
+                empty().subscribe(subscriber);
                 return;
             }
-            state.downstreams.push(Downstream {
+            let mut downstream = Downstream {
                 id,
                 slot,
                 room: self.buffer,
-            });
+                debt: 0,
+                queue: VecDeque::new(),
+            };
+            downstream.received(seed.len() as u64);
+            downstream.queue = seed;
+            if completed {
+                downstream.slot.end(None);
+            }
+            state.downstreams.push(downstream);
             self.replenish(&mut state);
         }
         self.call_upstream();
-        let Some(owner) = self.me.upgrade() else {
-            return;
-        };
-        hub::start(id, drain, owner, subscriber);
+        hub::start(id, drain, me, subscriber);
+    }
+
+    /// Moves the first element of downstream `id`'s queue, and up to
+    /// `demand - 1` more into `taken`; `None` if its queue is empty (or it
+    /// is gone).
+    fn take(&self, id: u64, demand: u64, taken: &mut VecDeque<R>) -> Option<R> {
+        let mut state = self.state.lock();
+        let downstream = state.downstreams.iter_mut().find(|d| d.id == id)?;
+        let first = downstream.queue.pop_front()?;
+        let more = usize::try_from(demand - 1)
+            .unwrap_or(usize::MAX)
+            .min(downstream.queue.len());
+        taken.extend(downstream.queue.drain(..more));
+        Some(first)
+    }
+
+    fn is_drained(&self, id: u64) -> bool {
+        let state = self.state.lock();
+        !state
+            .downstreams
+            .iter()
+            .any(|d| d.id == id && !d.queue.is_empty())
     }
 
     // ---- demand ----
@@ -237,18 +367,24 @@ impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
             let Some(downstream) = state.downstreams.iter_mut().find(|d| d.id == id) else {
                 return;
             };
-            downstream.room = demand::add(downstream.room, n);
+            downstream.granted(n);
             self.replenish(&mut state);
         }
         self.call_upstream();
     }
 
     fn left(&self, id: u64) {
-        {
+        let _gone = {
             let mut state = self.state.lock();
-            let before = state.downstreams.len();
-            state.downstreams.retain(|d| d.id != id);
-            if state.downstreams.len() == before || state.terminal.is_some() {
+            let Some(index) = state.downstreams.iter().position(|d| d.id == id) else {
+                return;
+            };
+            // Its queued elements are dropped after the lock is released
+            // (see `on_terminal`).
+            let gone = state.downstreams.remove(index);
+            if state.terminal.is_some() {
+                drop(state);
+                drop(gone);
                 return;
             }
             if state.downstreams.is_empty() {
@@ -259,7 +395,64 @@ impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
             } else {
                 self.replenish(&mut state);
             }
-        }
+            gone
+        };
         self.call_upstream();
+    }
+}
+
+/// What a downstream drain reads: its queue in the stage, its terminal in
+/// its slot. It takes as many elements as the drain may emit at once
+/// (never more: what it took will be delivered, so a newcomer's seed still
+/// holds every element not yet taken) and serves them without the lock;
+/// an error still overtakes the elements taken.
+pub(crate) struct StageProducer<R: Send + 'static> {
+    stage: Arc<Stage<R>>,
+    slot: Arc<Slot<R>>,
+    id: u64,
+    taken: VecDeque<R>,
+}
+
+impl<R: Clone + Send + 'static> Producer<R> for StageProducer<R> {
+    fn poll_produce(&mut self, cx: &mut Context<'_>) -> Emission<R> {
+        self.poll_produce_within(cx, 1)
+    }
+
+    #[inline]
+    fn poll_produce_within(&mut self, _: &mut Context<'_>, demand: u64) -> Emission<R> {
+        if !self.taken.is_empty() {
+            if !self.slot.is_failing() {
+                return Poll::Ready(self.taken.pop_front().map(Ok));
+            }
+            self.taken.clear();
+        }
+        // The terminal first: completion is marked after the last element
+        // was queued, so an empty queue seen afterwards is really the end.
+        let completed = match self.slot.ending() {
+            Err(error) => return Poll::Ready(Some(Err(error))),
+            Ok(completed) => completed,
+        };
+        match self.stage.take(self.id, demand, &mut self.taken) {
+            Some(element) => Poll::Ready(Some(Ok(element))),
+            None if completed => Poll::Ready(None),
+            None => Poll::Pending,
+        }
+    }
+
+    fn poll_terminal(&mut self) -> Option<Option<StreamError>> {
+        match self.slot.ending() {
+            Err(error) => {
+                self.taken.clear();
+                Some(Some(error))
+            }
+            Ok(true) if self.taken.is_empty() && self.stage.is_drained(self.id) => Some(None),
+            Ok(_) => None,
+        }
+    }
+}
+
+impl<R: Send + 'static> Drop for StageProducer<R> {
+    fn drop(&mut self) {
+        self.slot.close();
     }
 }
