@@ -1,6 +1,9 @@
-//! Processors: a conforming one passes the extended verification; one that
-//! holds an upstream error back until downstream asks for more passes the
-//! quick verification and fails the extended one (§4.2).
+//! Processors: a conforming one passes the extended verification; broken
+//! ones pass the quick verification and fail one extended test each:
+//! `tck_extended_upstream` (an upstream error held back, §4.2),
+//! `tck_extended_schedules` (an extra element after a late unbounded
+//! request, §1.1), `tck_extended_stress` (demand lost when requests race,
+//! §3.8).
 
 use std::sync::Arc;
 
@@ -11,6 +14,8 @@ use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::processor::testkit::IdentityProcessor;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 use reactive_streams_tck::processor_extended_verification;
+
+use crate::flawed_processor::{FlawedIdentities, ProcessorFlaw};
 
 pub struct Identities;
 
@@ -191,4 +196,56 @@ fn an_error_held_back_without_demand_needs_a_generated_script() {
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
     insta::assert_snapshot!(result.message.unwrap());
+}
+
+fn processor_quick_passes<F: ProcessorFactory>(factory: F) {
+    let quick = ProcessorVerification::new(factory).run_all().unwrap();
+    let failed: Vec<_> = quick
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught it: {failed:#?}"
+    );
+}
+
+#[test]
+fn a_processor_replaying_after_a_late_unbounded_request_needs_a_generated_schedule() {
+    processor_quick_passes(FlawedIdentities(ProcessorFlaw::ReplayAfterUnbounded));
+    let result =
+        ProcessorExtendedVerification::new(FlawedIdentities(ProcessorFlaw::ReplayAfterUnbounded))
+            .target("ReplayAfterUnbounded")
+            .env(crate::env())
+            .config(crate::config(500, 0))
+            .run("tck_extended_schedules")
+            .unwrap();
+    assert_eq!(result.test, "tck_extended_schedules");
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
+}
+
+#[test]
+fn a_processor_losing_racing_requests_needs_the_stress() {
+    let flawed = || FlawedIdentities(ProcessorFlaw::RacyBatchDemand);
+    processor_quick_passes(flawed());
+    // The schedules request from one thread at a time: nothing overlaps.
+    let schedules = ProcessorExtendedVerification::new(flawed())
+        .env(crate::env())
+        .config(crate::config(100, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(schedules.verdict, Verdict::Passed, "{schedules:#?}");
+
+    let result = ProcessorExtendedVerification::new(flawed())
+        .target("RacyBatchDemand")
+        .env(crate::env())
+        .config(crate::config(1, 20))
+        .run("tck_extended_stress")
+        .unwrap();
+    assert_eq!(result.test, "tck_extended_stress");
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    // Which iteration first overlaps depends on the machine: numbers and
+    // seeds are redacted.
+    insta::assert_snapshot!(crate::redact_numbers(&result.message.unwrap()));
 }

@@ -7,7 +7,7 @@ use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::extended::{SinkExtendedVerification, SourceExtendedVerification};
 use reactive_streams_tck::outcome::Verdict;
-use reactive_streams_tck::streamlet::sink::SinkFactory;
+use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::streamlet::source::SourceVerification;
 use reactive_streams_tck::streamlet::testkit::{PullRange, TakeN};
@@ -159,6 +159,9 @@ impl SinkFactory for StopsOnErrorSinks {
     }
 }
 
+/// The quick verification catches this one too (its "after end" scenario
+/// ends a stream with a reason): see `a_sink_stopping_after_a_late_end_…`
+/// for a flaw only a generated script reaches.
 #[test]
 fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
     let result = SinkExtendedVerification::new(StopsOnErrorSinks)
@@ -286,6 +289,75 @@ fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
         .config(crate::config(500, 0))
         .run("tck_extended_schedules")
         .unwrap();
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
+}
+
+/// Starts when greeted and pulls. Its flaw is in its clean-up: on `end`, it
+/// stops the stream to release the request it prefetched — which it only
+/// does from its second element on — though nothing may be stopped once
+/// ended (rule 6). The quick verification ends streams after 0 and 1
+/// elements only.
+#[derive(Default)]
+pub struct StopsOnLateEnd {
+    talkback: Option<Arc<dyn Talkback>>,
+    received: u64,
+}
+
+impl Sink<u64> for StopsOnLateEnd {
+    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
+        talkback.start();
+        talkback.request();
+        self.talkback = Some(talkback);
+    }
+    fn receive(&mut self, _: u64) {
+        self.received += 1;
+        if let Some(talkback) = &self.talkback {
+            talkback.request();
+        }
+    }
+    fn end(&mut self, _: Option<StreamError>) {
+        if let Some(talkback) = self.talkback.take() {
+            if self.received >= 2 {
+                talkback.stop(None);
+            }
+        }
+    }
+}
+
+pub struct StopsOnLateEndSinks;
+
+impl SinkFactory for StopsOnLateEndSinks {
+    type Element = u64;
+    fn create_sink(&self) -> Box<dyn Sink<u64>> {
+        Box::new(StopsOnLateEnd::default())
+    }
+    fn create_element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+#[test]
+fn a_sink_stopping_after_a_late_end_needs_a_generated_script() {
+    let quick = SinkVerification::new(StopsOnLateEndSinks)
+        .run_all()
+        .unwrap();
+    let failed: Vec<_> = quick
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught it: {failed:#?}"
+    );
+
+    let result = SinkExtendedVerification::new(StopsOnLateEndSinks)
+        .target("StopsOnLateEnd")
+        .env(crate::env())
+        .config(crate::config(500, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(result.test, "tck_extended_schedules");
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
     insta::assert_snapshot!(result.message.unwrap());
 }

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use parking_lot::Mutex;
+
 use reactive_streams::{StreamError, Subscriber, Subscription};
 use reactive_streams_tck::extended::{
     SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
@@ -11,8 +13,8 @@ use reactive_streams_tck::extended::{
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::subscriber::testkit::{Greedy, Queued};
 use reactive_streams_tck::subscriber::{
-    SubscriberBlackboxFactory, SubscriberBlackboxVerification, SubscriberWhiteboxFactory,
-    WhiteboxProbe,
+    Puppet, SubscriberBlackboxFactory, SubscriberBlackboxVerification, SubscriberWhiteboxFactory,
+    SubscriberWhiteboxVerification, WhiteboxProbe,
 };
 use reactive_streams_tck::{
     subscriber_blackbox_extended_verification, subscriber_whitebox_extended_verification,
@@ -249,4 +251,125 @@ fn a_subscriber_bound_to_one_thread_needs_the_stress() {
         message.contains("replay it alone with RS_TCK_SEED=0x"),
         "{message}"
     );
+}
+
+/// Requests one element at a time from the subscription it keeps, and
+/// cancels a second one as §2.5 demands. Its flaw is in its instrumentation
+/// path: the puppet it registers requests through a "current subscription"
+/// slot that `on_subscribe` fills before deciding to reject — so after a
+/// rejected second subscription, the next `trigger_request` goes to it.
+pub struct PuppetOnLatest {
+    probe: WhiteboxProbe<u64>,
+    kept: Option<Arc<dyn Subscription>>,
+    latest: Arc<Mutex<Option<Arc<dyn Subscription>>>>,
+}
+
+struct LatestPuppet(Arc<Mutex<Option<Arc<dyn Subscription>>>>);
+
+impl Puppet for LatestPuppet {
+    fn trigger_request(&self, n: u64) {
+        let latest = self.0.lock().clone();
+        if let Some(subscription) = latest {
+            subscription.request(n);
+        }
+    }
+    fn trigger_cancel(&self) {
+        let latest = self.0.lock().clone();
+        if let Some(subscription) = latest {
+            subscription.cancel();
+        }
+    }
+}
+
+impl Subscriber<u64> for PuppetOnLatest {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        *self.latest.lock() = Some(subscription.clone());
+        if self.kept.is_some() {
+            return subscription.cancel();
+        }
+        self.probe.registered(LatestPuppet(self.latest.clone()));
+        subscription.request(1);
+        self.kept = Some(subscription);
+    }
+    fn on_next(&mut self, element: u64) {
+        self.probe.received_next(&element);
+        if let Some(subscription) = &self.kept {
+            subscription.request(1);
+        }
+    }
+    fn on_error(&mut self, error: StreamError) {
+        self.probe.received_error(&error);
+        self.kept = None;
+    }
+    fn on_complete(&mut self) {
+        self.probe.received_complete();
+        self.kept = None;
+    }
+}
+
+fn puppet_on_latest(probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+    Box::new(PuppetOnLatest {
+        probe,
+        kept: None,
+        latest: Arc::default(),
+    })
+}
+
+fn wrapped_switcheroo(probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+    Box::new(probe.wrap(Switcheroo::default()))
+}
+
+#[test]
+fn a_whitebox_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
+    let quick = SubscriberWhiteboxVerification::new(Whitebox(wrapped_switcheroo))
+        .run_all()
+        .unwrap();
+    let failed: Vec<_> = quick
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught it: {failed:#?}"
+    );
+
+    let result = SubscriberWhiteboxExtendedVerification::new(Whitebox(wrapped_switcheroo))
+        .target("Switcheroo (whitebox)")
+        .env(crate::env())
+        .config(crate::config(1000, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(result.test, "tck_extended_schedules");
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
+}
+
+/// The reproduction of a blind spot: the probe subscription records calls
+/// made through the whitebox puppet but does not judge them (they count as
+/// the TCK's doing), so a puppet that requests from the rejected second
+/// subscription — the subscriber's own code breaking §2.5 — passes.
+#[test]
+#[ignore = "TCK blind spot: calls through the whitebox puppet are not held to §2.5 (probe_subscription.rs, `by_puppet`); the lead decides"]
+fn a_whitebox_puppet_on_the_rejected_subscription_needs_a_generated_script() {
+    let quick = SubscriberWhiteboxVerification::new(Whitebox(puppet_on_latest))
+        .run_all()
+        .unwrap();
+    let failed: Vec<_> = quick
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "the quick verification caught it: {failed:#?}"
+    );
+
+    let result = SubscriberWhiteboxExtendedVerification::new(Whitebox(puppet_on_latest))
+        .target("PuppetOnLatest")
+        .env(crate::env())
+        .config(crate::config(1000, 0))
+        .run("tck_extended_schedules")
+        .unwrap();
+    assert_eq!(result.test, "tck_extended_schedules");
+    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    insta::assert_snapshot!(result.message.unwrap());
 }
