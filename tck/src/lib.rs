@@ -68,5 +68,6 @@ pub mod publisher;
 pub mod runner;
 pub mod streamlet;
 pub mod subscriber;
+mod suite;
 #[doc(hidden)]
 pub mod testkit;

@@ -64,9 +64,10 @@ use reactive_streams::Publisher;
 
 pub use lineage::Lineage;
 
+use crate::context::RuleCx;
 use crate::env::{ConfigError, TestEnv};
 use crate::outcome::{RuleResult, Verification};
-use crate::runner::{self, rule_of_test, RuleMeta};
+use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
 
 /// Generated scripts per rule test, unless [`LifecycleVerification::cases`]
 /// says otherwise.
@@ -102,37 +103,29 @@ pub trait LifecycleFactory: Send + Sync + 'static {
 
 /// Runs the datum-lifecycle verification against one factory.
 pub struct LifecycleVerification<F: LifecycleFactory> {
-    factory: Arc<F>,
-    env: Option<TestEnv>,
-    target: String,
+    suite: Suite<F>,
     cases: usize,
 }
 
 impl<F: LifecycleFactory> LifecycleVerification<F> {
     /// A verification of `factory`'s stages, named after its type.
     pub fn new(factory: F) -> Self {
-        let target = std::any::type_name::<F>()
-            .rsplit("::")
-            .next()
-            .unwrap_or("stage")
-            .to_string();
         LifecycleVerification {
-            factory: Arc::new(factory),
-            env: None,
-            target,
+            // One rule at a time: each already runs many generated scripts.
+            suite: Suite::new(Verification::DatumLifecycle, factory, type_tail::<F>(), 1),
             cases: DEFAULT_CASES,
         }
     }
 
     /// Timing bounds (default: [`TestEnv::try_from_env`]).
     pub fn env(mut self, env: TestEnv) -> Self {
-        self.env = Some(env);
+        self.suite.env = Some(env);
         self
     }
 
     /// The name results carry as their `target`.
     pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.target = name.into();
+        self.suite.target = name.into();
         self
     }
 
@@ -142,11 +135,18 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
         self
     }
 
-    fn resolved_env(&self) -> Result<TestEnv, ConfigError> {
-        match self.env {
-            Some(env) => Ok(env),
-            None => TestEnv::try_from_env(),
-        }
+    /// Every rule test, running `cases` scripts each.
+    fn table(&self) -> Table<F> {
+        let cases = self.cases;
+        TESTS
+            .iter()
+            .map(|&name| {
+                let body =
+                    Arc::new(move |cx: &RuleCx, factory: &F| rules::run(name, cx, factory, cases))
+                        as Body<F>;
+                (name, Test::from(body))
+            })
+            .collect()
     }
 
     /// Runs one rule test by name (`"done_1"`).
@@ -155,41 +155,23 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
     ///
     /// If `test` is not in [`TESTS`].
     pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
-        let env = self.resolved_env()?;
-        let name = *TESTS
-            .iter()
-            .find(|name| **name == test)
-            .unwrap_or_else(|| panic!("no datum-lifecycle rule test named {test}"));
-        Ok(self.run_test(&env, name))
-    }
-
-    fn run_test(&self, env: &TestEnv, name: &'static str) -> RuleResult {
-        let meta = RuleMeta::new(
-            Verification::DatumLifecycle,
-            self.target.clone(),
-            rule_of_test(name),
-            name,
+        assert!(
+            TESTS.contains(&test),
+            "no datum-lifecycle rule test named {test}"
         );
-        let factory = self.factory.clone();
-        let cases = self.cases;
-        runner::run_rule(&meta, env, move |cx| rules::run(name, cx, &*factory, cases))
+        self.suite.run(self.table(), test)
     }
 
     /// Runs every rule test, in [`TESTS`] order.
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        let env = self.resolved_env()?;
-        Ok(TESTS.iter().map(|name| self.run_test(&env, name)).collect())
+        self.suite.run_all(self.table(), Vacuity::Allowed)
     }
 }
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: LifecycleFactory>(test: &str, target: &str, factory: F) {
-    let verification = LifecycleVerification::new(factory).target(target);
-    match verification.run(test) {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    run_generated(LifecycleVerification::new(factory).target(target).run(test));
 }
 
 /// Generates the datum-lifecycle verification as `#[test]`s:
@@ -241,6 +223,7 @@ macro_rules! __lifecycle_test {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::rule_of_test;
     use reactive_streams::rules::{Check, LIFECYCLE_RULES};
 
     #[test]

@@ -57,7 +57,7 @@ use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::TestEnv;
 use crate::outcome::Verification;
 use crate::publisher::RuleDef;
-use crate::subscriber::suite::{body, verification_builder, Body, Suite};
+use crate::suite::{body, short_type_name, verification_builder, Body, Suite};
 use as_publisher::AsPublisher;
 use as_subscriber::ProcessorSubject;
 
@@ -257,16 +257,15 @@ impl<F: ProcessorFactory> ProcessorVerification<F> {
                     },
                 }),
                 env: None,
-                target: crate::subscriber::suite::short_type_name::<F>(),
+                target: short_type_name::<F>(),
                 verification: Verification::Processor,
                 parallelism: 16,
-                table: table::<F>,
             },
         }
     }
 }
 
-verification_builder!(ProcessorVerification, ProcessorFactory);
+verification_builder!(ProcessorVerification, ProcessorFactory, table::<F>);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]

@@ -49,10 +49,12 @@ use std::sync::Arc;
 
 pub use factory::PublisherFactory;
 
-use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::context::{RuleBody, RuleCx};
 use crate::env::{ConfigError, TestEnv};
 use crate::outcome::{RuleResult, Verification};
-use crate::runner::{self, rule_of_test, RuleMeta};
+use crate::suite::{
+    declared_skips, run_generated, type_tail, Body, Suite, Table, Test, Unmet, Vacuity,
+};
 
 /// One rule test: what it needs from the factory, and its body.
 pub struct RuleDef<F> {
@@ -126,9 +128,17 @@ impl Needs {
 /// this list and the macro come from one source.
 pub const TESTS: &[&str] = &crate::__publisher_tests!(@list @names);
 
-/// Every rule test as (name, definition).
-fn table<F: PublisherFactory>() -> Vec<(&'static str, RuleDef<F>)> {
-    crate::__publisher_tests!(@list @table)
+/// Every rule test, as the shared [suite](crate::suite) runs it.
+fn table<F: PublisherFactory>() -> Table<F> {
+    let defs: Vec<(&'static str, RuleDef<F>)> = crate::__publisher_tests!(@list @table);
+    defs.into_iter()
+        .map(|(name, RuleDef { needs, run })| {
+            let unmet = (needs != Needs::NOTHING)
+                .then(|| Arc::new(move |factory: &F| needs.unmet(factory)) as Unmet<F>);
+            let body = Arc::new(run) as Body<F>;
+            (name, Test { unmet, body })
+        })
+        .collect()
 }
 
 /// The skip reasons, if the factory's declarations skip every rule test
@@ -136,64 +146,39 @@ fn table<F: PublisherFactory>() -> Vec<(&'static str, RuleDef<F>)> {
 /// subscribers): what runs then (an empty publisher completing) proves
 /// next to nothing.
 pub(crate) fn everything_skipped<F: PublisherFactory>(factory: &F) -> Option<Vec<String>> {
-    let mut reasons = Vec::new();
-    for (name, def) in table::<F>() {
-        if def.needs == Needs::NOTHING {
-            continue;
-        }
-        reasons.push(format!("{name}: {}", def.needs.unmet(factory)?));
-    }
-    Some(reasons)
+    declared_skips(&table::<F>(), factory)
 }
 
 /// Runs the publisher verification against one factory.
 pub struct PublisherVerification<F: PublisherFactory> {
-    factory: Arc<F>,
-    env: Option<TestEnv>,
-    target: String,
-    parallelism: usize,
+    suite: Suite<F>,
 }
 
 impl<F: PublisherFactory> PublisherVerification<F> {
     /// A verification of `factory`'s publishers, named after its type.
     pub fn new(factory: F) -> Self {
-        let target = std::any::type_name::<F>()
-            .rsplit("::")
-            .next()
-            .unwrap_or("publisher")
-            .to_string();
         PublisherVerification {
-            factory: Arc::new(factory),
-            env: None,
-            target,
-            parallelism: 8,
+            suite: Suite::new(Verification::Publisher, factory, type_tail::<F>(), 8),
         }
     }
 
     /// Timing bounds (default: [`TestEnv::try_from_env`]).
     pub fn env(mut self, env: TestEnv) -> Self {
-        self.env = Some(env);
+        self.suite.env = Some(env);
         self
     }
 
     /// The name results carry as their `target`.
     pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.target = name.into();
+        self.suite.target = name.into();
         self
     }
 
     /// How many rule tests [`run_all`](Self::run_all) runs at once
     /// (default 8; they mostly wait).
     pub fn parallelism(mut self, rules_at_once: usize) -> Self {
-        self.parallelism = rules_at_once.max(1);
+        self.suite.parallelism = rules_at_once.max(1);
         self
-    }
-
-    fn resolved_env(&self) -> Result<TestEnv, ConfigError> {
-        match self.env {
-            Some(env) => Ok(env),
-            None => TestEnv::try_from_env(),
-        }
     }
 
     /// Runs one rule test by name (`"spec_3_09"`).
@@ -202,28 +187,7 @@ impl<F: PublisherFactory> PublisherVerification<F> {
     ///
     /// If `test` is not in [`TESTS`].
     pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
-        let env = self.resolved_env()?;
-        let (name, def) = table::<F>()
-            .into_iter()
-            .find(|(name, _)| *name == test)
-            .unwrap_or_else(|| panic!("no publisher rule test named {test}"));
-        Ok(self.run_def(&env, name, def))
-    }
-
-    fn run_def(&self, env: &TestEnv, name: &'static str, def: RuleDef<F>) -> RuleResult {
-        let meta = RuleMeta::new(
-            Verification::Publisher,
-            self.target.clone(),
-            rule_of_test(name),
-            name,
-        );
-        let factory = self.factory.clone();
-        runner::run_rule(&meta, env, move |cx| {
-            if let Some(reason) = def.needs.unmet(&*factory) {
-                return Ok(Outcome::Skipped(reason));
-            }
-            (def.run)(cx, &factory)
-        })
+        self.suite.run(table::<F>(), test)
     }
 
     /// Runs every rule test and returns the results in [`TESTS`] order.
@@ -232,45 +196,14 @@ impl<F: PublisherFactory> PublisherVerification<F> {
     /// factory's declarations would skip every rule test that needs an
     /// element (a green run that proves nothing).
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        let env = self.resolved_env()?;
-        if let Some(reasons) = everything_skipped(&*self.factory) {
-            return Err(ConfigError::EverythingSkipped { reasons });
-        }
-        let defs = table::<F>();
-        let mut results: Vec<Option<RuleResult>> = (0..defs.len()).map(|_| None).collect();
-        let mut pending: Vec<(usize, &'static str, RuleDef<F>)> = defs
-            .into_iter()
-            .enumerate()
-            .map(|(i, (name, def))| (i, name, def))
-            .collect();
-        pending.reverse();
-        while !pending.is_empty() {
-            let batch: Vec<_> = (0..self.parallelism)
-                .filter_map(|_| pending.pop())
-                .collect();
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = batch
-                    .into_iter()
-                    .map(|(i, name, def)| (i, scope.spawn(move || self.run_def(&env, name, def))))
-                    .collect();
-                for (i, handle) in handles {
-                    results[i] = handle.join().ok();
-                }
-            });
-        }
-        let results: Vec<RuleResult> = results.into_iter().flatten().collect();
-        Ok(results)
+        self.suite.run_all(table::<F>(), Vacuity::Declared)
     }
 }
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: PublisherFactory>(test: &str, target: &str, factory: F) {
-    let verification = PublisherVerification::new(factory).target(target);
-    match verification.run(test) {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    run_generated(PublisherVerification::new(factory).target(target).run(test));
 }
 
 /// The list of publisher rule tests, and what is generated from it. Not
@@ -341,6 +274,7 @@ macro_rules! publisher_verification {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::rule_of_test;
     use reactive_streams::rules::{Check, RULES};
 
     #[test]

@@ -9,9 +9,9 @@ use reactive_streams::Subscriber;
 use super::driver::Driver;
 use super::rules;
 use super::stage::{Nudge, Stage, Subject};
-use super::suite::{body, verification_builder, Body, Suite};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::outcome::Verification;
+use crate::suite::{body, short_type_name, verification_builder, Body, Suite};
 
 /// Makes the subscribers the
 /// [blackbox verification](crate::subscriber_blackbox_verification) drives.
@@ -139,16 +139,19 @@ impl<F: SubscriberBlackboxFactory> SubscriberBlackboxVerification<F> {
             suite: Suite {
                 subject: Arc::new(Blackbox(factory)),
                 env: None,
-                target: super::suite::short_type_name::<F>(),
+                target: short_type_name::<F>(),
                 verification: Verification::SubscriberBlackbox,
                 parallelism: 16,
-                table: table::<F>,
             },
         }
     }
 }
 
-verification_builder!(SubscriberBlackboxVerification, SubscriberBlackboxFactory);
+verification_builder!(
+    SubscriberBlackboxVerification,
+    SubscriberBlackboxFactory,
+    table::<F>
+);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]

@@ -41,7 +41,6 @@ mod driver;
 mod probe_subscription;
 pub(crate) mod rules;
 pub(crate) mod stage;
-pub(crate) mod suite;
 #[doc(hidden)]
 pub mod testkit;
 pub mod whitebox;

@@ -11,10 +11,10 @@ use super::blackbox::spec_2_12;
 use super::driver::Driver;
 use super::rules::{self, ElementText};
 use super::stage::{Nudge, Stage, Subject};
-use super::suite::{body, verification_builder, Body, Suite};
 use super::whitebox_probe::WhiteboxProbe;
 use crate::context::{Failure, RuleCx};
 use crate::outcome::Verification;
+use crate::suite::{body, short_type_name, verification_builder, Body, Suite};
 
 /// Makes the instrumented subscribers the
 /// [whitebox verification](crate::subscriber_whitebox_verification) drives.
@@ -134,16 +134,19 @@ impl<F: SubscriberWhiteboxFactory> SubscriberWhiteboxVerification<F> {
             suite: Suite {
                 subject: Arc::new(Whitebox(factory)),
                 env: None,
-                target: super::suite::short_type_name::<F>(),
+                target: short_type_name::<F>(),
                 verification: Verification::SubscriberWhitebox,
                 parallelism: 16,
-                table: table::<F>,
             },
         }
     }
 }
 
-verification_builder!(SubscriberWhiteboxVerification, SubscriberWhiteboxFactory);
+verification_builder!(
+    SubscriberWhiteboxVerification,
+    SubscriberWhiteboxFactory,
+    table::<F>
+);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]

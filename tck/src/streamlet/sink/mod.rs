@@ -58,14 +58,15 @@ pub use factory::SinkFactory;
 
 use crate::env::{ConfigError, TestEnv};
 use crate::outcome::{RuleResult, Verification};
-use crate::streamlet::suite::{self, RuleDef, Suite};
+use crate::streamlet::suite;
+use crate::suite::{run_generated, type_tail, Suite, Table, Vacuity};
 
 /// The sink rule tests, in order. The macro generates one `#[test]` for
 /// each; this list and the macro come from one source.
 pub const TESTS: &[&str] = &crate::__streamlet_sink_tests!(@list @names);
 
-fn table<F: SinkFactory>() -> Vec<(&'static str, RuleDef<F>)> {
-    crate::__streamlet_sink_tests!(@list @table)
+fn table<F: SinkFactory>() -> Table<F> {
+    suite::tests(crate::__streamlet_sink_tests!(@list @table))
 }
 
 /// Runs the sink verification against one factory.
@@ -77,7 +78,7 @@ impl<F: SinkFactory> SinkVerification<F> {
     /// A verification of `factory`'s sinks, named after its type.
     pub fn new(factory: F) -> Self {
         SinkVerification {
-            suite: Suite::new(Verification::StreamletSink, factory),
+            suite: Suite::new(Verification::StreamletSink, factory, type_tail::<F>(), 8),
         }
     }
 
@@ -113,14 +114,14 @@ impl<F: SinkFactory> SinkVerification<F> {
     /// error if the environment cannot be read. (A sink's declarations
     /// cannot skip everything: only `stops_after` is optional.)
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        self.suite.run_all(table::<F>())
+        self.suite.run_all(table::<F>(), Vacuity::Allowed)
     }
 }
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: SinkFactory>(test: &str, target: &str, factory: F) {
-    suite::run_generated(SinkVerification::new(factory).target(target).run(test));
+    run_generated(SinkVerification::new(factory).target(target).run(test));
 }
 
 /// The list of sink rule tests, and what is generated from it. Not API:

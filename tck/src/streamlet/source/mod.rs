@@ -51,20 +51,21 @@ pub use factory::{SourceFactory, SourceKind};
 
 use crate::env::{ConfigError, TestEnv};
 use crate::outcome::{RuleResult, Verification};
-use crate::streamlet::suite::{self, RuleDef, Suite};
+use crate::streamlet::suite;
+use crate::suite::{run_generated, type_tail, Suite, Table, Vacuity};
 
 /// The source rule tests, in order. The macro generates one `#[test]` for
 /// each; this list and the macro come from one source.
 pub const TESTS: &[&str] = &crate::__streamlet_source_tests!(@list @names);
 
-fn table<F: SourceFactory>() -> Vec<(&'static str, RuleDef<F>)> {
-    crate::__streamlet_source_tests!(@list @table)
+fn table<F: SourceFactory>() -> Table<F> {
+    suite::tests(crate::__streamlet_source_tests!(@list @table))
 }
 
 /// The skip reasons, if `factory`'s declarations skip every rule test that
 /// needs something from it.
 pub(crate) fn everything_skipped<F: SourceFactory>(factory: &F) -> Option<Vec<String>> {
-    suite::everything_skipped(&table::<F>(), factory)
+    crate::suite::declared_skips(&table::<F>(), factory)
 }
 
 /// Runs the source verification against one factory.
@@ -76,7 +77,7 @@ impl<F: SourceFactory> SourceVerification<F> {
     /// A verification of `factory`'s sources, named after its type.
     pub fn new(factory: F) -> Self {
         SourceVerification {
-            suite: Suite::new(Verification::StreamletSource, factory),
+            suite: Suite::new(Verification::StreamletSource, factory, type_tail::<F>(), 8),
         }
     }
 
@@ -113,17 +114,19 @@ impl<F: SourceFactory> SourceVerification<F> {
     /// declarations would skip every rule test that needs something from
     /// it (a green run that proves nothing).
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        if let Some(reasons) = everything_skipped(&*self.suite.factory) {
+        if let Some(reasons) = everything_skipped(&*self.suite.subject) {
             return Err(ConfigError::EverythingSkipped { reasons });
         }
-        self.suite.run_all(table::<F>())
+        // Declarations first, before the environment: the order of the
+        // errors is part of the contract.
+        self.suite.run_all(table::<F>(), Vacuity::Allowed)
     }
 }
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: SourceFactory>(test: &str, target: &str, factory: F) {
-    suite::run_generated(SourceVerification::new(factory).target(target).run(test));
+    run_generated(SourceVerification::new(factory).target(target).run(test));
 }
 
 /// The list of source rule tests, and what is generated from it. Not API:
