@@ -101,8 +101,8 @@ const FINAL: u8 = CANCELLED | BAD_REQUEST | DONE;
 /// thread back and reschedules itself.
 const BUDGET: u64 = 1024;
 
-struct Live<T, P> {
-    subscriber: Option<Box<dyn Subscriber<T>>>,
+struct Live<T, P, S: ?Sized> {
+    subscriber: Option<Box<S>>,
     producer: Option<P>,
     lookahead: Option<T>,
 }
@@ -115,31 +115,42 @@ enum Step {
 
 /// One subscription: the demand counters, the subscriber, its producer and
 /// the emission loop (see the [module docs](self)).
-pub struct Drain<T, P> {
+///
+/// `S` is the subscriber's type. It is `dyn Subscriber<T>` unless a
+/// publisher knows the concrete type (see
+/// [`IterPublisher::subscribe_static`](crate::IterPublisher::subscribe_static)):
+/// then the emission loop is compiled for that type and its `on_next` can
+/// be inlined into it.
+pub struct Drain<T, P, S: ?Sized = dyn Subscriber<T>> {
     me: Weak<Self>,
     wip: AtomicUsize,
     requested: AtomicU64,
     flags: AtomicU8,
     executor: Executor,
-    live: Mutex<Live<T, P>>,
+    live: Mutex<Live<T, P, S>>,
 }
 
 /// Subscribes `subscriber` to `producer`: calls `on_subscribe` with the
 /// drain as subscription, then emits as demand arrives.
-pub fn subscribe<T, P>(subscriber: Box<dyn Subscriber<T>>, producer: P, executor: Executor)
+///
+/// `subscriber` is usually a `Box<dyn Subscriber<T>>`; a box of a concrete
+/// type gets an emission loop compiled for that type (same semantics).
+pub fn subscribe<T, P, S>(subscriber: Box<S>, producer: P, executor: Executor)
 where
     T: Send + 'static,
     P: Producer<T>,
+    S: Subscriber<T> + ?Sized + 'static,
 {
     let drain = Drain::new(producer, executor);
     let subscription: Arc<dyn Subscription> = drain.clone();
     drain.start(subscriber, subscription);
 }
 
-impl<T, P> Drain<T, P>
+impl<T, P, S> Drain<T, P, S>
 where
     T: Send + 'static,
     P: Producer<T>,
+    S: Subscriber<T> + ?Sized + 'static,
 {
     /// A drain that has not started yet: signals before
     /// [`Drain::start`] are recorded and acted on once it has.
@@ -162,11 +173,7 @@ where
     /// Calls `on_subscribe(subscription)` on `subscriber`, then starts
     /// emitting. `subscription` is usually the drain itself, or a wrapper
     /// that forwards to it.
-    pub fn start(
-        &self,
-        mut subscriber: Box<dyn Subscriber<T>>,
-        subscription: Arc<dyn Subscription>,
-    ) {
+    pub fn start(&self, mut subscriber: Box<S>, subscription: Arc<dyn Subscription>) {
         subscriber.on_subscribe(subscription);
         self.live.lock().subscriber = Some(subscriber);
         if self.is_finished() {
@@ -271,7 +278,7 @@ where
         drop(graveyard);
     }
 
-    fn emit(&self, live: &mut Live<T, P>, cx: &mut Context<'_>, budget: u64) -> Step {
+    fn emit(&self, live: &mut Live<T, P, S>, cx: &mut Context<'_>, budget: u64) -> Step {
         let Live {
             subscriber,
             producer,
@@ -280,7 +287,7 @@ where
         let (Some(subscriber), Some(producer)) = (subscriber.as_mut(), producer.as_mut()) else {
             return Step::Finished;
         };
-        self.emit_run(subscriber.as_mut(), producer, lookahead, cx, budget)
+        self.emit_run(&mut **subscriber, producer, lookahead, cx, budget)
     }
 
     /// The emission loop proper. Kept out of line on purpose: its
@@ -291,7 +298,7 @@ where
     #[inline(never)]
     fn emit_run(
         &self,
-        subscriber: &mut dyn Subscriber<T>,
+        subscriber: &mut S,
         producer: &mut P,
         lookahead: &mut Option<T>,
         cx: &mut Context<'_>,
@@ -374,17 +381,18 @@ where
     }
 }
 
-fn finish<T>(subscriber: &mut dyn Subscriber<T>, reason: Option<StreamError>) {
+fn finish<T, S: Subscriber<T> + ?Sized>(subscriber: &mut S, reason: Option<StreamError>) {
     match reason {
         Some(error) => subscriber.on_error(error),
         None => subscriber.on_complete(),
     }
 }
 
-impl<T, P> Subscription for Drain<T, P>
+impl<T, P, S> Subscription for Drain<T, P, S>
 where
     T: Send + 'static,
     P: Producer<T>,
+    S: Subscriber<T> + ?Sized + 'static,
 {
     fn request(&self, n: u64) {
         if self.flags.load(Ordering::Acquire) & FINAL != 0 {
@@ -415,10 +423,11 @@ where
     }
 }
 
-impl<T, P> Wake for Drain<T, P>
+impl<T, P, S> Wake for Drain<T, P, S>
 where
     T: Send + 'static,
     P: Producer<T>,
+    S: Subscriber<T> + ?Sized + 'static,
 {
     fn wake(self: Arc<Self>) {
         self.signal();
