@@ -146,6 +146,12 @@ impl<T> Slot<T> {
         state.buffer.clear();
     }
 
+    /// Whether the reader is gone (or took the failure): nothing more is
+    /// read from this slot.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.state.lock().closed
+    }
+
     /// Makes the reading drain poll again.
     pub(crate) fn poke(&self) {
         self.wake();

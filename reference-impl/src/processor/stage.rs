@@ -382,6 +382,10 @@ impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
             // Its queued elements are dropped after the lock is released
             // (see `on_terminal`).
             let gone = state.downstreams.remove(index);
+            // Its drain may be mid-emission on another thread (cancel only
+            // flags it): closing the slot keeps that drain from reading the
+            // missing queue as "drained" and the stream's end into it.
+            gone.slot.close();
             if state.terminal.is_some() {
                 drop(state);
                 drop(gone);
@@ -420,6 +424,11 @@ impl<R: Clone + Send + 'static> Producer<R> for StageProducer<R> {
 
     #[inline]
     fn poll_produce_within(&mut self, _: &mut Context<'_>, demand: u64) -> Emission<R> {
+        if self.slot.is_closed() {
+            // The subscriber left (see `left`): its drain is cancelled and
+            // finishes at its next look at its flags; nothing more for it.
+            return Poll::Pending;
+        }
         if !self.taken.is_empty() {
             if !self.slot.is_failing() {
                 return Poll::Ready(self.taken.pop_front().map(Ok));
@@ -445,7 +454,13 @@ impl<R: Clone + Send + 'static> Producer<R> for StageProducer<R> {
                 self.taken.clear();
                 Some(Some(error))
             }
-            Ok(true) if self.taken.is_empty() && self.stage.is_drained(self.id) => Some(None),
+            Ok(true)
+                if self.taken.is_empty()
+                    && !self.slot.is_closed()
+                    && self.stage.is_drained(self.id) =>
+            {
+                Some(None)
+            }
             Ok(_) => None,
         }
     }
