@@ -7,6 +7,8 @@
 //! `cargo xtask tck --extended` runs the same tests one process each and
 //! reports them.
 
+mod subscriber_factories;
+
 use std::sync::OnceLock;
 
 use futures::StreamExt;
@@ -15,17 +17,13 @@ use reactive_streams_reference::streamlet::{
     CollectSink, PublisherSource, PullSource, SourcePublisher,
 };
 use reactive_streams_reference::{
-    empty, failed, infinite, just, range, AsyncPublisher, BufferProcessor, CallbackSubscriber,
-    CollectSubscriber, Executor, FilterProcessor, IdentityProcessor, IterPublisher, MapProcessor,
-    Overflow, QueuedSubscriber, StreamPublisher,
+    empty, failed, infinite, just, range, AsyncPublisher, BufferProcessor, Executor,
+    FilterProcessor, IdentityProcessor, IterPublisher, MapProcessor, Overflow, StreamPublisher,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
 use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::streamlet::sink::SinkFactory;
 use reactive_streams_tck::streamlet::source::SourceFactory;
-use reactive_streams_tck::subscriber::{
-    SubscriberBlackboxFactory, SubscriberWhiteboxFactory, WhiteboxProbe,
-};
 use reactive_streams_tck::{
     processor_extended_verification, publisher_extended_verification,
     streamlet_sink_extended_verification, streamlet_source_extended_verification,
@@ -166,56 +164,7 @@ publisher_extended_verification!(
 
 // --------------------------------------------------------------- subscribers
 
-/// A blackbox factory from a function making a subscriber.
-struct Subscribers<F>(F);
-
-impl<F, S> SubscriberBlackboxFactory for Subscribers<F>
-where
-    F: Fn() -> S + Send + Sync + 'static,
-    S: Subscriber<u64> + 'static,
-{
-    type Element = u64;
-    type Subscriber = S;
-
-    fn create_subscriber(&self) -> S {
-        (self.0)()
-    }
-
-    fn element(&self, index: u64) -> u64 {
-        index
-    }
-}
-
-/// A whitebox factory wrapping the same subscribers with the TCK's probe.
-struct Instrumented<F>(F);
-
-impl<F, S> SubscriberWhiteboxFactory for Instrumented<F>
-where
-    F: Fn() -> S + Send + Sync + 'static,
-    S: Subscriber<u64> + 'static,
-{
-    type Element = u64;
-
-    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
-        Box::new(probe.wrap((self.0)()))
-    }
-
-    fn element(&self, index: u64) -> u64 {
-        index
-    }
-}
-
-fn callback() -> CallbackSubscriber<u64> {
-    CallbackSubscriber::new(4, |_| {})
-}
-
-fn queued() -> QueuedSubscriber<u64> {
-    QueuedSubscriber::spawn(4, |_| {}).0
-}
-
-fn collecting() -> CollectSubscriber<u64> {
-    CollectSubscriber::with_batch(4).0
-}
+use subscriber_factories::{callback, collecting, queued, Instrumented, Subscribers};
 
 subscriber_blackbox_extended_verification!(
     callback_subscriber_extended,

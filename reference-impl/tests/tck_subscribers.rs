@@ -1,69 +1,19 @@
 //! The TCK's subscriber and processor verifications run against the
 //! reference implementation.
 
+mod subscriber_factories;
+
 use reactive_streams::{Publisher, Subscriber};
 use reactive_streams_reference::{
-    BufferProcessor, CallbackSubscriber, CollectSubscriber, IdentityProcessor, MapProcessor,
-    QueuedSubscriber,
+    BufferProcessor, IdentityProcessor, MapProcessor, QueuedSubscriber,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
-use reactive_streams_tck::subscriber::{
-    SubscriberBlackboxFactory, SubscriberWhiteboxFactory, WhiteboxProbe,
-};
+use reactive_streams_tck::subscriber::{SubscriberWhiteboxFactory, WhiteboxProbe};
 use reactive_streams_tck::{
     processor_verification, subscriber_blackbox_verification, subscriber_whitebox_verification,
 };
 
-/// A blackbox factory from a function making a subscriber.
-struct Subscribers<F>(F);
-
-impl<F, S> SubscriberBlackboxFactory for Subscribers<F>
-where
-    F: Fn() -> S + Send + Sync + 'static,
-    S: Subscriber<u64> + 'static,
-{
-    type Element = u64;
-    type Subscriber = S;
-
-    fn create_subscriber(&self) -> S {
-        (self.0)()
-    }
-
-    fn element(&self, index: u64) -> u64 {
-        index
-    }
-}
-
-/// A whitebox factory wrapping the same subscribers with the TCK's probe.
-struct Instrumented<F>(F);
-
-impl<F, S> SubscriberWhiteboxFactory for Instrumented<F>
-where
-    F: Fn() -> S + Send + Sync + 'static,
-    S: Subscriber<u64> + 'static,
-{
-    type Element = u64;
-
-    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
-        Box::new(probe.wrap((self.0)()))
-    }
-
-    fn element(&self, index: u64) -> u64 {
-        index
-    }
-}
-
-fn callback() -> CallbackSubscriber<u64> {
-    CallbackSubscriber::new(4, |_| {})
-}
-
-fn queued() -> QueuedSubscriber<u64> {
-    QueuedSubscriber::spawn(4, |_| {}).0
-}
-
-fn collecting() -> CollectSubscriber<u64> {
-    CollectSubscriber::with_batch(4).0
-}
+use subscriber_factories::{callback, collecting, queued, Instrumented, Subscribers};
 
 subscriber_blackbox_verification!(callback_subscriber, Subscribers(callback));
 subscriber_blackbox_verification!(queued_subscriber, Subscribers(queued));
