@@ -12,7 +12,9 @@
 //! * `request` from inside `on_next` returns at once and the owner emits the
 //!   next element: recursion depth stays 1 (§3.3);
 //! * many elements are emitted per atomic operation: demand is read once and
-//!   subtracted once per batch.
+//!   subtracted once per batch, and a `request` made from inside a signal on
+//!   the loop's own thread (the usual synchronous refill) is a plain store
+//!   the owner folds in before it runs out of demand.
 //!
 //! ```
 //! use std::task::{Context, Poll};
@@ -95,6 +97,10 @@ const BAD_REQUEST: u8 = 2;
 const DONE: u8 = 4;
 /// Streamlet `stop`: emit nothing (not even a terminal) until resumed.
 const PAUSED: u8 = 8;
+/// A pause happened since the current run began (even if it was resumed
+/// since): the run's count of emitted elements belongs to the demand the
+/// pause forgot, so it must not be charged against demand given after it.
+const PAUSED_IN_RUN: u8 = 16;
 const FINAL: u8 = CANCELLED | BAD_REQUEST | DONE;
 
 /// Elements one run emits on a non-inline executor before it gives the
@@ -126,8 +132,44 @@ pub struct Drain<T, P, S: ?Sized = dyn Subscriber<T>> {
     wip: AtomicUsize,
     requested: AtomicU64,
     flags: AtomicU8,
+    /// [`thread_mark`] of the thread running the emission loop, 0 when
+    /// none is.
+    owner: AtomicUsize,
+    /// Demand the subscriber asked for from inside its own signals during
+    /// the current run. Only the owner thread touches it (plain loads and
+    /// stores, no read-modify-write): the owner folds it in before it
+    /// decides there is no demand left.
+    reentrant: AtomicU64,
     executor: Executor,
     live: Mutex<Live<T, P, S>>,
+}
+
+/// A number that tells the calling thread apart from every other live
+/// thread: the address of a thread-local. Never 0.
+#[inline]
+fn thread_mark() -> usize {
+    thread_local! {
+        static MARK: u8 = const { 0 };
+    }
+    MARK.with(|mark| mark as *const u8 as usize)
+}
+
+/// Clears [`Drain::owner`] when the run ends, also when a signal panics:
+/// a later `request` from the same thread must not be taken for a
+/// re-entrant one.
+struct OwnerMark<'a>(&'a AtomicUsize);
+
+impl<'a> OwnerMark<'a> {
+    fn set(owner: &'a AtomicUsize) -> Self {
+        owner.store(thread_mark(), Ordering::Relaxed);
+        OwnerMark(owner)
+    }
+}
+
+impl Drop for OwnerMark<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::Relaxed);
+    }
 }
 
 /// Subscribes `subscriber` to `producer`: calls `on_subscribe` with the
@@ -161,6 +203,8 @@ where
             wip: AtomicUsize::new(1),
             requested: AtomicU64::new(0),
             flags: AtomicU8::new(0),
+            owner: AtomicUsize::new(0),
+            reentrant: AtomicU64::new(0),
             executor,
             live: Mutex::new(Live {
                 subscriber: None,
@@ -207,8 +251,14 @@ where
     /// Stops emitting (elements and terminal alike) and forgets pending
     /// demand, until [`Drain::resume`]. Used for Streamlet `stop`.
     pub fn pause(&self) {
-        self.flags.fetch_or(PAUSED, Ordering::AcqRel);
+        self.flags
+            .fetch_or(PAUSED | PAUSED_IN_RUN, Ordering::AcqRel);
         self.requested.store(0, Ordering::Release);
+        if self.owner.load(Ordering::Relaxed) == thread_mark() {
+            // Stopped from inside a signal: forget what was asked for in
+            // this run too.
+            self.reentrant.store(0, Ordering::Relaxed);
+        }
     }
 
     /// Undoes [`Drain::pause`].
@@ -284,27 +334,34 @@ where
             producer,
             lookahead,
         } = live;
-        let (Some(subscriber), Some(producer)) = (subscriber.as_mut(), producer.as_mut()) else {
+        let (Some(subscriber), true) = (subscriber.as_mut(), producer.is_some()) else {
             return Step::Finished;
         };
         self.emit_run(&mut **subscriber, producer, lookahead, cx, budget)
     }
 
-    /// The emission loop proper. Kept out of line on purpose: its
-    /// arguments are then known not to alias the subscriber, so the
-    /// producer's state (e.g. an iterator's position) stays in registers
-    /// across the dynamic `on_next` calls instead of being reloaded from
-    /// the drain's lock-protected state on every element.
+    /// One run of the emission loop: reads demand, hands bursts of
+    /// elements to [`emit_burst`], signals the end, and settles demand
+    /// once at the end of the run. While it runs, the drain is marked as
+    /// owned by this thread, so that `request` from inside the
+    /// subscriber's signals is recorded without an atomic
+    /// read-modify-write.
     #[inline(never)]
     fn emit_run(
         &self,
         subscriber: &mut S,
-        producer: &mut P,
+        slot: &mut Option<P>,
         lookahead: &mut Option<T>,
         cx: &mut Context<'_>,
         budget: u64,
     ) -> Step {
-        let mut requested = self.requested.load(Ordering::Acquire);
+        if self.flags.load(Ordering::Relaxed) & PAUSED_IN_RUN != 0 {
+            self.flags.fetch_and(!PAUSED_IN_RUN, Ordering::AcqRel);
+        }
+        let mark = OwnerMark::set(&self.owner);
+        self.reentrant.store(0, Ordering::Relaxed);
+        let mut shared = self.requested.load(Ordering::Acquire);
+        let mut requested = shared;
         let mut emitted: u64 = 0;
         let step = loop {
             let flags = self.flags.load(Ordering::Acquire);
@@ -319,8 +376,11 @@ where
                 break Step::Idle; // paused
             }
             if emitted == requested {
-                requested = self.requested.load(Ordering::Acquire);
+                shared = self.requested.load(Ordering::Acquire);
+                let reentrant = self.reentrant.load(Ordering::Relaxed);
+                requested = demand::add(shared, reentrant);
                 if emitted == requested {
+                    let producer = slot.as_mut().expect("the producer is back after a burst");
                     if let Some(reason) = producer.poll_terminal() {
                         finish(subscriber, reason);
                         break Step::Finished;
@@ -345,40 +405,96 @@ where
             if emitted >= budget {
                 break Step::Yield;
             }
-            // Checked before taken: the look-ahead is only ever filled at
-            // the start of a run, so the loop does not store to it.
-            let next = match lookahead.is_some().then(|| lookahead.take()).flatten() {
-                Some(element) => Poll::Ready(Some(Ok(element))),
-                None if demand::is_unbounded(requested) => {
-                    producer.poll_produce_within(cx, demand::UNBOUNDED)
-                }
-                None => producer.poll_produce_within(cx, requested - emitted),
+            // The look-ahead is only ever filled when a run goes idle, so
+            // it goes first and the burst below never looks at it.
+            if let Some(element) = lookahead.take() {
+                subscriber.on_next(element);
+                emitted += 1;
+                continue;
+            }
+            let unbounded = demand::is_unbounded(requested);
+            let burst = if unbounded {
+                budget - emitted
+            } else {
+                (requested - emitted).min(budget - emitted)
             };
-            match next {
-                Poll::Ready(Some(Ok(element))) => {
-                    subscriber.on_next(element);
-                    emitted += 1;
-                }
-                Poll::Ready(Some(Err(error))) => {
+            let producer = slot.take().expect("the producer is back after a burst");
+            let (producer, sent, end) =
+                emit_burst(subscriber, producer, cx, &self.flags, burst, unbounded);
+            *slot = Some(producer);
+            emitted += sent;
+            match end {
+                None => {}
+                Some(Poll::Ready(Some(Ok(_)))) => unreachable!("a burst ends on a non-element"),
+                Some(Poll::Ready(Some(Err(error)))) => {
                     subscriber.on_error(error);
                     break Step::Finished;
                 }
-                Poll::Ready(None) => {
+                Some(Poll::Ready(None)) => {
                     subscriber.on_complete();
                     break Step::Finished;
                 }
-                Poll::Pending => break Step::Idle,
+                Some(Poll::Pending) => break Step::Idle,
             }
         };
-        if emitted > 0 && !demand::is_unbounded(requested) {
+        drop(mark);
+        // Settle: what others asked for, plus what the subscriber asked for
+        // from inside its signals, minus what was emitted.
+        let late = self.reentrant.load(Ordering::Relaxed);
+        let charged = if self.flags.load(Ordering::Acquire) & PAUSED_IN_RUN != 0 {
+            0
+        } else {
+            emitted
+        };
+        if (charged > 0 && !demand::is_unbounded(shared)) || late > 0 {
             let _ = self
                 .requested
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
-                    Some(demand::fulfil(pending, emitted))
+                    Some(demand::fulfil(demand::add(pending, late), charged))
                 });
         }
         step
     }
+}
+
+/// Emits up to `burst` elements (all covered by demand and budget) and
+/// returns how many it sent, plus the producer's answer that stopped it
+/// early (an end, a failure or `Pending`), if any. `flags` is looked at after
+/// every element: one plain `Relaxed` load (the caller re-reads it with
+/// `Acquire` before it acts on it).
+///
+/// Kept out of line so that the hot loop is compiled on its own: with only
+/// its few values live, the producer's and subscriber's state stay in
+/// registers instead of competing with the rest of the run's bookkeeping.
+#[inline(never)]
+fn emit_burst<T, P, S>(
+    subscriber: &mut S,
+    mut producer: P,
+    cx: &mut Context<'_>,
+    flags: &AtomicU8,
+    burst: u64,
+    unbounded: bool,
+) -> (P, u64, Option<Emission<T>>)
+where
+    P: Producer<T>,
+    S: Subscriber<T> + ?Sized,
+{
+    let mut left = burst;
+    while left > 0 {
+        let within = if unbounded { demand::UNBOUNDED } else { left };
+        // The producer's answer is taken apart before `on_next`, so no part
+        // of it (nor its drop) lives across the subscriber's call.
+        let element = match producer.poll_produce_within(cx, within) {
+            Poll::Ready(Some(Ok(element))) => element,
+            other => return (producer, burst - left, Some(other)),
+        };
+        subscriber.on_next(element);
+        left -= 1;
+        if flags.load(Ordering::Relaxed) != 0 {
+            break;
+        }
+    }
+    (producer, burst - left, None)
 }
 
 fn finish<T, S: Subscriber<T> + ?Sized>(subscriber: &mut S, reason: Option<StreamError>) {
@@ -395,6 +511,15 @@ where
     S: Subscriber<T> + ?Sized + 'static,
 {
     fn request(&self, n: u64) {
+        if n != 0 && self.owner.load(Ordering::Relaxed) == thread_mark() {
+            // From inside one of this drain's own signals, on the thread
+            // running its loop, which looks at demand again before it
+            // stops: no read-modify-write, no wake-up (§3.3 trampoline).
+            let pending = self.reentrant.load(Ordering::Relaxed);
+            self.reentrant
+                .store(demand::add(pending, n), Ordering::Relaxed);
+            return;
+        }
         if self.flags.load(Ordering::Acquire) & FINAL != 0 {
             return;
         }

@@ -1,5 +1,6 @@
 //! [`CallbackSubscriber`]: runs a closure per element, requesting in batches.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
@@ -13,6 +14,10 @@ type EndCallback = Box<dyn FnOnce(Result<(), StreamError>) + Send>;
 /// to `batch` again whenever it falls to the low-water mark (half the batch
 /// by default). A batch of [`UNBOUNDED`](reactive_streams::demand::UNBOUNDED)
 /// requests once and never again.
+///
+/// `F` is the closure's own type, so a publisher that knows the
+/// subscriber's type (e.g. [`IterPublisher::subscribe_static`](crate::IterPublisher::subscribe_static))
+/// can inline the closure into its emission loop.
 ///
 /// Lacks: cannot cancel from its callback (drop the stream instead with a
 /// different subscriber).
@@ -29,27 +34,33 @@ type EndCallback = Box<dyn FnOnce(Result<(), StreamError>) + Send>;
 /// range(0, 5).subscribe(Box::new(subscriber));
 /// assert_eq!(*seen.lock().unwrap(), vec![0, 1, 2, 3, 4]);
 /// ```
-pub struct CallbackSubscriber<T> {
+pub struct CallbackSubscriber<T, F> {
     batch: u64,
     low_water: u64,
     outstanding: u64,
     subscription: Option<Arc<dyn Subscription>>,
-    on_next: Box<dyn FnMut(T) + Send>,
+    on_next: F,
     on_end: Option<EndCallback>,
+    /// `fn(T)`: the subscriber consumes `T`s, it does not hold one.
+    element: PhantomData<fn(T)>,
 }
 
-impl<T> CallbackSubscriber<T> {
+impl<T, F> CallbackSubscriber<T, F>
+where
+    F: FnMut(T) + Send,
+{
     /// Requests `batch` (at least 1) at a time and calls `on_next` per
     /// element.
-    pub fn new(batch: u64, on_next: impl FnMut(T) + Send + 'static) -> Self {
+    pub fn new(batch: u64, on_next: F) -> Self {
         let batch = batch.max(1);
         CallbackSubscriber {
             batch,
             low_water: batch / 2,
             outstanding: 0,
             subscription: None,
-            on_next: Box::new(on_next),
+            on_next,
             on_end: None,
+            element: PhantomData,
         }
     }
 
@@ -74,7 +85,10 @@ impl<T> CallbackSubscriber<T> {
     }
 }
 
-impl<T> Subscriber<T> for CallbackSubscriber<T> {
+impl<T, F> Subscriber<T> for CallbackSubscriber<T, F>
+where
+    F: FnMut(T) + Send,
+{
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
         if self.subscription.is_some() {
             subscription.cancel(); // §2.5
@@ -85,6 +99,7 @@ impl<T> Subscriber<T> for CallbackSubscriber<T> {
         subscription.request(self.batch);
     }
 
+    #[inline]
     fn on_next(&mut self, element: T) {
         self.outstanding = self.outstanding.saturating_sub(1);
         (self.on_next)(element);

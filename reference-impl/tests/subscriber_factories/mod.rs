@@ -46,7 +46,7 @@ where
     }
 }
 
-pub fn callback() -> CallbackSubscriber<u64> {
+pub fn callback() -> CallbackSubscriber<u64, impl FnMut(u64) + Send> {
     CallbackSubscriber::new(4, |_| {})
 }
 
