@@ -1,215 +1,361 @@
-//! Elements per second through the reference implementation, side by side
-//! with the baselines it is judged against.
+//! Elements through the reference implementation as ratios to the baselines
+//! it is judged against, measured interleaved so that the machine's drift
+//! cancels out.
 //!
-//! Run: `cargo bench -p reactive-streams-reference --bench throughput -- --warm-up-time 1 --measurement-time 2`
-
-mod support;
+//! Run: `cargo bench -p reactive-streams-reference --bench throughput`
+//!
+//! Every round times each case of a group once (for at least
+//! `RS_BENCH_SAMPLE_MS`, default 8 ms, rotating the order from round to
+//! round) and divides its time per element by the baselines' from the
+//! *same* round; the tables show the median of those per-round ratios over
+//! `RS_BENCH_ROUNDS` rounds (default 41) with the 10th–90th percentile
+//! spread. Timing one case after another (as criterion does) lets whatever
+//! else runs on a shared machine move the ratios; this does not.
+//!
+//! A positional argument keeps only the cases whose name contains it (the
+//! baselines always run).
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, OnceLock};
+use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use futures::StreamExt;
 use reactive_streams::{demand, Publisher, Subscriber};
 use reactive_streams_reference::{
     range, AsyncPublisher, CallbackSubscriber, MapProcessor, QueuedSubscriber, Signal,
 };
 
-use support::{floor_subscriber, Batched};
-
+/// Elements per iteration of every case.
 const N: u64 = 100_000;
 
-fn one_thread(c: &mut Criterion) {
-    let mut group = c.benchmark_group("one_thread");
-    group.throughput(Throughput::Elements(N));
+struct Case {
+    name: &'static str,
+    what: &'static str,
+    run: fn(u64),
+}
 
-    group.bench_function("plain_loop", |b| {
-        b.iter(|| {
-            for x in 0..black_box(N) {
-                black_box(x * 2);
+struct Group {
+    title: &'static str,
+    baselines: &'static [Case],
+    cases: &'static [Case],
+}
+
+// ---- one thread -----------------------------------------------------------
+
+fn plain_loop(n: u64) {
+    for x in 0..black_box(n) {
+        black_box(x * 2);
+    }
+}
+
+fn futures_iter_map(n: u64) {
+    futures::executor::block_on(
+        futures::stream::iter(0..black_box(n))
+            .map(|x| x * 2)
+            .for_each(|x| {
+                black_box(x);
+                futures::future::ready(())
+            }),
+    )
+}
+
+/// A `CallbackSubscriber` with batch 128 (refill at half), called in a loop
+/// through `Box<dyn Subscriber>` with no publisher: the least any path
+/// with one dynamic `on_next` per element can cost.
+fn dyn_floor(n: u64) {
+    struct Ignored;
+    impl reactive_streams::Subscription for Ignored {
+        fn request(&self, _: u64) {}
+        fn cancel(&self) {}
+    }
+    let mut subscriber: Box<dyn Subscriber<u64>> = Box::new(CallbackSubscriber::new(128, |x| {
+        black_box(x);
+    }));
+    subscriber.on_subscribe(std::sync::Arc::new(Ignored));
+    for x in 0..black_box(n) {
+        subscriber.on_next(x * 2);
+    }
+}
+
+fn consumer(batch: u64) -> CallbackSubscriber<u64, impl FnMut(u64) + Send> {
+    CallbackSubscriber::new(batch, |x| {
+        black_box(x);
+    })
+}
+
+fn processor(n: u64, batch: u64) {
+    let map = MapProcessor::new(|x: u64| x * 2);
+    range(0, black_box(n)).subscribe(Box::new(map.clone()));
+    map.subscribe(Box::new(consumer(batch)));
+}
+
+fn fused_dyn(n: u64, batch: u64) {
+    range(0, black_box(n))
+        .map(|x| x * 2)
+        .subscribe(Box::new(consumer(batch)));
+}
+
+fn fused_static(n: u64, batch: u64) {
+    range(0, black_box(n))
+        .map(|x| x * 2)
+        .subscribe_static(consumer(batch));
+}
+
+/// Batch 128, asking for the next 128 only when all have arrived: every
+/// `request` is for exactly 128.
+fn fused_static_whole_batches(n: u64) {
+    range(0, black_box(n))
+        .map(|x| x * 2)
+        .subscribe_static(consumer(128).low_water(0));
+}
+
+const ONE_THREAD: Group = Group {
+    title: "One thread: range(0, 100 000) → map(x × 2) → subscriber",
+    baselines: &[
+        Case {
+            name: "plain_loop",
+            what: "plain `for` loop (the limit)",
+            run: plain_loop,
+        },
+        Case {
+            name: "futures_iter_map",
+            what: "`futures::stream::iter(..).map(..)` + `block_on`",
+            run: futures_iter_map,
+        },
+    ],
+    cases: &[
+        Case {
+            name: "dyn_floor",
+            what: "floor: boxed `CallbackSubscriber` called in a loop, no publisher",
+            run: dyn_floor,
+        },
+        Case {
+            name: "processor_batch_1",
+            what: "`range → MapProcessor → subscriber`, batch 1",
+            run: |n| processor(n, 1),
+        },
+        Case {
+            name: "processor_batch_128",
+            what: "`range → MapProcessor → subscriber`, batch 128",
+            run: |n| processor(n, 128),
+        },
+        Case {
+            name: "processor_unbounded",
+            what: "`range → MapProcessor → subscriber`, unbounded",
+            run: |n| processor(n, demand::UNBOUNDED),
+        },
+        Case {
+            name: "fused_dyn_batch_128",
+            what: "`range(..).map(f)`, `subscribe` (dyn), batch 128",
+            run: |n| fused_dyn(n, 128),
+        },
+        Case {
+            name: "fused_dyn_unbounded",
+            what: "`range(..).map(f)`, `subscribe` (dyn), unbounded",
+            run: |n| fused_dyn(n, demand::UNBOUNDED),
+        },
+        Case {
+            name: "fused_static_batch_1",
+            what: "`range(..).map(f)`, `subscribe_static`, batch 1",
+            run: |n| fused_static(n, 1),
+        },
+        Case {
+            name: "fused_static_batch_128",
+            what: "`range(..).map(f)`, `subscribe_static`, batch 128 (refill at half: `request(64)`)",
+            run: |n| fused_static(n, 128),
+        },
+        Case {
+            name: "fused_static_whole_batches_128",
+            what: "`range(..).map(f)`, `subscribe_static`, batch 128 (refill when empty: `request(128)`)",
+            run: fused_static_whole_batches,
+        },
+        Case {
+            name: "fused_static_unbounded",
+            what: "`range(..).map(f)`, `subscribe_static`, unbounded",
+            run: |n| fused_static(n, demand::UNBOUNDED),
+        },
+    ],
+};
+
+// ---- across threads -------------------------------------------------------
+
+/// One tokio worker thread shared by the cases that need a runtime.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .expect("a one-worker tokio runtime")
+    })
+}
+
+fn tokio_mpsc(n: u64) {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<u64>(256);
+    runtime().spawn(async move {
+        for x in 0..n {
+            if tx.send(x).await.is_err() {
+                break;
             }
-        })
+        }
     });
-
-    group.bench_function("futures_iter_map", |b| {
-        b.iter(|| {
-            futures::executor::block_on(
-                futures::stream::iter(0..black_box(N))
-                    .map(|x| x * 2)
-                    .for_each(|x| {
-                        black_box(x);
-                        futures::future::ready(())
-                    }),
-            )
-        })
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        while let Some(x) = rx.blocking_recv() {
+            black_box(x);
+        }
+        let _ = done_tx.send(());
     });
+    done_rx.recv().expect("the receiving thread ends");
+}
 
-    // The floor: no publisher, the loop calls the boxed subscriber itself.
-    group.bench_function("floor_dyn_on_next_batch_128", |b| {
-        b.iter(|| {
-            let mut subscriber = floor_subscriber();
-            for x in 0..black_box(N) {
-                subscriber.on_next(x * 2);
+fn async_to_queued(n: u64) {
+    let publisher = AsyncPublisher::new(runtime().handle().clone(), move || 0..n);
+    let (subscriber, worker) = QueuedSubscriber::spawn(256, |signal| {
+        if let Signal::Next(x) = signal {
+            black_box(x);
+        }
+    });
+    publisher.subscribe(Box::new(subscriber));
+    worker.join().expect("the subscriber's worker ends");
+}
+
+fn crossbeam(n: u64) {
+    let (tx, rx) = crossbeam_channel::bounded::<u64>(256);
+    let producer = std::thread::spawn(move || {
+        for x in 0..n {
+            if tx.send(x).is_err() {
+                break;
             }
-        })
+        }
     });
+    for x in rx.iter() {
+        black_box(x);
+    }
+    producer.join().expect("the sending thread ends");
+}
 
-    // The floor plus one uncontended atomic read-modify-write per element
-    // (what a lock, an `Arc` clone or a wake-up costs at least).
-    group.bench_function("floor_plus_one_atomic_rmw", |b| {
-        let counter = AtomicU64::new(0);
-        b.iter(|| {
-            let mut subscriber = floor_subscriber();
-            for x in 0..black_box(N) {
-                counter.fetch_add(1, Ordering::AcqRel);
-                subscriber.on_next(x * 2);
-            }
-        })
-    });
+const CROSS_THREAD: Group = Group {
+    title: "Across threads, batch / capacity 256",
+    baselines: &[Case {
+        name: "tokio_mpsc_256",
+        what: "`tokio::sync::mpsc::channel(256)`, tokio task → thread",
+        run: tokio_mpsc,
+    }],
+    cases: &[
+        Case {
+            name: "async_publisher_to_queued_subscriber_256",
+            what: "`AsyncPublisher` (tokio, 1 worker) → `QueuedSubscriber` (own thread)",
+            run: async_to_queued,
+        },
+        Case {
+            name: "crossbeam_bounded_256",
+            what: "`crossbeam_channel::bounded(256)`, thread → thread",
+            run: crossbeam,
+        },
+    ],
+};
 
-    for (name, batch) in [
-        ("range_map_batch_1", 1),
-        ("range_map_batch_128", 128),
-        ("range_map_unbounded", demand::UNBOUNDED),
-    ] {
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                let map = MapProcessor::new(|x: u64| x * 2);
-                range(0, black_box(N)).subscribe(Box::new(map.clone()));
-                map.subscribe(Box::new(CallbackSubscriber::new(batch, |x| {
-                    black_box(x);
-                })));
-            })
-        });
+// ---- the harness ----------------------------------------------------------
+
+fn env_or(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(value) => value.parse().unwrap_or_else(|_| {
+            eprintln!(
+                "error: {name}={value:?} is not a whole number; unset it or set e.g. {name}={default}"
+            );
+            std::process::exit(2)
+        }),
+        Err(_) => default,
+    }
+}
+
+/// Nanoseconds per element of one sample of `case`.
+fn sample(case: &Case, at_least: Duration) -> f64 {
+    let start = Instant::now();
+    let mut iterations = 0u64;
+    loop {
+        (case.run)(N);
+        iterations += 1;
+        let elapsed = start.elapsed();
+        if elapsed >= at_least {
+            return elapsed.as_nanos() as f64 / (iterations * N) as f64;
+        }
+    }
+}
+
+/// The `p`-quantile of `values` (nearest rank).
+fn quantile(values: &[f64], p: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn run_group(group: &Group, filter: Option<&str>, rounds: usize, at_least: Duration) {
+    let cases: Vec<&Case> = group
+        .baselines
+        .iter()
+        .chain(
+            group
+                .cases
+                .iter()
+                .filter(|case| filter.map_or(true, |f| case.name.contains(f))),
+        )
+        .collect();
+    if cases.len() == group.baselines.len() && filter.is_some() {
+        return;
+    }
+    for case in &cases {
+        (case.run)(N); // warm-up, untimed
+    }
+    // ns[c][r]: nanoseconds per element of case c in round r.
+    let mut ns = vec![Vec::with_capacity(rounds); cases.len()];
+    for round in 0..rounds {
+        for offset in 0..cases.len() {
+            let c = (round + offset) % cases.len();
+            ns[c].push(sample(cases[c], at_least));
+        }
     }
 
-    group.bench_function("range_fused_map_batch_128", |b| {
-        b.iter(|| {
-            range(0, black_box(N))
-                .map(|x| x * 2)
-                .subscribe(Box::new(CallbackSubscriber::new(128, |x| {
-                    black_box(x);
-                })));
-        })
-    });
-
-    group.bench_function("range_fused_map_unbounded", |b| {
-        b.iter(|| {
-            range(0, black_box(N))
-                .map(|x| x * 2)
-                .subscribe(Box::new(CallbackSubscriber::new(demand::UNBOUNDED, |x| {
-                    black_box(x);
-                })));
-        })
-    });
-
-    // The same paths through `IterPublisher::subscribe_static`: the
-    // emission loop is compiled for the subscriber's type.
-    group.bench_function("range_fused_map_batch_128_static", |b| {
-        b.iter(|| {
-            range(0, black_box(N))
-                .map(|x| x * 2)
-                .subscribe_static(Batched::new(128));
-        })
-    });
-
-    group.bench_function("range_fused_map_unbounded_static", |b| {
-        b.iter(|| {
-            range(0, black_box(N))
-                .map(|x| x * 2)
-                .subscribe_static(Batched::new(demand::UNBOUNDED));
-        })
-    });
-
-    group.bench_function("range_batch_128_static", |b| {
-        b.iter(|| {
-            range(0, black_box(N)).subscribe_static(Batched::new(128));
-        })
-    });
-
-    // Static dispatch into the drain, but `CallbackSubscriber` still calls
-    // its boxed closure per element.
-    group.bench_function("range_fused_map_batch_128_static_callback", |b| {
-        b.iter(|| {
-            range(0, black_box(N))
-                .map(|x| x * 2)
-                .subscribe_static(CallbackSubscriber::new(128, |x| {
-                    black_box(x);
-                }));
-        })
-    });
-
-    group.bench_function("range_batch_128_no_processor", |b| {
-        b.iter(|| {
-            range(0, black_box(N)).subscribe(Box::new(CallbackSubscriber::new(128, |x| {
-                black_box(x * 2);
-            })));
-        })
-    });
-    group.finish();
+    println!("\n### {}\n", group.title);
+    let mut header = String::from("| case | path | ns/element |");
+    let mut rule = String::from("|---|---|---:|");
+    for baseline in group.baselines {
+        header += &format!(" × `{}` (p10–p90) |", baseline.name);
+        rule += "---:|";
+    }
+    println!("{header}\n{rule}");
+    for (c, case) in cases.iter().enumerate() {
+        let mut row = format!(
+            "| `{}` | {} | {:.2} |",
+            case.name,
+            case.what,
+            quantile(&ns[c], 0.5)
+        );
+        for b in 0..group.baselines.len() {
+            let ratios: Vec<f64> = (0..rounds).map(|r| ns[c][r] / ns[b][r]).collect();
+            row += &format!(
+                " {:.2} ({:.2}–{:.2}) |",
+                quantile(&ratios, 0.5),
+                quantile(&ratios, 0.1),
+                quantile(&ratios, 0.9)
+            );
+        }
+        println!("{row}");
+    }
 }
 
-fn cross_thread(c: &mut Criterion) {
-    let mut group = c.benchmark_group("cross_thread");
-    group.throughput(Throughput::Elements(N));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
-
-    group.bench_function("reference_async_to_queued_256", |b| {
-        let publisher = AsyncPublisher::new(runtime.handle().clone(), || 0..N);
-        b.iter(|| {
-            let (subscriber, worker) = QueuedSubscriber::spawn(256, |signal| {
-                if let Signal::Next(x) = signal {
-                    black_box(x);
-                }
-            });
-            publisher.subscribe(Box::new(subscriber));
-            worker.join().unwrap();
-        })
-    });
-
-    group.bench_function("tokio_mpsc_256", |b| {
-        b.iter(|| {
-            let (tx, mut rx) = tokio::sync::mpsc::channel::<u64>(256);
-            runtime.spawn(async move {
-                for x in 0..N {
-                    if tx.send(x).await.is_err() {
-                        break;
-                    }
-                }
-            });
-            let (done_tx, done_rx) = mpsc::channel();
-            std::thread::spawn(move || {
-                while let Some(x) = rx.blocking_recv() {
-                    black_box(x);
-                }
-                done_tx.send(()).unwrap();
-            });
-            done_rx.recv().unwrap();
-        })
-    });
-
-    group.bench_function("crossbeam_bounded_256", |b| {
-        b.iter(|| {
-            let (tx, rx) = crossbeam_channel::bounded::<u64>(256);
-            let producer = std::thread::spawn(move || {
-                for x in 0..N {
-                    if tx.send(x).is_err() {
-                        break;
-                    }
-                }
-            });
-            for x in rx.iter() {
-                black_box(x);
-            }
-            producer.join().unwrap();
-        })
-    });
-    group.finish();
+fn main() {
+    // `cargo bench` passes `--bench`; a bare word is a filter.
+    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let rounds = env_or("RS_BENCH_ROUNDS", 41).max(1) as usize;
+    let at_least = Duration::from_millis(env_or("RS_BENCH_SAMPLE_MS", 8));
+    println!(
+        "{rounds} rounds, samples of at least {} ms, {N} elements per iteration; \
+         ratios are medians of per-round ratios",
+        at_least.as_millis()
+    );
+    for group in [&ONE_THREAD, &CROSS_THREAD] {
+        run_group(group, filter.as_deref(), rounds, at_least);
+    }
 }
-
-criterion_group!(benches, one_thread, cross_thread);
-criterion_main!(benches);

@@ -3,9 +3,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use reactive_streams::{StreamError, Subscriber, Subscription};
-
-use super::refill;
+use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
 type EndCallback = Box<dyn FnOnce(Result<(), StreamError>) + Send>;
 
@@ -37,7 +35,11 @@ type EndCallback = Box<dyn FnOnce(Result<(), StreamError>) + Send>;
 pub struct CallbackSubscriber<T, F> {
     batch: u64,
     low_water: u64,
-    outstanding: u64,
+    /// Elements still to arrive before the next refill: counting down
+    /// costs one decrement per element where comparing the outstanding
+    /// demand with the low-water mark would cost two loads and two
+    /// comparisons.
+    until_refill: u64,
     subscription: Option<Arc<dyn Subscription>>,
     on_next: F,
     on_end: Option<EndCallback>,
@@ -56,7 +58,7 @@ where
         CallbackSubscriber {
             batch,
             low_water: batch / 2,
-            outstanding: 0,
+            until_refill: 0,
             subscription: None,
             on_next,
             on_end: None,
@@ -77,6 +79,17 @@ where
         self
     }
 
+    /// Elements between refills: the outstanding demand goes from `batch`
+    /// down to `low_water`, then is topped up again. Never, in practice,
+    /// for an unbounded batch.
+    fn refill_every(&self) -> u64 {
+        if demand::is_unbounded(self.batch) {
+            u64::MAX
+        } else {
+            self.batch - self.low_water
+        }
+    }
+
     fn end(&mut self, result: Result<(), StreamError>) {
         self.subscription = None;
         if let Some(on_end) = self.on_end.take() {
@@ -95,18 +108,22 @@ where
             return;
         }
         self.subscription = Some(subscription.clone());
-        self.outstanding = self.batch;
+        self.until_refill = self.refill_every();
         subscription.request(self.batch);
     }
 
     #[inline]
     fn on_next(&mut self, element: T) {
-        self.outstanding = self.outstanding.saturating_sub(1);
         (self.on_next)(element);
-        if let Some(n) = refill(self.batch, self.low_water, self.outstanding) {
+        self.until_refill = self.until_refill.wrapping_sub(1);
+        if self.until_refill == 0 {
+            self.until_refill = self.refill_every();
             if let Some(subscription) = &self.subscription {
-                self.outstanding += n;
-                subscription.request(n);
+                if !demand::is_unbounded(self.batch) {
+                    // `low_water` elements are still to come: top up to
+                    // `batch`.
+                    subscription.request(self.batch - self.low_water);
+                }
             }
         }
     }

@@ -34,7 +34,9 @@ enum Message<T> {
 /// serial (§2.7) and demand never exceeds the queue's capacity.
 ///
 /// The queue holds `batch` elements plus the control signals; demand is
-/// topped up to `batch` whenever half of it has been consumed. A publisher
+/// topped up to `batch` whenever a quarter of it has been consumed (early
+/// enough that an asynchronous publisher is usually still emitting when the
+/// next request arrives, so it need not be woken again). A publisher
 /// that sends more than was requested makes it cancel and report a §1.1
 /// violation as [`Signal::Error`].
 ///
@@ -192,7 +194,7 @@ fn consume<T>(
                 outstanding = outstanding.saturating_sub(1);
                 handler(Signal::Next(element));
                 if let (Some(n), Some(subscription)) =
-                    (refill(batch, batch / 2, outstanding), &subscription)
+                    (refill(batch, batch * 3 / 4, outstanding), &subscription)
                 {
                     outstanding += n;
                     terminal.request(&**subscription, n);
