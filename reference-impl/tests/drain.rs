@@ -15,6 +15,15 @@ use reactive_streams_reference::Executor;
 struct Feed(Arc<Mutex<(VecDeque<u32>, Option<Waker>)>>);
 
 impl Feed {
+    /// A feed holding `elements` already.
+    fn holding(elements: impl IntoIterator<Item = u32>) -> Self {
+        let feed = Feed::default();
+        for element in elements {
+            feed.push(element);
+        }
+        feed
+    }
+
     fn push(&self, element: u32) {
         let waker = {
             let mut feed = self.0.lock().unwrap();
@@ -97,8 +106,7 @@ fn start(
 
 #[test]
 fn demand_asked_for_in_the_signal_before_the_producer_goes_pending_is_kept() {
-    let feed = Feed::default();
-    feed.push(1);
+    let feed = Feed::holding([1]);
     // Demand 2, one element there: element 1 asks for one more, then the
     // producer has nothing. The run ends owing 2.
     let (_drain, seen) = start(&feed, 2, |drain, element| {
@@ -115,10 +123,7 @@ fn demand_asked_for_in_the_signal_before_the_producer_goes_pending_is_kept() {
 
 #[test]
 fn demand_asked_for_in_a_signal_adds_up_with_demand_from_outside() {
-    let feed = Feed::default();
-    for element in 0..10 {
-        feed.push(element);
-    }
+    let feed = Feed::holding(0..10);
     // Element 0 asks for 2 more; the rest ask for nothing.
     let (drain, seen) = start(&feed, 1, |drain, element| {
         if element == 0 {
@@ -132,10 +137,7 @@ fn demand_asked_for_in_a_signal_adds_up_with_demand_from_outside() {
 
 #[test]
 fn stopping_in_a_signal_forgets_demand_asked_for_earlier_in_it() {
-    let feed = Feed::default();
-    for element in 0..10 {
-        feed.push(element);
-    }
+    let feed = Feed::holding(0..10);
     let (drain, seen) = start(&feed, 2, |drain, element| {
         if element == 1 {
             drain.request(5);
@@ -155,10 +157,7 @@ fn stopping_in_a_signal_forgets_demand_asked_for_earlier_in_it() {
 
 #[test]
 fn a_request_from_another_thread_during_a_signal_is_not_taken_for_the_owners() {
-    let feed = Feed::default();
-    for element in 0..10 {
-        feed.push(element);
-    }
+    let feed = Feed::holding(0..10);
     // Element 0 asks for 1 more from a helper thread, while the owner is
     // still inside the signal: that demand must go through the shared
     // counter and wake the drain.
@@ -173,10 +172,7 @@ fn a_request_from_another_thread_during_a_signal_is_not_taken_for_the_owners() {
 
 #[test]
 fn demand_asked_for_after_a_stop_and_start_in_the_same_signal_is_whole() {
-    let feed = Feed::default();
-    for element in 0..10 {
-        feed.push(element);
-    }
+    let feed = Feed::holding(0..10);
     let (_drain, seen) = start(&feed, 1, |drain, element| {
         if element == 0 {
             drain.pause();
