@@ -150,8 +150,11 @@ pub trait ProcessorFactory: Send + Sync + 'static {
         true
     }
 
-    /// The most upstream demand the processor may have signalled while
-    /// downstream has requested one element (its prefetch). Default 1024.
+    /// How far the processor's upstream demand may run ahead of its
+    /// downstream demand (its prefetch, e.g. a buffer's capacity): with `d`
+    /// elements requested downstream, upstream demand stays within
+    /// `d + max_upstream_demand()`. The quick verification checks it with
+    /// `d = 1`, the extended one under generated schedules. Default 1024.
     fn max_upstream_demand(&self) -> u64 {
         1024
     }

@@ -203,13 +203,16 @@ pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
 }
 
 /// Upstream demand follows downstream demand: with one element requested
-/// downstream, the processor requests at most `max_upstream_demand()`.
+/// downstream, the processor requests at most that one plus its prefetch,
+/// `max_upstream_demand()` (the bound the extended verification applies to
+/// every downstream demand).
 pub(crate) fn tck_bounded_upstream_demand<F: ProcessorFactory>(
     cx: &RuleCx,
     subject: &ProcessorSubject<F>,
 ) -> RuleBody {
     let factory = &*subject.factory;
-    let max = factory.max_upstream_demand();
+    let prefetch = factory.max_upstream_demand();
+    let max = demand::add(1, prefetch);
     let mut rig = rig(cx, factory)?;
     let downstream = rig.downstream(cx, "downstream")?;
     downstream.request(1)?;
@@ -225,7 +228,7 @@ pub(crate) fn tck_bounded_upstream_demand<F: ProcessorFactory>(
     let requested = upstream.demand();
     if requested > max {
         return Err(cx.failure(
-            format!("upstream demand of at most {max} (max_upstream_demand()) while downstream requested 1"),
+            format!("upstream demand of at most {max} (downstream's 1 plus max_upstream_demand() {prefetch})"),
             format!("upstream demand {}", show(requested)),
         ));
     }
