@@ -443,7 +443,11 @@ impl<R: Clone + Send + 'static> Producer<R> for StageProducer<R> {
         };
         match self.stage.take(self.id, demand, &mut self.taken) {
             Some(element) => Poll::Ready(Some(Ok(element))),
-            None if completed => Poll::Ready(None),
+            // Looked at after `take`: a subscriber that left between the
+            // check at the top and `take` has no queue any more, which
+            // is not the end of its stream (`left` closes the slot under
+            // the lock `take` takes, so this sees it).
+            None if completed && !self.slot.is_closed() => Poll::Ready(None),
             None => Poll::Pending,
         }
     }
@@ -454,10 +458,12 @@ impl<R: Clone + Send + 'static> Producer<R> for StageProducer<R> {
                 self.taken.clear();
                 Some(Some(error))
             }
+            // Closed is looked at after `is_drained`, for the reason given
+            // in `poll_produce_within`.
             Ok(true)
                 if self.taken.is_empty()
-                    && !self.slot.is_closed()
-                    && self.stage.is_drained(self.id) =>
+                    && self.stage.is_drained(self.id)
+                    && !self.slot.is_closed() =>
             {
                 Some(None)
             }

@@ -4,8 +4,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_channel::{Receiver, RecvError, Sender, TryRecvError, TrySendError};
 use reactive_streams::{StreamError, Subscriber, Subscription};
 
 use super::refill;
@@ -156,6 +157,33 @@ impl<T: Send + 'static> QueuedSubscriber<T> {
     }
 }
 
+/// How long [`receive`] keeps polling an empty queue before it parks the
+/// thread.
+const SPIN_FOR: Duration = Duration::from_micros(20);
+
+/// The next message. An empty queue is polled for up to [`SPIN_FOR`]
+/// before the thread parks: while a stream flows, the next element is
+/// usually well under a microsecond away, and parking costs a wake-up
+/// through the kernel on both sides (the publisher's `on_next` has to
+/// unpark this thread). A subscriber idle for longer costs at most that
+/// much spinning per pause in the stream.
+fn receive<T>(inbox: &Receiver<T>) -> Result<T, RecvError> {
+    let mut since: Option<Instant> = None;
+    loop {
+        for _ in 0..64 {
+            match inbox.try_recv() {
+                Ok(message) => return Ok(message),
+                Err(TryRecvError::Disconnected) => return Err(RecvError),
+                Err(TryRecvError::Empty) => std::hint::spin_loop(),
+            }
+        }
+        let now = Instant::now();
+        if now.duration_since(*since.get_or_insert(now)) >= SPIN_FOR {
+            return inbox.recv();
+        }
+    }
+}
+
 fn consume<T>(
     inbox: Receiver<Message<T>>,
     batch: u64,
@@ -167,7 +195,7 @@ fn consume<T>(
     let mut on_subscribed = Some(on_subscribed);
     let mut subscription: Option<Arc<dyn Subscription>> = None;
     let mut outstanding = 0;
-    while let Ok(message) = inbox.recv() {
+    while let Ok(message) = receive(&inbox) {
         if overflowed.load(Ordering::Acquire) {
             if let Some(subscription) = subscription.take() {
                 subscription.cancel();
