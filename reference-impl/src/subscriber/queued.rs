@@ -41,6 +41,10 @@ enum Message<T> {
 /// that sends more than was requested makes it cancel and report a §1.1
 /// violation as [`Signal::Error`].
 ///
+/// Its thread polls an empty queue for up to 20 µs before it parks (a
+/// flowing stream's next element is usually closer than a wake-up through
+/// the kernel), so a pause in the stream costs that much spinning.
+///
 /// Lacks: one OS thread per subscriber; cannot cancel from the handler.
 ///
 /// ```
