@@ -7,21 +7,21 @@
 //! `cargo xtask tck --extended` runs the same tests one process each and
 //! reports them.
 
+mod publisher_factories;
 mod subscriber_factories;
 
-use std::sync::OnceLock;
-
-use futures::StreamExt;
-use reactive_streams::{Publisher, Sink, Source, StreamError, Subscriber};
+use publisher_factories::{
+    async_range, fused_map_filter, futures_mpsc_bridge, simple, stream_iter_bridge,
+    thread_pool_range, tokio_stream_bridge, Publishers,
+};
+use reactive_streams::{Publisher, Sink, Source, Subscriber};
 use reactive_streams_reference::streamlet::{
     CollectSink, PublisherSource, PullSource, SourcePublisher,
 };
 use reactive_streams_reference::{
-    empty, failed, infinite, just, range, AsyncPublisher, BufferProcessor, Executor,
-    FilterProcessor, IdentityProcessor, IterPublisher, MapProcessor, Overflow, StreamPublisher,
+    range, BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor, Overflow,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
-use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::streamlet::sink::SinkFactory;
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::{
@@ -30,56 +30,7 @@ use reactive_streams_tck::{
     subscriber_blackbox_extended_verification, subscriber_whitebox_extended_verification,
 };
 
-/// One runtime for every asynchronous type; it outlives all tests.
-fn runtime() -> tokio::runtime::Handle {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .thread_name("reference-tokio")
-                .build()
-                .expect("a tokio runtime")
-        })
-        .handle()
-        .clone()
-}
-
 // ---------------------------------------------------------------- publishers
-
-/// A factory from a function `elements -> publisher` (`u64::MAX`: an
-/// infinite one), with the reference failed publisher as its failed one,
-/// so schedules also run against infinite and failed publishers.
-struct Publishers<F>(F);
-
-impl<F, P> PublisherFactory for Publishers<F>
-where
-    F: Fn(u64) -> P + Send + Sync + 'static,
-    P: Publisher<u64> + 'static,
-{
-    type Element = u64;
-
-    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new((self.0)(elements))
-    }
-
-    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(failed::<u64>(StreamError::msg(
-            "the reference failed publisher fails",
-        ))))
-    }
-}
-
-/// `empty` for 0, `just` for 1, `infinite` for `u64::MAX`, a range
-/// otherwise.
-fn simple(elements: u64) -> Box<dyn Publisher<u64>> {
-    match elements {
-        0 => Box::new(empty()),
-        1 => Box::new(just(0)),
-        u64::MAX => Box::new(infinite(|i| i)),
-        n => Box::new(range(0, n)),
-    }
-}
 
 publisher_extended_verification!(
     range_publisher_extended,
@@ -93,67 +44,32 @@ publisher_extended_verification!(
 );
 publisher_extended_verification!(
     fused_map_filter_extended,
-    Publishers(
-        |n: u64| IterPublisher::new(move || 0..n.saturating_mul(2).max(n))
-            .filter(|x: &u64| x % 2 == 0)
-            .map(|x: u64| x / 2)
-    ),
+    Publishers(fused_map_filter),
     "fused_map_filter"
 );
 publisher_extended_verification!(
     async_publisher_extended,
-    Publishers(|n| AsyncPublisher::new(runtime(), move || 0..n)),
+    Publishers(async_range),
     "async_publisher"
 );
 publisher_extended_verification!(
     thread_pool_publisher_extended,
-    Publishers(|n| AsyncPublisher::with_executor(
-        Executor::custom(|task| {
-            std::thread::spawn(task);
-        }),
-        move || 0..n
-    )),
+    Publishers(thread_pool_range),
     "thread_pool_publisher"
 );
 publisher_extended_verification!(
     stream_iter_bridge_extended,
-    Publishers(|n| StreamPublisher::new(Executor::Inline, move || futures::stream::iter(0..n))),
+    Publishers(stream_iter_bridge),
     "stream_iter_bridge"
 );
 publisher_extended_verification!(
     futures_mpsc_bridge_extended,
-    Publishers(
-        |n| StreamPublisher::new(Executor::Tokio(runtime()), move || {
-            let (mut sender, receiver) = futures::channel::mpsc::channel(16);
-            std::thread::spawn(move || {
-                for x in 0..n {
-                    // The receiver is gone once the subscription ended.
-                    if futures::executor::block_on(futures::SinkExt::send(&mut sender, x)).is_err()
-                    {
-                        break;
-                    }
-                }
-            });
-            receiver
-        })
-    ),
+    Publishers(futures_mpsc_bridge),
     "futures_mpsc_bridge"
 );
 publisher_extended_verification!(
     tokio_stream_bridge_extended,
-    Publishers(
-        |n| StreamPublisher::new(Executor::Tokio(runtime()), move || {
-            let (sender, receiver) = tokio::sync::mpsc::channel(16);
-            runtime().spawn(async move {
-                for x in 0..n {
-                    if sender.send(x).await.is_err() {
-                        break;
-                    }
-                }
-            });
-            tokio_stream::wrappers::ReceiverStream::new(receiver).map(|x| x)
-        })
-    ),
+    Publishers(tokio_stream_bridge),
     "tokio_stream_bridge"
 );
 publisher_extended_verification!(
