@@ -109,14 +109,19 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                         "on_next"
                     };
                     let what = shared.event(&format!("request({n}) from {from}"));
-                    if let Err(failure) = cx.try_step("3.16", what, || subscription.request(n)) {
+                    let result = shared.serially(&what, || {
+                        cx.try_step("3.16", what.clone(), || subscription.request(n))
+                    });
+                    if let Err(failure) = result {
                         cx.record(failure);
                     }
                 }
             }
             Reaction::Cancel(subscription) => {
                 let what = shared.event(&format!("cancel() from {description}"));
-                let result = cx.try_step("3.15", what, || subscription.cancel());
+                let result = shared.serially(&what, || {
+                    cx.try_step("3.15", what.clone(), || subscription.cancel())
+                });
                 shared.state.lock().cancel_returned = true;
                 if let Err(failure) = result {
                     cx.record(failure);
