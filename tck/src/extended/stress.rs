@@ -77,6 +77,12 @@ impl StressPlan {
         threads as u64 * ROUNDS as u64 * MAX_AMOUNT + EXTRA
     }
 
+    /// The fewest elements a plan's publisher of `threads` threads may
+    /// have: every call but one cancel a `request(1)`, and the extra ones.
+    pub fn min_elements_needed(threads: usize) -> u64 {
+        (threads as u64 * ROUNDS as u64).saturating_sub(1) + EXTRA
+    }
+
     /// Whether some thread cancels.
     pub fn cancels(&self) -> bool {
         self.actions.iter().flatten().any(|a| *a == Action::Cancel)
@@ -210,7 +216,7 @@ fn all_delivered<T: std::fmt::Debug + Send + 'static>(
     for _ in 0..EXTRA {
         probe.expect_next()?;
     }
-    if let Err(failure) = probe.expect_complete() {
+    if let Err(failure) = probe.expect_complete_at_end() {
         return Err(cx.failure_of("1.5", "on_complete after the last element", failure.actual));
     }
     if let Err(failure) = probe.wait_dropped() {

@@ -11,6 +11,7 @@ mod processors;
 mod source_stress;
 mod streamlets;
 mod subscribers;
+mod unusual_publishers;
 
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::extended::ExtendedConfig;
