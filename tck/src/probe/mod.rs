@@ -349,6 +349,27 @@ impl<T> Shared<T> {
     }
 }
 
+impl<T: Debug + Send + 'static> Probe<T> {
+    /// Drops the probe's reference to a closed subscription — perhaps the
+    /// last one, so the user's `Drop` runs here. Never while unwinding (a
+    /// panic in that `Drop` would abort the test process): then the
+    /// cleanup after the rule drops it. Otherwise a panic in it fails the
+    /// rule, saying where it came from.
+    fn release(&self, subscription: Arc<dyn Subscription>) {
+        let cx = &self.shared.cx;
+        if std::thread::panicking() {
+            cx.defer(move || drop(subscription));
+            return;
+        }
+        let what = self.shared.event(
+            "dropping the subscription (the probe's reference, after the subscription closed)",
+        );
+        if let Err(failure) = cx.try_step(cx.rule(), what, || drop(subscription)) {
+            cx.record(failure);
+        }
+    }
+}
+
 /// The label of a rule's only probe, left out of messages.
 pub const DEFAULT_LABEL: &str = "probe";
 
@@ -360,16 +381,20 @@ impl<T: Debug + Send + 'static> Drop for Probe<T> {
         let open = state.terminal.is_none() && !state.cancelled;
         state.queue.clear();
         drop(state);
-        if let (Some(subscription), true) = (subscription, open) {
-            let shared = self.shared.clone();
-            self.shared.cx.defer(move || {
-                // Serial with any call still running (§2.7).
-                let _ = shared.serially("cancel() of a dropped probe", || {
-                    subscription.cancel();
-                    Ok(())
-                });
-            });
+        let Some(subscription) = subscription else {
+            return;
+        };
+        if !open {
+            return self.release(subscription);
         }
+        let shared = self.shared.clone();
+        self.shared.cx.defer(move || {
+            // Serial with any call still running (§2.7).
+            let _ = shared.serially("cancel() of a dropped probe", || {
+                subscription.cancel();
+                Ok(())
+            });
+        });
     }
 }
 

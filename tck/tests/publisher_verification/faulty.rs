@@ -34,6 +34,8 @@ pub enum Fault {
     PanicsOnHugeRequest,
     /// `cancel` panics.
     PanicsInCancel,
+    /// The subscription's `Drop` panics: the TCK must report it, not abort.
+    PanicsInDrop,
     /// Adds demand with `+`, which overflows (and panics in debug builds).
     OverflowingDemand,
     /// Ignores a `request` made on any thread but the one that subscribed
@@ -158,6 +160,14 @@ struct Faulty1 {
     fault: Fault,
     subscriber_thread: ThreadId,
     state: Mutex<State>,
+}
+
+impl Drop for Faulty1 {
+    fn drop(&mut self) {
+        if self.fault == Fault::PanicsInDrop {
+            panic!("dropping the subscription is broken");
+        }
+    }
 }
 
 struct State {
