@@ -7,9 +7,9 @@ use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::publisher::PublisherFactory;
 
 #[path = "../support/unusual_publishers.rs"]
-mod unusual_publishers;
+mod corpus;
 
-use unusual_publishers::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
+use corpus::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
     PublisherExtendedVerification::new(factory)

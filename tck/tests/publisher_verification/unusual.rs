@@ -7,9 +7,9 @@ use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::publisher_verification;
 
 #[path = "../support/unusual_publishers.rs"]
-mod unusual_publishers;
+mod corpus;
 
-pub use unusual_publishers::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
+pub use corpus::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
 
 use crate::self_test_env;
 
