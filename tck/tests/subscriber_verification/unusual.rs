@@ -1,0 +1,230 @@
+//! Correct-but-unusual subscribers (issue 14, families 5 and 6), written
+//! from the specification's text: each passes the whole whitebox
+//! verification with no failure, and every skip says why.
+//!
+//! * A **greedy** subscriber asks for everything at once: `request(u64::MAX)`
+//!   from `on_subscribe` (§3.17: unbounded), and its puppet adds more.
+//! * A subscriber **with a helper** hands its elements to an inner helper
+//!   that consumes them in chunks; when a chunk is full, the helper's own
+//!   terminal method (`finish`) asks the subscription for the next chunk.
+//!   Once cancelled, its requests still reach the subscription, as the
+//!   no-ops §3.6 makes them.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use reactive_streams::{StreamError, Subscriber, Subscription};
+use reactive_streams_tck::outcome::Verdict;
+use reactive_streams_tck::subscriber::{
+    Puppet, SubscriberWhiteboxFactory, SubscriberWhiteboxVerification, WhiteboxProbe,
+};
+use reactive_streams_tck::subscriber_whitebox_verification;
+
+use crate::factories::generous;
+
+/// Requests `u64::MAX` as soon as it is subscribed; cancels a second
+/// subscription (§2.5); forgets the subscription on a terminal signal
+/// (§2.4).
+pub struct Greedy {
+    probe: WhiteboxProbe<u64>,
+    subscription: Option<Arc<dyn Subscription>>,
+}
+
+impl Subscriber<u64> for Greedy {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        if self.subscription.is_some() {
+            return subscription.cancel();
+        }
+        self.probe.registered(subscription.clone());
+        subscription.request(u64::MAX);
+        self.subscription = Some(subscription);
+    }
+
+    fn on_next(&mut self, element: u64) {
+        self.probe.received_next(&element);
+    }
+
+    fn on_error(&mut self, error: StreamError) {
+        self.subscription = None;
+        self.probe.received_error(&error);
+    }
+
+    fn on_complete(&mut self) {
+        self.subscription = None;
+        self.probe.received_complete();
+    }
+}
+
+/// Consumes elements in chunks of [`CHUNK`]; when one is full its
+/// terminal method asks for the next.
+struct Chunk {
+    seen: Vec<u64>,
+}
+
+const CHUNK: usize = 2;
+
+impl Chunk {
+    /// Takes one element; whether the chunk is full.
+    fn accept(&mut self, element: u64) -> bool {
+        self.seen.push(element);
+        self.seen.len() == CHUNK
+    }
+
+    /// The helper's terminal method: the chunk is done; `next` is called
+    /// to carry on.
+    fn finish(self, next: impl FnOnce()) {
+        drop(self.seen);
+        next();
+    }
+}
+
+struct Shared {
+    subscription: Option<Arc<dyn Subscription>>,
+    done: bool,
+}
+
+/// A subscriber with a helper: see the module docs.
+pub struct WithHelper {
+    probe: WhiteboxProbe<u64>,
+    shared: Arc<Mutex<Shared>>,
+    chunk: Chunk,
+}
+
+/// The puppet goes through the subscriber's own logic: a request after
+/// its cancel still reaches the subscription (a no-op, §3.6).
+struct HelperPuppet(Arc<Mutex<Shared>>);
+
+impl Puppet for HelperPuppet {
+    fn trigger_request(&self, n: u64) {
+        let subscription = {
+            let shared = self.0.lock();
+            if shared.done {
+                return;
+            }
+            shared.subscription.clone()
+        };
+        if let Some(subscription) = subscription {
+            subscription.request(n);
+        }
+    }
+
+    fn trigger_cancel(&self) {
+        let subscription = self.0.lock().subscription.clone();
+        if let Some(subscription) = subscription {
+            subscription.cancel();
+            // Asks again after its own cancel: a no-op (§3.6).
+            subscription.request(1);
+        }
+    }
+}
+
+impl Subscriber<u64> for WithHelper {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        let mut shared = self.shared.lock();
+        if shared.subscription.is_some() || shared.done {
+            drop(shared);
+            return subscription.cancel();
+        }
+        shared.subscription = Some(subscription);
+        drop(shared);
+        self.probe.registered(HelperPuppet(self.shared.clone()));
+    }
+
+    fn on_next(&mut self, element: u64) {
+        self.probe.received_next(&element);
+        if self.chunk.accept(element) {
+            let full = std::mem::replace(&mut self.chunk, Chunk { seen: Vec::new() });
+            let subscription = self.shared.lock().subscription.clone();
+            full.finish(|| {
+                if let Some(subscription) = subscription {
+                    subscription.request(CHUNK as u64);
+                }
+            });
+        }
+    }
+
+    fn on_error(&mut self, error: StreamError) {
+        let mut shared = self.shared.lock();
+        shared.done = true;
+        shared.subscription = None;
+        drop(shared);
+        self.probe.received_error(&error);
+    }
+
+    fn on_complete(&mut self) {
+        let mut shared = self.shared.lock();
+        shared.done = true;
+        shared.subscription = None;
+        drop(shared);
+        self.probe.received_complete();
+    }
+}
+
+pub struct Greedies;
+
+impl SubscriberWhiteboxFactory for Greedies {
+    type Element = u64;
+    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+        Box::new(Greedy {
+            probe,
+            subscription: None,
+        })
+    }
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+pub struct Helped;
+
+impl SubscriberWhiteboxFactory for Helped {
+    type Element = u64;
+    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+        Box::new(WithHelper {
+            probe,
+            shared: Arc::new(Mutex::new(Shared {
+                subscription: None,
+                done: false,
+            })),
+            chunk: Chunk { seen: Vec::new() },
+        })
+    }
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+fn passes<F: SubscriberWhiteboxFactory>(name: &str, factory: F) {
+    let results = SubscriberWhiteboxVerification::new(factory)
+        .env(generous())
+        .run_all()
+        .unwrap();
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or_default()))
+        .collect();
+    assert!(failed.is_empty(), "{name}: {failed:#?}");
+    for r in &results {
+        if r.verdict == Verdict::Skipped {
+            assert!(
+                r.message.as_deref().is_some_and(|m| !m.is_empty()),
+                "{name}: {} skipped without a reason",
+                r.test
+            );
+        }
+    }
+}
+
+#[test]
+fn a_greedy_subscriber_passes() {
+    passes("greedy", Greedies);
+}
+
+#[test]
+fn a_subscriber_with_a_helper_passes() {
+    passes("with a helper", Helped);
+}
+
+subscriber_whitebox_verification!(greedy, Greedies);
+subscriber_whitebox_verification!(with_helper, Helped);
