@@ -79,3 +79,4 @@ fn redaction_keeps_the_words() {
         "iteration N of N → §3.8: stress-2: request(N) (seed 0x…; RS_TCK_SEED=0x…)"
     );
 }
+mod unusual_processors;
