@@ -160,6 +160,80 @@ impl Subscriber<u64> for WithHelper {
     }
 }
 
+/// Takes the first [`TAKE`] elements through an inner helper; the
+/// helper's terminal method (`finish`) cancels the subscription. Requests
+/// the puppet asks for afterwards still reach the subscription: no-ops
+/// (§3.6).
+pub struct Taking {
+    probe: WhiteboxProbe<u64>,
+    subscription: Option<Arc<dyn Subscription>>,
+    helper: Take,
+}
+
+const TAKE: u64 = 1;
+
+/// The helper: counts down; `finish` is its terminal method.
+struct Take {
+    left: u64,
+}
+
+impl Take {
+    /// Takes one element; whether that was the last it wanted.
+    fn accept(&mut self) -> bool {
+        self.left = self.left.saturating_sub(1);
+        self.left == 0
+    }
+
+    fn finish(&mut self, subscription: &dyn Subscription) {
+        subscription.cancel();
+    }
+}
+
+impl Subscriber<u64> for Taking {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        if self.subscription.is_some() {
+            return subscription.cancel();
+        }
+        self.probe.registered(subscription.clone());
+        self.subscription = Some(subscription);
+    }
+
+    fn on_next(&mut self, element: u64) {
+        self.probe.received_next(&element);
+        if self.helper.accept() {
+            if let Some(subscription) = &self.subscription {
+                self.helper.finish(&**subscription);
+            }
+        }
+    }
+
+    fn on_error(&mut self, error: StreamError) {
+        self.subscription = None;
+        self.probe.received_error(&error);
+    }
+
+    fn on_complete(&mut self) {
+        self.subscription = None;
+        self.probe.received_complete();
+    }
+}
+
+pub struct Takers;
+
+impl SubscriberWhiteboxFactory for Takers {
+    type Element = u64;
+    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+        Box::new(Taking {
+            probe,
+            subscription: None,
+            helper: Take { left: TAKE },
+        })
+    }
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
 pub struct Greedies;
 
 impl SubscriberWhiteboxFactory for Greedies {
@@ -226,5 +300,11 @@ fn a_subscriber_with_a_helper_passes() {
     passes("with a helper", Helped);
 }
 
+#[test]
+fn a_subscriber_whose_helper_cancels_passes() {
+    passes("taking", Takers);
+}
+
 subscriber_whitebox_verification!(greedy, Greedies);
+subscriber_whitebox_verification!(taking, Takers);
 subscriber_whitebox_verification!(with_helper, Helped);
