@@ -80,3 +80,4 @@ fn redaction_keeps_the_words() {
     );
 }
 mod unusual_processors;
+mod unusual_subscribers;

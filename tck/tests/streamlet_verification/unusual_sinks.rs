@@ -3,46 +3,16 @@
 //! rule: it passes the sink verification with no failure, and the tests
 //! that need a started stream are skipped, saying so.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use reactive_streams::{Sink, StreamError, Talkback};
+#[path = "../common/passive_sink.rs"]
+mod passive_sink;
+
+use passive_sink::Passives;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::outcome::Verdict;
-use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
+use reactive_streams_tck::streamlet::sink::SinkVerification;
 use reactive_streams_tck::streamlet_sink_verification;
-
-/// Keeps its talkback for whoever owns it to start the stream later; in
-/// the TCK's tests nobody does.
-pub struct Passive {
-    talkback: Option<Arc<dyn Talkback>>,
-}
-
-impl Sink<u64> for Passive {
-    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
-        self.talkback = Some(talkback);
-    }
-
-    fn receive(&mut self, _data: u64) {}
-
-    fn end(&mut self, _reason: Option<StreamError>) {
-        self.talkback = None;
-    }
-}
-
-pub struct Passives;
-
-impl SinkFactory for Passives {
-    type Element = u64;
-
-    fn create_sink(&self) -> Box<dyn Sink<u64>> {
-        Box::new(Passive { talkback: None })
-    }
-
-    fn create_element(&self, index: u64) -> u64 {
-        index
-    }
-}
 
 /// Short: every test waits the timeout once for a start that never comes.
 fn quick() -> TestEnv {
