@@ -11,6 +11,8 @@ mod processors;
 mod source_stress;
 mod streamlets;
 mod subscribers;
+mod unusual_consumers;
+mod unusual_processors;
 
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::extended::ExtendedConfig;
@@ -79,5 +81,3 @@ fn redaction_keeps_the_words() {
         "iteration N of N → §3.8: stress-2: request(N) (seed 0x…; RS_TCK_SEED=0x…)"
     );
 }
-mod unusual_processors;
-mod unusual_subscribers;

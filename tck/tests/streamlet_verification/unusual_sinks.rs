@@ -51,4 +51,4 @@ fn tck_starts_skips_a_sink_that_never_starts() {
     assert!(reason.contains("rule 5"), "{reason}");
 }
 
-streamlet_sink_verification!(passive_sink, Passives);
+streamlet_sink_verification!(never_starting_sink, Passives);
