@@ -12,6 +12,8 @@ mod source_stress;
 mod streamlets;
 mod subscribers;
 mod unusual_publishers;
+mod unusual_consumers;
+mod unusual_processors;
 
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::extended::ExtendedConfig;
