@@ -109,10 +109,12 @@ impl Subscriber<u64> for Downstream {
     }
     fn on_next(&mut self, element: u64) {
         self.shared.delivered.fetch_add(1, Ordering::SeqCst);
+        // Decided before delivering: the element after the unbounded
+        // request goes out twice, whatever the thread timing.
+        let twice = self.shared.replay.swap(false, Ordering::SeqCst)
+            && !self.shared.cancelled.load(Ordering::SeqCst);
         self.subscriber.on_next(element);
-        if self.shared.replay.swap(false, Ordering::SeqCst)
-            && !self.shared.cancelled.load(Ordering::SeqCst)
-        {
+        if twice {
             self.subscriber.on_next(element);
         }
     }
