@@ -11,6 +11,7 @@ mod processors;
 mod source_stress;
 mod streamlets;
 mod subscribers;
+mod unusual_publishers;
 mod unusual_consumers;
 mod unusual_processors;
 
