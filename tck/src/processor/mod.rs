@@ -132,8 +132,12 @@ pub trait ProcessorFactory: Send + Sync + 'static {
 
     /// Whether the processor recovers from an upstream `on_error` instead
     /// of passing it on (§4.2). Default `false`. When `true`, §4.2 checks
-    /// that it then treats its upstream as cancelled, and the publisher
-    /// rules that need a failed publisher are skipped.
+    /// that it then treats its upstream as cancelled, the publisher rules
+    /// that need a failed publisher are skipped, and every test delivering
+    /// an upstream `on_error` (§2.3, §2.4, §2.10, the extended upstream
+    /// scripts) accepts a switch to a fallback: more elements within
+    /// downstream demand, then `on_complete`, or nothing until downstream
+    /// asks.
     fn recovers_from_errors(&self) -> bool {
         false
     }
@@ -155,6 +159,11 @@ pub trait ProcessorFactory: Send + Sync + 'static {
     /// elements requested downstream, upstream demand stays within
     /// `d + max_upstream_demand()`. The quick verification checks it with
     /// `d = 1`, the extended one under generated schedules. Default 1024.
+    ///
+    /// Only this bound is checked on upstream demand: a processor may pass
+    /// downstream demand on later, in batches, one element at a time, or
+    /// prefetch and refill at a low-water mark; the other rule tests judge
+    /// what reaches downstream.
     fn max_upstream_demand(&self) -> u64 {
         1024
     }

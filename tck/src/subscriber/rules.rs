@@ -214,7 +214,11 @@ pub(crate) fn spec_2_08<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     {
         return Err(cx.failure_of(
             "tck.whitebox_probe",
-            format!("the puppet's trigger_request(2) to request {wanted}"),
+            if wanted == 2 {
+                "the puppet's trigger_request(2) to request 2"
+            } else {
+                "the puppet's trigger_request(2) to become demand on the subscription"
+            },
             format!("total demand {}", stage.driver.subscription().demand()),
         ));
     }

@@ -48,6 +48,7 @@ const PREFETCH: Pull = Pull::Prefetch { high: 8, low: 2 };
 #[case::batches(Pull::Batch(3), None)]
 #[case::lock_step(Pull::LockStep, None)]
 #[case::prefetch(PREFETCH, None)]
+#[case::greedy(Pull::Prefetch { high: u64::MAX, low: 0 }, None)]
 #[case::recovering_empty(Pull::LockStep, Some(vec![]))]
 #[case::recovering_fallback(PREFETCH, Some(vec![1000, 1001]))]
 fn an_unusual_processor_passes_the_extended_verification(

@@ -2,6 +2,13 @@
 //! upstream in its own way, or recovers from an upstream error, as the
 //! specification allows; each passes the whole processor verification with
 //! no failure, and every skip says why.
+//!
+//! The generated `#[test]`s below are the regression tests: before issue
+//! 14, `spec_3_08` failed the batching, lock-step, prefetching and
+//! recovering processors (upstream demand had to grow by exactly `n` at
+//! `request(n)`), `spec_2_08` and `spec_2_11` the lock-step one,
+//! `spec_2_10` and `spec_2_03` the recovering ones (the error had to reach
+//! downstream).
 
 #[path = "../common/pacer.rs"]
 pub mod pacer;
@@ -71,6 +78,13 @@ fn lock_step() -> Pacers {
 fn prefetching() -> Pacers {
     Pacers::pulling(PREFETCH)
 }
+/// Requests `u64::MAX` upstream at once (a greedy input side), and says so.
+fn greedy() -> Pacers {
+    Pacers::pulling(Pull::Prefetch {
+        high: u64::MAX,
+        low: 0,
+    })
+}
 fn recovering_empty() -> Pacers {
     Pacers {
         pull: Pull::LockStep,
@@ -129,6 +143,11 @@ fn a_prefetching_processor_passes() {
 }
 
 #[test]
+fn a_processor_requesting_everything_upstream_passes() {
+    passes("greedy", greedy());
+}
+
+#[test]
 fn a_processor_recovering_with_an_empty_fallback_passes() {
     passes("recovering (empty)", recovering_empty());
 }
@@ -142,5 +161,6 @@ processor_verification!(pacer_later, later());
 processor_verification!(pacer_batches, batches());
 processor_verification!(pacer_lock_step, lock_step());
 processor_verification!(pacer_prefetch, prefetching());
+processor_verification!(pacer_greedy, greedy());
 processor_verification!(pacer_recovering_empty, recovering_empty());
 processor_verification!(pacer_recovering_fallback, recovering_fallback());

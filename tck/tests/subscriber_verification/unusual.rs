@@ -9,6 +9,15 @@
 //!   terminal method (`finish`) asks the subscription for the next chunk.
 //!   Once cancelled, its requests still reach the subscription, as the
 //!   no-ops §3.6 makes them.
+//! * A subscriber whose **helper cancels**: a `take(1)`-like helper whose
+//!   terminal method cancels the subscription; the puppet's later requests
+//!   are no-ops.
+//!
+//! The generated `#[test]`s below are the regression tests: before issue
+//! 14, the greedy subscriber failed `spec_3_08` (an overflow in the TCK)
+//! and `spec_2_08` (fed until the watchdog fired); the one whose helper
+//! cancels failed `spec_3_08` and the happy path ("total demand 1" after a
+//! `request(1)` the trace shows).
 
 #[path = "../common/unusual_subscribers.rs"]
 mod unusual_subscribers;
