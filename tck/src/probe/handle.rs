@@ -214,10 +214,16 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     }
 
     pub(crate) fn next_signal(&self, element: T) {
+        let here = super::stack::stack_address();
         let description = format!("on_next({element:?})");
         self.signal(description.clone(), move |state, shared| {
             let cx = &shared.cx;
             state.nexts += 1;
+            let measured = if state.behaviour.measure_recursion {
+                state.stack.enter(here)
+            } else {
+                0
+            };
             if state.is_synchronous() {
                 state.sync_nexts += 1;
             }
@@ -233,6 +239,25 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
             state.push(Signal::Next(element));
             if state.cancelled || state.terminal.is_some() {
+                return Reaction::None;
+            }
+            let limit = state.behaviour.depth_bound.max(super::STACK_DEPTH_FLOOR);
+            if measured > limit {
+                if state.first_report("3.3") {
+                    cx.record(cx.failure_of(
+                        "3.3",
+                        format!(
+                            "an upper bound on synchronous recursion between publisher and subscriber (at most {limit} nested on_next on one thread's stack)"
+                        ),
+                        format!(
+                            "{description} ran {measured} deep on the stack of one thread; the probe cancelled"
+                        ),
+                    ));
+                }
+                if let Some(subscription) = state.subscription.clone() {
+                    state.note_cancel();
+                    return Reaction::Cancel(subscription);
+                }
                 return Reaction::None;
             }
             if state.behaviour.cancel_after == Some(state.nexts) {

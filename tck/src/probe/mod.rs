@@ -49,7 +49,10 @@
 
 mod expect;
 mod handle;
+mod stack;
 mod state;
+
+pub use stack::STACK_DEPTH_FLOOR;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -96,6 +99,8 @@ pub(crate) struct Behaviour {
     depth_bound: u32,
     /// Stop a publisher flooding after cancel (see [`Probe::stop_runaway`]).
     stop_runaway: bool,
+    /// Measure recursion on the stack (see [`Probe::measure_recursion`]).
+    measure_recursion: bool,
 }
 
 /// How many signals after `cancel` a probe with
@@ -176,6 +181,24 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn depth_bound(self, depth: u32) -> Self {
         self.shared.state.lock().behaviour.depth_bound = depth.max(1);
         self
+    }
+
+    /// Also measures the recursion depth on the stack (§3.3): every
+    /// `on_next` running one frame deeper than one still running below it
+    /// on the same thread counts one level, whether or not the probe was
+    /// re-entered. Past `max(depth bound, STACK_DEPTH_FLOOR)` levels §3.3
+    /// fails with the depth reached and the probe cancels, so a publisher
+    /// recursing through its own drain is reported before the stack
+    /// overflows.
+    pub fn measure_recursion(self) -> Self {
+        self.shared.state.lock().behaviour.measure_recursion = true;
+        self
+    }
+
+    /// The deepest synchronous recursion measured on the stack so far (see
+    /// [`Probe::measure_recursion`]; 0 if not measured).
+    pub fn deepest_recursion(&self) -> u32 {
+        self.shared.state.lock().stack.deepest()
     }
 
     /// The rule context this probe records into.

@@ -6,6 +6,7 @@ use std::thread::ThreadId;
 
 use reactive_streams::Subscription;
 
+use super::stack::StackNesting;
 use super::{Behaviour, Signal};
 
 /// How many unconsumed signals a probe keeps; past this (a publisher
@@ -40,6 +41,8 @@ pub(crate) struct State<T> {
     pub(crate) reacting: u32,
     /// The probe called the publisher a runaway (see `stop_runaway`).
     pub(crate) runaway: bool,
+    /// `on_next` calls still running, by stack address (§3.3).
+    pub(crate) stack: StackNesting,
     entry: Entry,
     /// Invariants already reported, so a flood reports each once.
     reported: Vec<&'static str>,
@@ -82,6 +85,7 @@ impl<T> State<T> {
             after_cancel: 0,
             reacting: 0,
             runaway: false,
+            stack: StackNesting::default(),
             entry: Entry::default(),
             reported: Vec::new(),
         }

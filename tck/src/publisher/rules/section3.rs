@@ -30,12 +30,17 @@ pub fn spec_3_02<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// §3.3: the synchronous recursion `on_next` → `request` → `on_next` stays
-/// within the factory's declared depth, over many elements. The probe stops
-/// re-requesting as soon as the bound is passed, so unbounded recursion is
-/// reported before it overflows the stack.
+/// bounded, over a long run: thousands of elements with `request(1)` from
+/// every `on_next`, then unbounded demand cancelled after 1,000 elements.
+/// The depth is measured twice: as re-entries of the probe (within the
+/// factory's declared depth) and on the stack, which also sees a publisher
+/// that emits each element from one frame deeper than the last (beyond
+/// `max(declared depth, STACK_DEPTH_FLOOR)`). The probe stops as soon as a
+/// bound is passed, so unbounded recursion is reported with the depth it
+/// reached before it overflows the stack.
 pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(2), |cx, f| {
-        let n = up_to(f, 100);
+        let n = up_to(f, LONG_RUN);
         let depth = f.max_sync_recursion_depth();
         cx.scenario(format!(
             "publisher of {n}, request(1) from every on_next, depth bound {depth}"
@@ -43,13 +48,62 @@ pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
         let publisher = create(cx, f, n)?;
         let probe = Probe::new(cx, "probe")
             .request_on_next(1)
-            .depth_bound(depth);
+            .depth_bound(depth)
+            .measure_recursion();
         let probe = subscribed(probe, &*publisher)?;
         probe.request(1)?;
-        probe.expect_next_n(n)?;
+        expect_next_until_failed(cx, &probe, n)?;
         probe.expect_complete()?;
-        Ok(Outcome::Passed)
+        cx.trace(format!(
+            "deepest recursion on the stack: {}",
+            probe.deepest_recursion()
+        ));
+        let unbounded = f.max_elements();
+        if unbounded > UNBOUNDED_RUN {
+            cx.scenario(format!(
+                "publisher of {}, request(∞), cancel() after {UNBOUNDED_RUN}",
+                show(unbounded)
+            ));
+            let publisher = create(cx, f, unbounded)?;
+            let probe = Probe::new(cx, "unbounded")
+                .cancel_after(UNBOUNDED_RUN)
+                .depth_bound(depth)
+                .measure_recursion();
+            let probe = subscribed(probe, &*publisher)?;
+            probe.request(u64::MAX)?;
+            expect_next_until_failed(cx, &probe, UNBOUNDED_RUN)?;
+            cx.trace(format!(
+                "deepest recursion on the stack: {}",
+                probe.deepest_recursion()
+            ));
+        }
+        match cx.first_failure() {
+            Some(failure) => Err(failure),
+            None => Ok(Outcome::Passed),
+        }
     })
+}
+
+/// §3.3's long run: elements delivered with `request(1)` from each `on_next`.
+const LONG_RUN: u64 = 2_000;
+
+/// §3.3's unbounded run: elements before the probe cancels.
+const UNBOUNDED_RUN: u64 = 1_000;
+
+/// `k` elements, unless a failure (the probe's §3.3 check, which cancels)
+/// has been recorded meanwhile: then no more are coming.
+fn expect_next_until_failed<T: std::fmt::Debug + Send + 'static>(
+    cx: &RuleCx,
+    probe: &Probe<T>,
+    k: u64,
+) -> Result<(), Failure> {
+    for _ in 0..k {
+        if let Some(failure) = cx.first_failure() {
+            return Err(failure);
+        }
+        probe.expect_next()?;
+    }
+    Ok(())
 }
 
 /// Up to three attempts, each on a fresh subscription: a preempted thread

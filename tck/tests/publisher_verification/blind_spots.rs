@@ -1,0 +1,155 @@
+//! Defects the first corpus did not contain (issue "close the blind
+//! spots"): each broken publisher fails exactly the rules its defect
+//! breaks, with the intended message.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use reactive_streams::{Publisher, Subscriber, Subscription};
+use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
+use reactive_streams_tck::testkit::Failing;
+
+use crate::self_test_env;
+
+fn failed_rules<F: PublisherFactory>(
+    name: &str,
+    factory: F,
+) -> (Vec<RuleResult>, BTreeSet<String>) {
+    let results = PublisherVerification::new(factory)
+        .target(name)
+        .env(self_test_env())
+        .run_all()
+        .expect("the factory is configured to run every rule");
+    let failed = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .map(|r| r.test.clone())
+        .collect();
+    (results, failed)
+}
+
+fn message<'a>(results: &'a [RuleResult], test: &str) -> &'a str {
+    let result = results.iter().find(|r| r.test == test).unwrap();
+    result.message.as_deref().unwrap_or("(passed)")
+}
+
+/// A synchronous range that emits each element by calling its drain again
+/// instead of looping: with `request(1)` from every `on_next` the demand is
+/// always there when `on_next` returns, and every element runs one frame
+/// deeper than the last (§3.3). Safe Rust, no re-entry of the subscriber.
+struct RecursingRanges;
+
+impl PublisherFactory for RecursingRanges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(RecursingRange(elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+struct RecursingRange(u64);
+
+struct Emitter {
+    subscriber: Option<Box<dyn Subscriber<u64>>>,
+    next: u64,
+    end: u64,
+    demand: u64,
+    emitting: bool,
+    cancelled: bool,
+}
+
+struct RecursingSubscription(Mutex<Emitter>);
+
+impl Publisher<u64> for RecursingRange {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let subscription = Arc::new(RecursingSubscription(Mutex::new(Emitter {
+            subscriber: None,
+            next: 0,
+            end: self.0,
+            demand: 0,
+            emitting: true,
+            cancelled: false,
+        })));
+        subscriber.on_subscribe(subscription.clone());
+        let mut emitter = subscription.0.lock();
+        emitter.subscriber = Some(subscriber);
+        drop(emitter);
+        subscription.emit();
+    }
+}
+
+impl RecursingSubscription {
+    /// Emits one signal, then calls itself for the next: the defect.
+    fn emit(&self) {
+        let mut emitter = self.0.lock();
+        emitter.emitting = true;
+        if emitter.cancelled {
+            emitter.subscriber = None;
+            return;
+        }
+        let Some(mut subscriber) = emitter.subscriber.take() else {
+            return;
+        };
+        if emitter.next == emitter.end {
+            drop(emitter);
+            subscriber.on_complete();
+            return;
+        }
+        if emitter.demand == 0 {
+            emitter.emitting = false;
+            emitter.subscriber = Some(subscriber);
+            return;
+        }
+        emitter.demand -= 1;
+        let element = emitter.next;
+        emitter.next += 1;
+        drop(emitter);
+        subscriber.on_next(element);
+        self.0.lock().subscriber = Some(subscriber);
+        self.emit();
+        // Work after the recursive call: it is not a tail call.
+        std::hint::black_box(element);
+    }
+}
+
+impl Subscription for RecursingSubscription {
+    fn request(&self, n: u64) {
+        let mut emitter = self.0.lock();
+        if emitter.cancelled {
+            return;
+        }
+        if n == 0 {
+            emitter.cancelled = true;
+            let subscriber = emitter.subscriber.take();
+            drop(emitter);
+            if let Some(mut subscriber) = subscriber {
+                subscriber.on_error(reactive_streams::StreamError::illegal_demand(0));
+            }
+            return;
+        }
+        emitter.demand = reactive_streams::demand::add(emitter.demand, n);
+        let idle = !emitter.emitting;
+        drop(emitter);
+        if idle {
+            self.emit();
+        }
+    }
+    fn cancel(&self) {
+        let mut emitter = self.0.lock();
+        emitter.cancelled = true;
+        if !emitter.emitting {
+            emitter.subscriber = None;
+        }
+    }
+}
+
+#[test]
+fn a_publisher_recursing_through_its_drain_fails_3_3_with_the_depth() {
+    let (results, failed) = failed_rules("RecursingRange", RecursingRanges);
+    insta::assert_snapshot!(message(&results, "spec_3_03"));
+    assert_eq!(failed, BTreeSet::from([String::from("spec_3_03")]));
+}
