@@ -74,10 +74,18 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         let mut reaction = on_signal(&mut state, shared);
         if cancelled_before && !is_subscribe {
             state.after_cancel += 1;
-            if state.behaviour.stop_runaway && state.after_cancel > super::RUNAWAY_LIMIT {
+            if (state.behaviour.stop_runaway || state.cancelled_beyond_n)
+                && state.after_cancel > super::RUNAWAY_LIMIT
+            {
                 state.runaway = true;
                 if state.first_report("runaway") {
-                    cx.record(cx.failure(
+                    let rule = if state.cancelled_beyond_n {
+                        String::from("1.8")
+                    } else {
+                        cx.rule().to_string()
+                    };
+                    cx.record(cx.failure_of(
+                        rule,
                         "signals to stop after cancel()",
                         format!(
                             "more than {} signals arrived after cancel(); the probe unwound the publisher",
@@ -240,6 +248,27 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             state.push(Signal::Next(element));
             if state.cancelled || state.terminal.is_some() {
                 return Reaction::None;
+            }
+            if let Some(n) = state.behaviour.created_for {
+                // Beyond the requested total §1.1 speaks; within it, an
+                // element past n breaks the factory's contract.
+                if state.nexts > n && state.nexts <= state.requested {
+                    if state.first_report("tck.create_n_gives_exactly_n") {
+                        cx.record(cx.failure_of(
+                            "tck.create_n_gives_exactly_n",
+                            format!("at most {n} on_next from create_publisher({n})"),
+                            format!(
+                                "{description} was on_next number {} while demand was still ahead; the probe cancelled",
+                                state.nexts
+                            ),
+                        ));
+                    }
+                    if let Some(subscription) = state.subscription.clone() {
+                        state.note_cancel();
+                        state.cancelled_beyond_n = true;
+                        return Reaction::Cancel(subscription);
+                    }
+                }
             }
             let limit = state.behaviour.depth_bound.max(super::STACK_DEPTH_FLOOR);
             if measured > limit {

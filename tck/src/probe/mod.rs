@@ -101,6 +101,8 @@ pub(crate) struct Behaviour {
     stop_runaway: bool,
     /// Measure recursion on the stack (see [`Probe::measure_recursion`]).
     measure_recursion: bool,
+    /// The `n` the publisher was created for (see [`Probe::created_for`]).
+    created_for: Option<u64>,
 }
 
 /// How many signals after `cancel` a probe with
@@ -180,6 +182,21 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// accepted before §3.3 fails (default 1: no nesting).
     pub fn depth_bound(self, depth: u32) -> Self {
         self.shared.state.lock().behaviour.depth_bound = depth.max(1);
+        self
+    }
+
+    /// The publisher under observation was made by `create_publisher(n)`:
+    /// an `on_next` beyond the `n`-th while demand is still ahead fails
+    /// `tck.create_n_gives_exactly_n`, naming the element, and the probe
+    /// cancels at once instead of recording until the watchdog. Signals
+    /// still flooding after that cancel are a §1.8 failure, and past
+    /// [`RUNAWAY_LIMIT`] the probe unwinds the publisher (as
+    /// [`Probe::stop_runaway`]), so no thread is left spinning. `u64::MAX`
+    /// (an unbounded publisher) sets nothing.
+    pub fn created_for(self, n: u64) -> Self {
+        if n != u64::MAX {
+            self.shared.state.lock().behaviour.created_for = Some(n);
+        }
         self
     }
 
@@ -296,6 +313,12 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn synchronous_signals(&self) -> (u64, u64) {
         let state = self.shared.state.lock();
         (state.sync_nexts, state.sync_terminals)
+    }
+
+    /// Whether the probe cancelled because the publisher went beyond the
+    /// `n` it was created for (see [`Probe::created_for`]).
+    pub fn cancelled_beyond_n(&self) -> bool {
+        self.shared.state.lock().cancelled_beyond_n
     }
 
     /// Whether the publisher has dropped the subscriber.

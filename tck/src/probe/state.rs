@@ -41,6 +41,9 @@ pub(crate) struct State<T> {
     pub(crate) reacting: u32,
     /// The probe called the publisher a runaway (see `stop_runaway`).
     pub(crate) runaway: bool,
+    /// The probe cancelled because the publisher went beyond its `n`: a
+    /// flood after that is a §1.8 failure.
+    pub(crate) cancelled_beyond_n: bool,
     /// `on_next` calls still running, by stack address (§3.3).
     pub(crate) stack: StackNesting,
     entry: Entry,
@@ -85,6 +88,7 @@ impl<T> State<T> {
             after_cancel: 0,
             reacting: 0,
             runaway: false,
+            cancelled_beyond_n: false,
             stack: StackNesting::default(),
             entry: Entry::default(),
             reported: Vec::new(),

@@ -4,12 +4,13 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::time::Duration;
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use reactive_streams::{Publisher, Subscriber, Subscription};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
-use reactive_streams_tck::testkit::Failing;
+use reactive_streams_tck::testkit::{Failing, SyncRange};
 
 use crate::self_test_env;
 
@@ -152,4 +153,136 @@ fn a_publisher_recursing_through_its_drain_fails_3_3_with_the_depth() {
     let (results, failed) = failed_rules("RecursingRange", RecursingRanges);
     insta::assert_snapshot!(message(&results, "spec_3_03"));
     assert_eq!(failed, BTreeSet::from([String::from("spec_3_03")]));
+}
+
+/// `create_publisher(n)` ignores `n`: an endless range that honours demand
+/// and `cancel`.
+struct EndlessRanges;
+
+impl PublisherFactory for EndlessRanges {
+    type Element = u64;
+    fn create_publisher(&self, _elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(SyncRange::new(0, u64::MAX))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+#[test]
+fn a_publisher_delivering_beyond_n_is_cancelled_at_the_first_extra_element() {
+    let (results, failed) = failed_rules("EndlessRange", EndlessRanges);
+    insta::assert_snapshot!(message(&results, "tck_create_n_gives_exactly_n"));
+    let slowest = results.iter().map(|r| r.duration_ms).fold(0.0, f64::max);
+    assert!(
+        slowest < 2_000.0,
+        "a rule ran {slowest} ms: recorded until the watchdog?"
+    );
+    assert_eq!(
+        failed,
+        [
+            "spec_1_02",
+            "spec_1_05",
+            "spec_1_06",
+            "spec_1_07",
+            "spec_1_11",
+            "spec_3_02",
+            "spec_3_03",
+            "spec_3_11",
+            "spec_3_15",
+            "spec_3_16",
+            "spec_3_17",
+            "tck_create_n_gives_exactly_n",
+        ]
+        .map(String::from)
+        .into(),
+    );
+}
+
+/// `create_publisher(n)` ignores `n` and its worker thread ignores
+/// `cancel`: it keeps delivering while there is demand.
+struct EndlessDeafRanges;
+
+impl PublisherFactory for EndlessDeafRanges {
+    type Element = u64;
+    fn create_publisher(&self, _elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(EndlessDeaf)
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+struct EndlessDeaf;
+
+#[derive(Default)]
+struct DeafDemand {
+    demand: Mutex<u64>,
+    more: Condvar,
+}
+
+impl Subscription for DeafDemand {
+    fn request(&self, n: u64) {
+        let mut demand = self.demand.lock();
+        *demand = reactive_streams::demand::add(*demand, n);
+        self.more.notify_all();
+    }
+    fn cancel(&self) {}
+}
+
+impl Publisher<u64> for EndlessDeaf {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let subscription = Arc::new(DeafDemand::default());
+        subscriber.on_subscribe(subscription.clone());
+        std::thread::spawn(move || {
+            for element in 0.. {
+                let mut demand = subscription.demand.lock();
+                while *demand == 0 {
+                    // Idle for a while: the defect is the flood, not a leak.
+                    if subscription
+                        .more
+                        .wait_for(&mut demand, Duration::from_secs(2))
+                        .timed_out()
+                    {
+                        return;
+                    }
+                }
+                *demand -= 1;
+                drop(demand);
+                subscriber.on_next(element);
+            }
+        });
+    }
+}
+
+/// The flood after the probe's cancel is timing-dependent in other rules
+/// (as for `AsyncIgnoresCancel`), so only the rules that must fail are
+/// required; the §1.8 verdict is read from the trace of the factory
+/// check's unbounded-demand scenario, which waits for the flood to stop.
+#[test]
+fn a_publisher_ignoring_the_cancel_beyond_n_fails_1_8_and_is_unwound() {
+    let (results, failed) = failed_rules("EndlessDeaf", EndlessDeafRanges);
+    let slowest = results.iter().map(|r| r.duration_ms).fold(0.0, f64::max);
+    assert!(
+        slowest < 2_000.0,
+        "a rule ran {slowest} ms: recorded until the watchdog?"
+    );
+    for required in ["tck_create_n_gives_exactly_n", "spec_1_08", "spec_3_17"] {
+        assert!(failed.contains(required), "{required} passed: {failed:?}");
+    }
+    let result = results
+        .iter()
+        .find(|r| r.test == "tck_create_n_gives_exactly_n")
+        .unwrap();
+    let flood = result
+        .trace
+        .iter()
+        .find(|e| e.event.starts_with("FAILURE §1.8"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no §1.8 in {:#?}",
+                &result.trace[result.trace.len().saturating_sub(30)..]
+            )
+        });
+    insta::assert_snapshot!(flood.event);
 }

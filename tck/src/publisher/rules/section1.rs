@@ -223,7 +223,10 @@ pub fn spec_1_08<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let publisher = create(cx, f, n)?;
         let probe = subscribed(
-            Probe::new(cx, "probe").cancel_after(3).stop_runaway(),
+            Probe::new(cx, "probe")
+                .created_for(n)
+                .cancel_after(3)
+                .stop_runaway(),
             &*publisher,
         )?;
         probe.request(u64::MAX)?;

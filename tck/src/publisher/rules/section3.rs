@@ -20,6 +20,7 @@ pub fn spec_3_02<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let publisher = create(cx, f, n)?;
         let probe = Probe::new(cx, "probe")
+            .created_for(n)
             .request_on_subscribe(1)
             .request_on_next(1);
         let probe = subscribed(probe, &*publisher)?;
@@ -47,6 +48,7 @@ pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let publisher = create(cx, f, n)?;
         let probe = Probe::new(cx, "probe")
+            .created_for(n)
             .request_on_next(1)
             .depth_bound(depth)
             .measure_recursion();
@@ -66,9 +68,11 @@ pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
             ));
             let publisher = create(cx, f, unbounded)?;
             let probe = Probe::new(cx, "unbounded")
+                .created_for(unbounded)
                 .cancel_after(UNBOUNDED_RUN)
                 .depth_bound(depth)
-                .measure_recursion();
+                .measure_recursion()
+                .stop_runaway();
             let probe = subscribed(probe, &*publisher)?;
             probe.request(u64::MAX)?;
             expect_next_until_failed(cx, &probe, UNBOUNDED_RUN)?;
@@ -409,7 +413,10 @@ pub fn spec_3_13<F: PublisherFactory>() -> RuleDef<F> {
             show(n)
         ));
         let publisher = create(cx, f, n)?;
-        let probe = subscribed(Probe::new(cx, "probe").cancel_after(2), &*publisher)?;
+        let probe = subscribed(
+            Probe::new(cx, "probe").created_for(n).cancel_after(2),
+            &*publisher,
+        )?;
         probe.request(5)?;
         probe.expect_next_n(2)?;
         probe.wait_dropped()?;
@@ -500,6 +507,7 @@ pub fn spec_3_16<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let publisher = create(cx, f, n)?;
         let probe = Probe::new(cx, "probe")
+            .created_for(n)
             .request_on_subscribe(u64::MAX)
             .request_on_subscribe(u64::MAX);
         let probe = subscribed(probe, &*publisher)?;
@@ -539,7 +547,7 @@ pub fn spec_3_17<F: PublisherFactory>() -> RuleDef<F> {
         for (label, amounts) in cases {
             cx.scenario(format!("publisher of 3, {label} from on_subscribe"));
             let publisher = create(cx, f, 3)?;
-            let mut probe = Probe::new(cx, "probe");
+            let mut probe = Probe::new(cx, "probe").created_for(3);
             for &amount in amounts {
                 probe = probe.request_on_subscribe(amount);
             }
