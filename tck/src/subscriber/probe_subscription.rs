@@ -86,6 +86,8 @@ struct State {
     /// call after it breaks (if such calls are watched).
     terminal: Option<(&'static str, Option<&'static str>)>,
     dropped: bool,
+    /// The subscriber's handle was dropped (it can call nothing any more).
+    released: bool,
     reported: Vec<&'static str>,
 }
 
@@ -182,6 +184,27 @@ impl ProbeSubscription {
     /// Waits up to `timeout` for `cancel()`.
     pub(crate) fn wait_cancelled(&self, timeout: Duration) -> bool {
         self.wait_until(timeout, |s| s.cancelled)
+    }
+
+    /// Waits up to `timeout` for `cancel()`, or less if the subscriber lets
+    /// go of its handle first (then no `cancel()` can come); whether it
+    /// cancelled.
+    pub(crate) fn wait_cancelled_or_released(&self, timeout: Duration) -> bool {
+        self.wait_until(timeout, |s| s.cancelled || s.released);
+        self.is_cancelled()
+    }
+
+    /// Whether the subscriber dropped its handle without cancelling (§2.6).
+    pub(crate) fn is_abandoned(&self) -> bool {
+        let state = self.shared.state.lock();
+        state.released && !state.cancelled
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.shared.state.lock().released = true;
+        self.shared.changed.notify_all();
     }
 }
 

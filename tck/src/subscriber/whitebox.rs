@@ -67,6 +67,16 @@ pub trait SubscriberWhiteboxFactory: Send + Sync + 'static {
     /// Distinct indices should give distinct elements, so that order can
     /// be checked (§2.11).
     fn element(&self, index: u64) -> Self::Element;
+
+    /// How many elements the subscriber takes before it no longer needs its
+    /// subscription, if it stops by itself (a `take(k)`, a search that ends
+    /// at its first hit). Such a subscriber must then `cancel` (§2.6):
+    /// with `Some(k)` the TCK sends elements as requested, never a terminal
+    /// signal, and waits for `cancel()` after the `k`-th. Default: `None`
+    /// (the subscriber consumes whatever comes; §2.6 is skipped).
+    fn stops_after(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A whitebox factory as a [`Subject`].
@@ -85,6 +95,10 @@ impl<F: SubscriberWhiteboxFactory> Subject for Whitebox<F> {
         })?;
         let driver = Driver::new(cx, subscriber, move |i| factory.element(i));
         Ok(Stage::new(driver, Some(probe), Nudge::Whitebox))
+    }
+
+    fn stops_after(&self) -> Option<u64> {
+        self.0.stops_after()
     }
 }
 
@@ -119,7 +133,14 @@ pub(crate) fn table_for<X: Subject + ElementText>() -> Vec<(&'static str, Body<X
 }
 
 fn table<F: SubscriberWhiteboxFactory>() -> Vec<(&'static str, Body<Whitebox<F>>)> {
-    table_for::<Whitebox<F>>()
+    let mut table = table_for::<Whitebox<F>>();
+    // §2.6 needs the factory's stops_after(), which processors do not declare.
+    let at = table
+        .iter()
+        .position(|(test, _)| *test == "spec_2_07")
+        .unwrap_or(table.len());
+    table.insert(at, ("spec_2_06", body(rules::spec_2_06::<Whitebox<F>>)));
+    table
 }
 
 /// Runs the whitebox subscriber verification against one factory.
@@ -168,7 +189,7 @@ macro_rules! __subscriber_whitebox_tests {
     (@list $($then:tt)*) => {
         $crate::__subscriber_whitebox_tests! { $($then)* [
             tck_happy_path,
-            spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_07, spec_2_08,
+            spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_06, spec_2_07, spec_2_08,
             spec_2_09, spec_2_10, spec_2_11, spec_2_12, spec_2_13, spec_3_01, spec_3_08
         ] }
     };
