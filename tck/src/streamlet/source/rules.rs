@@ -391,7 +391,7 @@ fn stop_from_another_thread<F: SourceFactory>(
 ) -> Result<(), Failure> {
     // Within the probe's request limit, so a pulled source keeps going.
     let n = up_to(f, 32);
-    let rounds = if f.supports_restart() { 3 } else { 1 };
+    let rounds = if f.supports_restart() { 5 } else { 1 };
     cx.scenario(format!(
         "{}: source of {}, stop() from the test's thread halfway between two emissions, {rounds} time(s) (start again in between)",
         mode.as_str(),
