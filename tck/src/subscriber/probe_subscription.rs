@@ -223,11 +223,14 @@ impl Handle {
             None => format!("{}: {what}", shared.label),
         });
         let mut state = shared.state.lock();
-        // A call the TCK makes through the whitebox puppet is the TCK's
-        // doing: it is recorded, but not held to §2.7 or to the timing
-        // checks.
+        // A call the TCK triggers through the whitebox puppet is asked for
+        // by the TCK, so it is not held to §2.7 or to the timing checks;
+        // but which subscription it lands on is the subscriber's own code:
+        // the second, rejected one breaks §2.5, as any other call would.
         let by_puppet = signal == Some("puppet");
-        if !by_puppet {
+        if by_puppet {
+            self.check_role(&mut state, &what);
+        } else {
             if state.inside > 0 && state.first_report("2.7") {
                 cx.record(cx.failure_of(
                     "2.7",
@@ -291,11 +294,21 @@ impl Handle {
                 ));
             }
         }
+        self.check_role(state, what);
+    }
+}
+
+impl Handle {
+    /// §2.5: the second subscription, given while one was active, is only
+    /// ever cancelled.
+    fn check_role(&self, state: &mut State, what: &str) {
+        let shared = &*self.shared;
         if shared.role == Role::Extra && what != "cancel()" && state.first_report("2.5") {
+            let cx = &shared.cx;
             cx.record(cx.failure_of(
                 "2.5",
                 "the second subscription, given while one was active, to be cancelled and never used",
-                format!("{what} on the {label}"),
+                format!("{what} on the {}", shared.label),
             ));
         }
     }

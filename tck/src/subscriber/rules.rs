@@ -175,7 +175,8 @@ pub(crate) fn spec_2_04<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     Ok(Outcome::Passed)
 }
 
-/// §2.5: a second subscription, given while one is active, is cancelled.
+/// §2.5: a second subscription, given while one is active, is cancelled;
+/// whitebox, the puppet then requests on the first one, never the second.
 pub(crate) fn spec_2_05<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     let mut stage = subject.stage(cx)?;
     started::<X>(&mut stage)?;
@@ -185,6 +186,16 @@ pub(crate) fn spec_2_05<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
             "cancel() on the second subscription, given while the first was active",
             "it was not cancelled",
         ));
+    }
+    if stage.probe.is_some() {
+        // Whitebox: the puppet's request must land on the first, active
+        // subscription; one on the rejected second fails §2.5 as it arrives.
+        cx.scenario("then the puppet's trigger_request(1)");
+        stage.trigger_request(1)?;
+        stage
+            .driver
+            .subscription()
+            .wait_demand(2, cx.env().no_signal_timeout());
     }
     stage.driver.complete()?;
     stage.driver.drop_subscriber()?;
