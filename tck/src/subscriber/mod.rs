@@ -20,7 +20,7 @@
 //! | rule | blackbox | whitebox | how |
 //! |---|---|---|---|
 //! | §2.1 | ✓ | ✓ | after `on_subscribe` (and the nudge) a `request(n ≥ 1)` arrives; elements flow within it |
-//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`, nor afterwards on any thread (one no-signal window) |
+//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`, nor afterwards on any thread (one no-signal window); whitebox, for a subscriber built around a publisher ([`SubscriberWhiteboxFactory::create_subscriber_with_publisher`]), no `subscribe` on it from inside them |
 //! | §2.4 | | ✓ | after a terminal signal was processed, nothing calls the subscription, not even its drop (cancel-on-drop excepted) |
 //! | §2.5 | ✓ | ✓ | a second `on_subscribe` while active: that subscription is cancelled, never requested from |
 //! | §2.6 | ✓ | ✓ | a subscriber declaring `stops_after() = Some(k)` cancels after the `k`-th element (dropping or keeping the subscription without `cancel()` fails); skipped without the declaration |
@@ -41,6 +41,7 @@
 pub mod blackbox;
 mod driver;
 mod probe_subscription;
+mod recording_publisher;
 pub(crate) mod rules;
 pub(crate) mod stage;
 #[doc(hidden)]
@@ -49,6 +50,7 @@ pub mod whitebox;
 mod whitebox_probe;
 
 pub use blackbox::{SubscriberBlackboxFactory, SubscriberBlackboxVerification};
+pub use recording_publisher::RecordingPublisher;
 pub use whitebox::{SubscriberWhiteboxFactory, SubscriberWhiteboxVerification};
 pub use whitebox_probe::{Instrumented, Puppet, WhiteboxProbe};
 

@@ -42,7 +42,7 @@ pub(crate) fn inside<R>(signal: &'static str, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-fn current_signal() -> Option<&'static str> {
+pub(crate) fn current_signal() -> Option<&'static str> {
     INSIDE.with(|cell| cell.get())
 }
 

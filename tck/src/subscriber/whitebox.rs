@@ -9,10 +9,11 @@ use reactive_streams::Subscriber;
 
 use super::blackbox::spec_2_12;
 use super::driver::Driver;
+use super::recording_publisher::RecordingPublisher;
 use super::rules::{self, ElementText};
 use super::stage::{Nudge, Stage, Subject};
 use super::whitebox_probe::WhiteboxProbe;
-use crate::context::{Failure, RuleCx};
+use crate::context::{Failure, RuleBody, RuleCx};
 use crate::outcome::Verification;
 use crate::suite::{body, short_type_name, verification_builder, Body, Suite};
 
@@ -68,6 +69,21 @@ pub trait SubscriberWhiteboxFactory: Send + Sync + 'static {
     /// be checked (§2.11).
     fn element(&self, index: u64) -> Self::Element;
 
+    /// For a subscriber built around a publisher (retry, repeat,
+    /// resubscribe): the same subscriber, given the TCK's
+    /// [`RecordingPublisher`] as the publisher it subscribes to again.
+    /// §2.3 then also checks that `on_complete` and `on_error` do not call
+    /// `subscribe` on it. Default: `None` (the subscriber has no
+    /// publisher).
+    fn create_subscriber_with_publisher(
+        &self,
+        probe: WhiteboxProbe<Self::Element>,
+        publisher: RecordingPublisher<Self::Element>,
+    ) -> Option<Box<dyn Subscriber<Self::Element>>> {
+        let _ = (probe, publisher);
+        None
+    }
+
     /// How many elements the subscriber takes before it no longer needs its
     /// subscription, if it stops by itself (a `take(k)`, a search that ends
     /// at its first hit). Such a subscriber must then `cancel` (§2.6):
@@ -108,6 +124,45 @@ impl<F: SubscriberWhiteboxFactory> ElementText for Whitebox<F> {
     }
 }
 
+/// §2.3, whitebox: the shared body, then, for a subscriber built around a
+/// publisher, the publisher half: `on_complete` and `on_error` must not
+/// call `subscribe` on the TCK's [`RecordingPublisher`].
+fn spec_2_03<F: SubscriberWhiteboxFactory>(cx: &RuleCx, subject: &Whitebox<F>) -> RuleBody {
+    let outcome = rules::spec_2_03(cx, subject)?;
+    let factory = &subject.0;
+    for terminal in ["on_complete", "on_error"] {
+        let publisher = RecordingPublisher::new(cx);
+        let probe = WhiteboxProbe::new(cx, true);
+        let given = publisher.clone();
+        let Some(subscriber) =
+            cx.try_step("tck.factory", "create_subscriber_with_publisher", || {
+                factory.create_subscriber_with_publisher(probe, given)
+            })?
+        else {
+            return Ok(outcome);
+        };
+        cx.scenario(format!(
+            "subscriber with the TCK's publisher: on_subscribe, {terminal}"
+        ));
+        let mut driver = Driver::new(cx, subscriber, move |i| factory.element(i));
+        driver.subscribe()?;
+        if terminal == "on_complete" {
+            driver.complete()?;
+        } else {
+            driver.error()?;
+        }
+        driver.drop_subscriber()?;
+        cx.trace(format!(
+            "publisher: {} subscribe call(s)",
+            publisher.subscribes()
+        ));
+        if cx.has_failed() {
+            break;
+        }
+    }
+    Ok(outcome)
+}
+
 /// The whitebox rule tests, in order.
 pub const TESTS: &[&str] = &crate::__subscriber_whitebox_tests!(@list @names);
 
@@ -134,6 +189,11 @@ pub(crate) fn table_for<X: Subject + ElementText>() -> Vec<(&'static str, Body<X
 
 fn table<F: SubscriberWhiteboxFactory>() -> Vec<(&'static str, Body<Whitebox<F>>)> {
     let mut table = table_for::<Whitebox<F>>();
+    for (test, run) in table.iter_mut() {
+        if *test == "spec_2_03" {
+            *run = body(spec_2_03::<F>);
+        }
+    }
     // §2.6 needs the factory's stops_after(), which processors do not declare.
     let at = table
         .iter()

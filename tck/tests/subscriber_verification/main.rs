@@ -5,4 +5,5 @@
 mod broken;
 mod conforming;
 mod factories;
+mod resubscribing;
 mod stops;
