@@ -9,6 +9,7 @@
 mod broken_sinks;
 mod broken_sources;
 mod conforming;
+mod late_sinks;
 mod racing_sources;
 
 use std::time::Duration;
