@@ -70,6 +70,22 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 ));
             }
         }
+        if let Some(quiet) = state.quiet_since {
+            let window = cx.env().no_signal_timeout();
+            if state.behaviour.bound_after_cancel
+                && quiet.elapsed() > window
+                && state.first_report("1.8-late")
+            {
+                cx.record(cx.failure_of(
+                    "1.8",
+                    format!(
+                        "no signal beginning more than {} ms (the no-signal window) after cancel() returned and the signal in flight finished",
+                        window.as_millis()
+                    ),
+                    format!("{} began later", kind_of(&description)),
+                ));
+            }
+        }
         let cancelled_before = state.cancelled;
         let mut reaction = on_signal(&mut state, shared);
         if cancelled_before && !is_subscribe {
@@ -125,7 +141,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             Reaction::Cancel(subscription) => {
                 let what = shared.event(&format!("cancel() from {description}"));
                 let result = cx.try_step("3.15", what, || subscription.cancel());
-                shared.state.lock().cancel_returned = true;
+                shared.state.lock().note_cancel_returned();
                 if let Err(failure) = result {
                     cx.record(failure);
                 }
@@ -345,6 +361,12 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             Reaction::None
         });
     }
+}
+
+/// `on_next`, `on_error(..)` or `on_complete` without the element: which
+/// element comes late depends on timing, the message must not.
+fn kind_of(description: &str) -> &str {
+    description.split('(').next().unwrap_or(description)
 }
 
 impl<T> Drop for ProbeSubscriber<T> {

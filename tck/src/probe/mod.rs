@@ -103,6 +103,8 @@ pub(crate) struct Behaviour {
     measure_recursion: bool,
     /// The `n` the publisher was created for (see [`Probe::created_for`]).
     created_for: Option<u64>,
+    /// See [`Probe::bound_signals_after_cancel`].
+    bound_after_cancel: bool,
 }
 
 /// How many signals after `cancel` a probe with
@@ -200,6 +202,17 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self
     }
 
+    /// Holds "eventually" in §1.8 to a bound: a signal that begins more
+    /// than the no-signal window after `cancel()` returned and the signal
+    /// running at that moment (if any) finished fails §1.8 as it arrives,
+    /// even if the publisher drops the subscriber right after (a lingering
+    /// thread, a worker that checks for cancellation only now and then).
+    /// Signals racing with the cancel, or a tick after it, are accepted.
+    pub fn bound_signals_after_cancel(self) -> Self {
+        self.shared.state.lock().behaviour.bound_after_cancel = true;
+        self
+    }
+
     /// Also measures the recursion depth on the stack (§3.3): every
     /// `on_next` running one frame deeper than one still running below it
     /// on the same thread counts one level, whether or not the probe was
@@ -293,7 +306,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let result = self
             .cx()
             .try_step("3.15", self.event("cancel()"), || subscription.cancel());
-        self.shared.state.lock().cancel_returned = true;
+        self.shared.state.lock().note_cancel_returned();
         result?;
         Ok(started.elapsed())
     }

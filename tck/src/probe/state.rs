@@ -29,6 +29,9 @@ pub(crate) struct State<T> {
     /// (§3.6) and adds no demand. A request racing with a `cancel()` still
     /// in progress may reach the publisher first, so it counts.
     pub(crate) cancel_returned: bool,
+    /// When the stream became quiet after `cancel()`: the cancel had
+    /// returned and no signal was running (see `Probe::bound_signals_after_cancel`).
+    pub(crate) quiet_since: Option<std::time::Instant>,
     pub(crate) dropped: bool,
     /// The thread inside a probe-issued `request`, for §3.10 / §3.11.
     pub(crate) requesting: Option<ThreadId>,
@@ -81,6 +84,7 @@ impl<T> State<T> {
             terminal: None,
             cancelled: false,
             cancel_returned: false,
+            quiet_since: None,
             dropped: false,
             requesting: None,
             sync_nexts: 0,
@@ -123,6 +127,9 @@ impl<T> State<T> {
             self.entry.depth -= 1;
             if self.entry.depth == 0 {
                 self.entry.owner = None;
+                if self.cancel_returned && self.quiet_since.is_none() {
+                    self.quiet_since = Some(std::time::Instant::now());
+                }
             }
         }
     }
@@ -147,6 +154,15 @@ impl<T> State<T> {
 
     pub(crate) fn note_cancel(&mut self) {
         self.cancelled = true;
+    }
+
+    /// `cancel()` has returned: the clock of §1.8's bound starts now, or
+    /// when the signal running at this moment finishes.
+    pub(crate) fn note_cancel_returned(&mut self) {
+        self.cancel_returned = true;
+        if self.entry.owner.is_none() && self.quiet_since.is_none() {
+            self.quiet_since = Some(std::time::Instant::now());
+        }
     }
 
     pub(crate) fn is_synchronous(&self) -> bool {

@@ -286,3 +286,125 @@ fn a_publisher_ignoring_the_cancel_beyond_n_fails_1_8_and_is_unwound() {
         });
     insta::assert_snapshot!(flood.event);
 }
+
+/// Emits from a worker thread, one element a tick, and looks at `cancel`
+/// only every `CHECK_EVERY` elements: after a cancel from another thread it
+/// keeps going for up to that many ticks (§1.8's "eventually" overrun).
+/// With `linger`, it instead stops at once but sends one last element a
+/// while later, from its lingering thread, then drops the subscriber.
+struct Checkless {
+    linger: bool,
+}
+
+const CHECK_EVERY: u64 = 64;
+const TICK: Duration = Duration::from_millis(2);
+/// Longer than the self-tests' no-signal window (15 ms).
+const LINGER: Duration = Duration::from_millis(100);
+
+impl PublisherFactory for Checkless {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(CheckingNowAndThen {
+            count: elements,
+            linger: self.linger,
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+struct CheckingNowAndThen {
+    count: u64,
+    linger: bool,
+}
+
+#[derive(Default)]
+struct Worker {
+    state: Mutex<(u64, bool)>,
+    more: Condvar,
+}
+
+impl Subscription for Worker {
+    fn request(&self, n: u64) {
+        let mut state = self.state.lock();
+        if n == 0 {
+            state.1 = true;
+        }
+        state.0 = reactive_streams::demand::add(state.0, n);
+        self.more.notify_all();
+    }
+    fn cancel(&self) {
+        self.state.lock().1 = true;
+        self.more.notify_all();
+    }
+}
+
+fn tick() {
+    let (_keep, never) = crossbeam_channel::bounded::<()>(0);
+    let _ = never.recv_timeout(TICK);
+}
+
+impl Publisher<u64> for CheckingNowAndThen {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let worker = Arc::new(Worker::default());
+        subscriber.on_subscribe(worker.clone());
+        let (count, linger) = (self.count, self.linger);
+        std::thread::spawn(move || {
+            let mut next = 0;
+            loop {
+                if next == count {
+                    subscriber.on_complete();
+                    return;
+                }
+                let mut state = worker.state.lock();
+                if linger || next % CHECK_EVERY == 0 {
+                    if state.1 {
+                        drop(state);
+                        if linger {
+                            // One last element from the lingering thread.
+                            let (_keep, never) = crossbeam_channel::bounded::<()>(0);
+                            let _ = never.recv_timeout(LINGER);
+                            subscriber.on_next(next);
+                        }
+                        return;
+                    }
+                }
+                while state.0 == 0 {
+                    if worker
+                        .more
+                        .wait_for(&mut state, Duration::from_secs(2))
+                        .timed_out()
+                    {
+                        return;
+                    }
+                }
+                if state.1 && next % CHECK_EVERY == 0 && !linger {
+                    return;
+                }
+                state.0 -= 1;
+                drop(state);
+                tick();
+                subscriber.on_next(next);
+                next += 1;
+            }
+        });
+    }
+}
+
+/// The overrun after cancel also shows in other rules' no-signal windows
+/// (timing-dependent, as for `AsyncIgnoresCancel`), so §1.8 is required,
+/// not the exact set.
+#[test]
+fn a_worker_checking_cancel_now_and_then_fails_1_8() {
+    let (results, failed) = failed_rules("CheckingNowAndThen", Checkless { linger: false });
+    insta::assert_snapshot!(message(&results, "spec_1_08"));
+    assert!(failed.contains("spec_1_08"), "{failed:?}");
+}
+
+#[test]
+fn a_thread_lingering_after_cancel_fails_1_8() {
+    let (results, failed) = failed_rules("Lingering", Checkless { linger: true });
+    insta::assert_snapshot!(message(&results, "spec_1_08"));
+    assert!(failed.contains("spec_1_08"), "{failed:?}");
+}
