@@ -358,17 +358,15 @@ impl Publisher<u64> for CheckingNowAndThen {
                     return;
                 }
                 let mut state = worker.state.lock();
-                if linger || next % CHECK_EVERY == 0 {
-                    if state.1 {
-                        drop(state);
-                        if linger {
-                            // One last element from the lingering thread.
-                            let (_keep, never) = crossbeam_channel::bounded::<()>(0);
-                            let _ = never.recv_timeout(LINGER);
-                            subscriber.on_next(next);
-                        }
-                        return;
+                if (linger || next % CHECK_EVERY == 0) && state.1 {
+                    drop(state);
+                    if linger {
+                        // One last element from the lingering thread.
+                        let (_keep, never) = crossbeam_channel::bounded::<()>(0);
+                        let _ = never.recv_timeout(LINGER);
+                        subscriber.on_next(next);
                     }
+                    return;
                 }
                 while state.0 == 0 {
                     if worker
