@@ -7,3 +7,4 @@ mod conforming;
 mod factories;
 mod resubscribing;
 mod stops;
+mod unusual;
