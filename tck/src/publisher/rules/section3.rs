@@ -31,8 +31,8 @@ pub fn spec_3_02<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// §3.3: the synchronous recursion `on_next` → `request` → `on_next` stays
-/// bounded, over a long run: thousands of elements with `request(1)` from
-/// every `on_next`, then unbounded demand cancelled after 1,000 elements.
+/// bounded, over a long run: hundreds of elements with `request(1)` from
+/// every `on_next`, then unbounded demand cancelled after 500 elements.
 /// The depth is measured twice: as re-entries of the probe (within the
 /// factory's declared depth) and on the stack, which also sees a publisher
 /// that emits each element from one frame deeper than the last (beyond
@@ -89,10 +89,10 @@ pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// §3.3's long run: elements delivered with `request(1)` from each `on_next`.
-const LONG_RUN: u64 = 2_000;
+const LONG_RUN: u64 = 500;
 
 /// §3.3's unbounded run: elements before the probe cancels.
-const UNBOUNDED_RUN: u64 = 1_000;
+const UNBOUNDED_RUN: u64 = 500;
 
 /// `k` elements, unless a failure (the probe's §3.3 check, which cancels)
 /// has been recorded meanwhile: then no more are coming.
