@@ -70,14 +70,38 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 ));
             }
         }
+        if let Some(quiet) = state.quiet_since {
+            let window = cx.env().no_signal_timeout();
+            if state.behaviour.bound_after_cancel
+                && quiet.elapsed() > window
+                && state.first_report("1.8-late")
+            {
+                cx.record(cx.failure_of(
+                    "1.8",
+                    format!(
+                        "no signal beginning more than {} ms (the no-signal window) after cancel() returned and the signal in flight finished",
+                        window.as_millis()
+                    ),
+                    format!("{} began later", kind_of(&description)),
+                ));
+            }
+        }
         let cancelled_before = state.cancelled;
         let mut reaction = on_signal(&mut state, shared);
         if cancelled_before && !is_subscribe {
             state.after_cancel += 1;
-            if state.behaviour.stop_runaway && state.after_cancel > super::RUNAWAY_LIMIT {
+            if (state.behaviour.stop_runaway || state.cancelled_beyond_n)
+                && state.after_cancel > super::RUNAWAY_LIMIT
+            {
                 state.runaway = true;
                 if state.first_report("runaway") {
-                    cx.record(cx.failure(
+                    let rule = if state.cancelled_beyond_n {
+                        String::from("1.8")
+                    } else {
+                        cx.rule().to_string()
+                    };
+                    cx.record(cx.failure_of(
+                        rule,
                         "signals to stop after cancel()",
                         format!(
                             "more than {} signals arrived after cancel(); the probe unwound the publisher",
@@ -122,7 +146,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 let result = shared.serially(&what, || {
                     cx.try_step("3.15", what.clone(), || subscription.cancel())
                 });
-                shared.state.lock().cancel_returned = true;
+                shared.state.lock().note_cancel_returned();
                 if let Err(failure) = result {
                     cx.record(failure);
                 }
@@ -219,10 +243,16 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     }
 
     pub(crate) fn next_signal(&self, element: T) {
+        let here = super::stack::stack_address();
         let description = format!("on_next({element:?})");
         self.signal(description.clone(), move |state, shared| {
             let cx = &shared.cx;
             state.nexts += 1;
+            let measured = if state.behaviour.measure_recursion {
+                state.stack.enter(here)
+            } else {
+                0
+            };
             if state.is_synchronous() {
                 state.sync_nexts += 1;
             }
@@ -238,6 +268,46 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
             state.push(Signal::Next(element));
             if state.cancelled || state.terminal.is_some() {
+                return Reaction::None;
+            }
+            if let Some(n) = state.behaviour.created_for {
+                // Beyond the requested total §1.1 speaks; within it, an
+                // element past n breaks the factory's contract.
+                if state.nexts > n && state.nexts <= state.requested {
+                    if state.first_report("tck.create_n_gives_exactly_n") {
+                        cx.record(cx.failure_of(
+                            "tck.create_n_gives_exactly_n",
+                            format!("at most {n} on_next from create_publisher({n})"),
+                            format!(
+                                "{description} was on_next number {} while demand was still ahead; the probe cancelled",
+                                state.nexts
+                            ),
+                        ));
+                    }
+                    if let Some(subscription) = state.subscription.clone() {
+                        state.note_cancel();
+                        state.cancelled_beyond_n = true;
+                        return Reaction::Cancel(subscription);
+                    }
+                }
+            }
+            let limit = state.behaviour.depth_bound.max(super::STACK_DEPTH_FLOOR);
+            if measured > limit {
+                if state.first_report("3.3") {
+                    cx.record(cx.failure_of(
+                        "3.3",
+                        format!(
+                            "an upper bound on synchronous recursion between publisher and subscriber (at most {limit} nested on_next on one thread's stack)"
+                        ),
+                        format!(
+                            "{description} ran {measured} deep on the stack of one thread; the probe cancelled"
+                        ),
+                    ));
+                }
+                if let Some(subscription) = state.subscription.clone() {
+                    state.note_cancel();
+                    return Reaction::Cancel(subscription);
+                }
                 return Reaction::None;
             }
             if state.behaviour.cancel_after == Some(state.nexts) {
@@ -296,6 +366,12 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             Reaction::None
         });
     }
+}
+
+/// `on_next`, `on_error(..)` or `on_complete` without the element: which
+/// element comes late depends on timing, the message must not.
+fn kind_of(description: &str) -> &str {
+    description.split('(').next().unwrap_or(description)
 }
 
 impl<T> Drop for ProbeSubscriber<T> {

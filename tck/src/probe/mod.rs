@@ -58,7 +58,10 @@
 
 mod expect;
 mod handle;
+mod stack;
 mod state;
+
+pub use stack::STACK_DEPTH_FLOOR;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -105,6 +108,12 @@ pub(crate) struct Behaviour {
     depth_bound: u32,
     /// Stop a publisher flooding after cancel (see [`Probe::stop_runaway`]).
     stop_runaway: bool,
+    /// Measure recursion on the stack (see [`Probe::measure_recursion`]).
+    measure_recursion: bool,
+    /// The `n` the publisher was created for (see [`Probe::created_for`]).
+    created_for: Option<u64>,
+    /// See [`Probe::bound_signals_after_cancel`].
+    bound_after_cancel: bool,
 }
 
 /// How many signals after `cancel` a probe with
@@ -191,6 +200,50 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self
     }
 
+    /// The publisher under observation was made by `create_publisher(n)`:
+    /// an `on_next` beyond the `n`-th while demand is still ahead fails
+    /// `tck.create_n_gives_exactly_n`, naming the element, and the probe
+    /// cancels at once instead of recording until the watchdog. Signals
+    /// still flooding after that cancel are a §1.8 failure, and past
+    /// [`RUNAWAY_LIMIT`] the probe unwinds the publisher (as
+    /// [`Probe::stop_runaway`]), so no thread is left spinning. `u64::MAX`
+    /// (an unbounded publisher) sets nothing.
+    pub fn created_for(self, n: u64) -> Self {
+        if n != u64::MAX {
+            self.shared.state.lock().behaviour.created_for = Some(n);
+        }
+        self
+    }
+
+    /// Holds "eventually" in §1.8 to a bound: a signal that begins more
+    /// than the no-signal window after `cancel()` returned and the signal
+    /// running at that moment (if any) finished fails §1.8 as it arrives,
+    /// even if the publisher drops the subscriber right after (a lingering
+    /// thread, a worker that checks for cancellation only now and then).
+    /// Signals racing with the cancel, or a tick after it, are accepted.
+    pub fn bound_signals_after_cancel(self) -> Self {
+        self.shared.state.lock().behaviour.bound_after_cancel = true;
+        self
+    }
+
+    /// Also measures the recursion depth on the stack (§3.3): every
+    /// `on_next` running one frame deeper than one still running below it
+    /// on the same thread counts one level, whether or not the probe was
+    /// re-entered. Past `max(depth bound, STACK_DEPTH_FLOOR)` levels §3.3
+    /// fails with the depth reached and the probe cancels, so a publisher
+    /// recursing through its own drain is reported before the stack
+    /// overflows.
+    pub fn measure_recursion(self) -> Self {
+        self.shared.state.lock().behaviour.measure_recursion = true;
+        self
+    }
+
+    /// The deepest synchronous recursion measured on the stack so far (see
+    /// [`Probe::measure_recursion`]; 0 if not measured).
+    pub fn deepest_recursion(&self) -> u32 {
+        self.shared.state.lock().stack.deepest()
+    }
+
     /// The rule context this probe records into.
     pub fn cx(&self) -> &RuleCx {
         &self.shared.cx
@@ -270,7 +323,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                 .cx()
                 .try_step("3.15", what.clone(), || subscription.cancel())
                 .map(|_| started.elapsed());
-            self.shared.state.lock().cancel_returned = true;
+            self.shared.state.lock().note_cancel_returned();
             result
         })
     }
@@ -290,6 +343,12 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn synchronous_signals(&self) -> (u64, u64) {
         let state = self.shared.state.lock();
         (state.sync_nexts, state.sync_terminals)
+    }
+
+    /// Whether the probe cancelled because the publisher went beyond the
+    /// `n` it was created for (see [`Probe::created_for`]).
+    pub fn cancelled_beyond_n(&self) -> bool {
+        self.shared.state.lock().cancelled_beyond_n
     }
 
     /// Whether the publisher has dropped the subscriber.

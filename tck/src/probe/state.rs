@@ -6,6 +6,7 @@ use std::thread::ThreadId;
 
 use reactive_streams::Subscription;
 
+use super::stack::StackNesting;
 use super::{Behaviour, Signal};
 
 /// How many unconsumed signals a probe keeps; past this (a publisher
@@ -28,6 +29,9 @@ pub(crate) struct State<T> {
     /// (§3.6) and adds no demand. A request racing with a `cancel()` still
     /// in progress may reach the publisher first, so it counts.
     pub(crate) cancel_returned: bool,
+    /// When the stream became quiet after `cancel()`: the cancel had
+    /// returned and no signal was running (see `Probe::bound_signals_after_cancel`).
+    pub(crate) quiet_since: Option<std::time::Instant>,
     pub(crate) dropped: bool,
     /// The thread inside a probe-issued `request`, for §3.10 / §3.11.
     pub(crate) requesting: Option<ThreadId>,
@@ -43,6 +47,11 @@ pub(crate) struct State<T> {
     pub(crate) reacting: u32,
     /// The probe called the publisher a runaway (see `stop_runaway`).
     pub(crate) runaway: bool,
+    /// The probe cancelled because the publisher went beyond its `n`: a
+    /// flood after that is a §1.8 failure.
+    pub(crate) cancelled_beyond_n: bool,
+    /// `on_next` calls still running, by stack address (§3.3).
+    pub(crate) stack: StackNesting,
     entry: Entry,
     /// Invariants already reported, so a flood reports each once.
     reported: Vec<&'static str>,
@@ -78,6 +87,7 @@ impl<T> State<T> {
             terminal: None,
             cancelled: false,
             cancel_returned: false,
+            quiet_since: None,
             dropped: false,
             requesting: None,
             calling: None,
@@ -86,6 +96,8 @@ impl<T> State<T> {
             after_cancel: 0,
             reacting: 0,
             runaway: false,
+            cancelled_beyond_n: false,
+            stack: StackNesting::default(),
             entry: Entry::default(),
             reported: Vec::new(),
         }
@@ -119,6 +131,9 @@ impl<T> State<T> {
             self.entry.depth -= 1;
             if self.entry.depth == 0 {
                 self.entry.owner = None;
+                if self.cancel_returned && self.quiet_since.is_none() {
+                    self.quiet_since = Some(std::time::Instant::now());
+                }
             }
         }
     }
@@ -143,6 +158,15 @@ impl<T> State<T> {
 
     pub(crate) fn note_cancel(&mut self) {
         self.cancelled = true;
+    }
+
+    /// `cancel()` has returned: the clock of §1.8's bound starts now, or
+    /// when the signal running at this moment finishes.
+    pub(crate) fn note_cancel_returned(&mut self) {
+        self.cancel_returned = true;
+        if self.entry.owner.is_none() && self.quiet_since.is_none() {
+            self.quiet_since = Some(std::time::Instant::now());
+        }
     }
 
     pub(crate) fn is_synchronous(&self) -> bool {

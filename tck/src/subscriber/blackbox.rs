@@ -74,6 +74,16 @@ pub trait SubscriberBlackboxFactory: Send + Sync + 'static {
     fn trigger_request(&self, subscriber: &mut Self::Subscriber) {
         let _ = subscriber;
     }
+
+    /// How many elements the subscriber takes before it no longer needs its
+    /// subscription, if it stops by itself (a `take(k)`, a search that ends
+    /// at its first hit). Such a subscriber must then `cancel` (§2.6):
+    /// with `Some(k)` the TCK sends elements as requested, never a terminal
+    /// signal, and waits for `cancel()` after the `k`-th. Default: `None`
+    /// (the subscriber consumes whatever comes; §2.6 is skipped).
+    fn stops_after(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A blackbox factory as a [`Subject`].
@@ -94,6 +104,10 @@ impl<F: SubscriberBlackboxFactory> Subject for Blackbox<F> {
         }));
         Ok(Stage::new(driver, None, nudge))
     }
+
+    fn stops_after(&self) -> Option<u64> {
+        self.0.stops_after()
+    }
 }
 
 /// §2.12 binds the caller of `on_subscribe`; `Publisher::subscribe` takes
@@ -113,6 +127,7 @@ fn table<F: SubscriberBlackboxFactory>() -> Vec<(&'static str, Body<Blackbox<F>>
         ("spec_2_01", body(rules::spec_2_01::<Blackbox<F>>)),
         ("spec_2_03", body(rules::spec_2_03::<Blackbox<F>>)),
         ("spec_2_05", body(rules::spec_2_05::<Blackbox<F>>)),
+        ("spec_2_06", body(rules::spec_2_06::<Blackbox<F>>)),
         ("spec_2_07", body(rules::spec_2_07::<Blackbox<F>>)),
         ("spec_2_09", body(rules::spec_2_09::<Blackbox<F>>)),
         ("spec_2_10", body(rules::spec_2_10::<Blackbox<F>>)),
@@ -172,7 +187,7 @@ pub fn __run_generated<F: SubscriberBlackboxFactory>(test: &str, target: &str, f
 macro_rules! __subscriber_blackbox_tests {
     (@list $($then:tt)*) => {
         $crate::__subscriber_blackbox_tests! { $($then)* [
-            spec_2_01, spec_2_03, spec_2_05, spec_2_07, spec_2_09, spec_2_10,
+            spec_2_01, spec_2_03, spec_2_05, spec_2_06, spec_2_07, spec_2_09, spec_2_10,
             spec_2_12, spec_2_13, spec_3_01, spec_3_08
         ] }
     };

@@ -20,9 +20,10 @@
 //! | rule | blackbox | whitebox | how |
 //! |---|---|---|---|
 //! | §2.1 | ✓ | ✓ | after `on_subscribe` (and the nudge) a `request(n ≥ 1)` arrives; elements flow within it |
-//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`, nor afterwards on any thread (one no-signal window) |
+//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`, nor afterwards on any thread (one no-signal window); whitebox, for a subscriber built around a publisher ([`SubscriberWhiteboxFactory::create_subscriber_with_publisher`]), no `subscribe` on it from inside them |
 //! | §2.4 | | ✓ | after a terminal signal was processed, nothing calls the subscription, not even its drop (cancel-on-drop excepted) |
 //! | §2.5 | ✓ | ✓ | a second `on_subscribe` while active: that subscription is cancelled, never requested from |
+//! | §2.6 | ✓ | ✓ | a subscriber declaring `stops_after() = Some(k)` cancels after the `k`-th element (dropping or keeping the subscription without `cancel()` fails); skipped without the declaration |
 //! | §2.7 | ✓ | ✓ | an entry counter in the probe subscription sees overlapping calls; early calls are held open for one window so that unsynchronised threads collide |
 //! | §2.8 | | ✓ | after the puppet cancels, elements in flight are accepted |
 //! | §2.9, §2.10 | ✓ | ✓ | `on_complete` / `on_error` with and without a preceding request return normally (whitebox: and are processed) |
@@ -33,12 +34,14 @@
 //! | §3.8 | ✓ | ✓ | blackbox: every element requested is accepted; whitebox: the puppet's `trigger_request(n)` adds n |
 //!
 //! Not tested: §2.2 (a recommendation about the subscriber's own
-//! scheduling) and §2.6 (whether a subscription is still needed is the
-//! subscriber's own decision; the one case the TCK can create is §2.5).
+//! scheduling). §2.6 is tested only for subscribers that declare when they
+//! stop: whether a subscription is still needed is otherwise the
+//! subscriber's own decision.
 
 pub mod blackbox;
 mod driver;
 mod probe_subscription;
+mod recording_publisher;
 pub(crate) mod rules;
 pub(crate) mod stage;
 #[doc(hidden)]
@@ -47,6 +50,7 @@ pub mod whitebox;
 mod whitebox_probe;
 
 pub use blackbox::{SubscriberBlackboxFactory, SubscriberBlackboxVerification};
+pub use recording_publisher::RecordingPublisher;
 pub use whitebox::{SubscriberWhiteboxFactory, SubscriberWhiteboxVerification};
 pub use whitebox_probe::{Instrumented, Puppet, WhiteboxProbe};
 

@@ -42,7 +42,7 @@ pub(crate) fn inside<R>(signal: &'static str, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-fn current_signal() -> Option<&'static str> {
+pub(crate) fn current_signal() -> Option<&'static str> {
     INSIDE.with(|cell| cell.get())
 }
 
@@ -86,6 +86,8 @@ struct State {
     /// call after it breaks (if such calls are watched).
     terminal: Option<(&'static str, Option<&'static str>)>,
     dropped: bool,
+    /// The subscriber's handle was dropped (it can call nothing any more).
+    released: bool,
     reported: Vec<&'static str>,
 }
 
@@ -183,6 +185,27 @@ impl ProbeSubscription {
     pub(crate) fn wait_cancelled(&self, timeout: Duration) -> bool {
         self.wait_until(timeout, |s| s.cancelled)
     }
+
+    /// Waits up to `timeout` for `cancel()`, or less if the subscriber lets
+    /// go of its handle first (then no `cancel()` can come); whether it
+    /// cancelled.
+    pub(crate) fn wait_cancelled_or_released(&self, timeout: Duration) -> bool {
+        self.wait_until(timeout, |s| s.cancelled || s.released);
+        self.is_cancelled()
+    }
+
+    /// Whether the subscriber dropped its handle without cancelling (§2.6).
+    pub(crate) fn is_abandoned(&self) -> bool {
+        let state = self.shared.state.lock();
+        state.released && !state.cancelled
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.shared.state.lock().released = true;
+        self.shared.changed.notify_all();
+    }
 }
 
 /// What the subscriber holds.
@@ -200,11 +223,14 @@ impl Handle {
             None => format!("{}: {what}", shared.label),
         });
         let mut state = shared.state.lock();
-        // A call the TCK makes through the whitebox puppet is the TCK's
-        // doing: it is recorded, but not held to §2.7 or to the timing
-        // checks.
+        // A call the TCK triggers through the whitebox puppet is asked for
+        // by the TCK, so it is not held to §2.7 or to the timing checks;
+        // but which subscription it lands on is the subscriber's own code:
+        // the second, rejected one breaks §2.5, as any other call would.
         let by_puppet = signal == Some("puppet");
-        if !by_puppet {
+        if by_puppet {
+            self.check_role(&mut state, &what);
+        } else {
             if state.inside > 0 && state.first_report("2.7") {
                 cx.record(cx.failure_of(
                     "2.7",
@@ -268,11 +294,21 @@ impl Handle {
                 ));
             }
         }
+        self.check_role(state, what);
+    }
+}
+
+impl Handle {
+    /// §2.5: the second subscription, given while one was active, is only
+    /// ever cancelled.
+    fn check_role(&self, state: &mut State, what: &str) {
+        let shared = &*self.shared;
         if shared.role == Role::Extra && what != "cancel()" && state.first_report("2.5") {
+            let cx = &shared.cx;
             cx.record(cx.failure_of(
                 "2.5",
                 "the second subscription, given while one was active, to be cancelled and never used",
-                format!("{what} on the {label}"),
+                format!("{what} on the {}", shared.label),
             ));
         }
     }

@@ -121,6 +121,53 @@ pub(crate) fn spec_2_01<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     Ok(Outcome::Passed)
 }
 
+/// §2.6: a subscriber that declares it stops after `k` elements
+/// ([`stops_after`](crate::subscriber::SubscriberBlackboxFactory::stops_after))
+/// cancels its subscription once it has them; dropping or abandoning the
+/// subscription without `cancel()` leaves the publisher producing for
+/// nobody. Elements go out as requested, never a terminal signal; after
+/// the `k`-th, `cancel()` must come within the timeout.
+pub(crate) fn spec_2_06<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
+    let Some(k) = subject.stops_after() else {
+        return Ok(Outcome::Skipped(String::from(
+            "needs a subscriber that stops by itself; the factory's stops_after() is None",
+        )));
+    };
+    cx.scenario(format!(
+        "subscriber declared to stop after {k} elements, elements as requested, no terminal signal"
+    ));
+    let mut stage = subject.stage(cx)?;
+    if !started::<X>(&mut stage)? {
+        return Err(cx.failure(
+            "request(n) after on_subscribe (and the nudge to request)",
+            "no request arrived",
+        ));
+    }
+    let delivered = stage.driver.feed(k, cx.env().timeout())?;
+    let subscription = stage.driver.subscription().clone();
+    if delivered < k && !subscription.is_cancelled() {
+        // It still needs the subscription by its own declaration.
+        cx.trace(format!(
+            "{delivered} of {k} elements requested; the subscriber still needs its subscription"
+        ));
+    } else if !subscription.wait_cancelled_or_released(cx.env().timeout()) {
+        let actual = if subscription.is_abandoned() {
+            format!("{delivered} elements delivered; the subscriber dropped its subscription without cancel()")
+        } else {
+            format!(
+                "{delivered} elements delivered and no cancel() within {} ms",
+                cx.env().timeout().as_millis()
+            )
+        };
+        return Err(cx.failure(
+            format!("cancel() once the subscriber no longer needs its subscription (it declares stops_after() = {k})"),
+            actual,
+        ));
+    }
+    stage.driver.drop_subscriber()?;
+    Ok(Outcome::Passed)
+}
+
 /// §2.3: no call on the subscription from inside `on_complete` / `on_error`,
 /// nor afterwards on any thread.
 pub(crate) fn spec_2_03<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
@@ -164,7 +211,8 @@ pub(crate) fn spec_2_04<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     Ok(Outcome::Passed)
 }
 
-/// §2.5: a second subscription, given while one is active, is cancelled.
+/// §2.5: a second subscription, given while one is active, is cancelled;
+/// whitebox, the puppet then requests on the first one, never the second.
 pub(crate) fn spec_2_05<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     let mut stage = subject.stage(cx)?;
     started::<X>(&mut stage)?;
@@ -174,6 +222,16 @@ pub(crate) fn spec_2_05<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
             "cancel() on the second subscription, given while the first was active",
             "it was not cancelled",
         ));
+    }
+    if stage.probe.is_some() {
+        // Whitebox: the puppet's request must land on the first, active
+        // subscription; one on the rejected second fails §2.5 as it arrives.
+        cx.scenario("then the puppet's trigger_request(1)");
+        stage.trigger_request(1)?;
+        stage
+            .driver
+            .subscription()
+            .wait_demand(2, cx.env().no_signal_timeout());
     }
     stage.driver.complete()?;
     stage.driver.drop_subscriber()?;

@@ -52,6 +52,12 @@ pub(crate) trait Subject: Send + Sync + 'static {
         inputs
     }
 
+    /// After how many elements the subscriber no longer needs its
+    /// subscription, if it declares it (§2.6).
+    fn stops_after(&self) -> Option<u64> {
+        None
+    }
+
     /// A fresh subscriber, not yet subscribed.
     fn stage<'a>(&'a self, cx: &RuleCx) -> Result<Stage<'a, Self::Element, Self::Sub>, Failure>;
 }

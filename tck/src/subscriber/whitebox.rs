@@ -9,10 +9,11 @@ use reactive_streams::Subscriber;
 
 use super::blackbox::spec_2_12;
 use super::driver::Driver;
+use super::recording_publisher::RecordingPublisher;
 use super::rules::{self, ElementText};
 use super::stage::{Nudge, Stage, Subject};
 use super::whitebox_probe::WhiteboxProbe;
-use crate::context::{Failure, RuleCx};
+use crate::context::{Failure, RuleBody, RuleCx};
 use crate::outcome::Verification;
 use crate::suite::{body, short_type_name, verification_builder, Body, Suite};
 
@@ -67,6 +68,31 @@ pub trait SubscriberWhiteboxFactory: Send + Sync + 'static {
     /// Distinct indices should give distinct elements, so that order can
     /// be checked (§2.11).
     fn element(&self, index: u64) -> Self::Element;
+
+    /// For a subscriber built around a publisher (retry, repeat,
+    /// resubscribe): the same subscriber, given the TCK's
+    /// [`RecordingPublisher`] as the publisher it subscribes to again.
+    /// §2.3 then also checks that `on_complete` and `on_error` do not call
+    /// `subscribe` on it. Default: `None` (the subscriber has no
+    /// publisher).
+    fn create_subscriber_with_publisher(
+        &self,
+        probe: WhiteboxProbe<Self::Element>,
+        publisher: RecordingPublisher<Self::Element>,
+    ) -> Option<Box<dyn Subscriber<Self::Element>>> {
+        let _ = (probe, publisher);
+        None
+    }
+
+    /// How many elements the subscriber takes before it no longer needs its
+    /// subscription, if it stops by itself (a `take(k)`, a search that ends
+    /// at its first hit). Such a subscriber must then `cancel` (§2.6):
+    /// with `Some(k)` the TCK sends elements as requested, never a terminal
+    /// signal, and waits for `cancel()` after the `k`-th. Default: `None`
+    /// (the subscriber consumes whatever comes; §2.6 is skipped).
+    fn stops_after(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A whitebox factory as a [`Subject`].
@@ -86,12 +112,55 @@ impl<F: SubscriberWhiteboxFactory> Subject for Whitebox<F> {
         let driver = Driver::new(cx, subscriber, move |i| factory.element(i));
         Ok(Stage::new(driver, Some(probe), Nudge::Whitebox))
     }
+
+    fn stops_after(&self) -> Option<u64> {
+        self.0.stops_after()
+    }
 }
 
 impl<F: SubscriberWhiteboxFactory> ElementText for Whitebox<F> {
     fn element_text(&self, index: u64) -> String {
         format!("{:?}", self.0.element(index))
     }
+}
+
+/// §2.3, whitebox: the shared body, then, for a subscriber built around a
+/// publisher, the publisher half: `on_complete` and `on_error` must not
+/// call `subscribe` on the TCK's [`RecordingPublisher`].
+fn spec_2_03<F: SubscriberWhiteboxFactory>(cx: &RuleCx, subject: &Whitebox<F>) -> RuleBody {
+    let outcome = rules::spec_2_03(cx, subject)?;
+    let factory = &subject.0;
+    for terminal in ["on_complete", "on_error"] {
+        let publisher = RecordingPublisher::new(cx);
+        let probe = WhiteboxProbe::new(cx, true);
+        let given = publisher.clone();
+        let Some(subscriber) =
+            cx.try_step("tck.factory", "create_subscriber_with_publisher", || {
+                factory.create_subscriber_with_publisher(probe, given)
+            })?
+        else {
+            return Ok(outcome);
+        };
+        cx.scenario(format!(
+            "subscriber with the TCK's publisher: on_subscribe, {terminal}"
+        ));
+        let mut driver = Driver::new(cx, subscriber, move |i| factory.element(i));
+        driver.subscribe()?;
+        if terminal == "on_complete" {
+            driver.complete()?;
+        } else {
+            driver.error()?;
+        }
+        driver.drop_subscriber()?;
+        cx.trace(format!(
+            "publisher: {} subscribe call(s)",
+            publisher.subscribes()
+        ));
+        if cx.has_failed() {
+            break;
+        }
+    }
+    Ok(outcome)
 }
 
 /// The whitebox rule tests, in order.
@@ -119,7 +188,19 @@ pub(crate) fn table_for<X: Subject + ElementText>() -> Vec<(&'static str, Body<X
 }
 
 fn table<F: SubscriberWhiteboxFactory>() -> Vec<(&'static str, Body<Whitebox<F>>)> {
-    table_for::<Whitebox<F>>()
+    let mut table = table_for::<Whitebox<F>>();
+    for (test, run) in table.iter_mut() {
+        if *test == "spec_2_03" {
+            *run = body(spec_2_03::<F>);
+        }
+    }
+    // §2.6 needs the factory's stops_after(), which processors do not declare.
+    let at = table
+        .iter()
+        .position(|(test, _)| *test == "spec_2_07")
+        .unwrap_or(table.len());
+    table.insert(at, ("spec_2_06", body(rules::spec_2_06::<Whitebox<F>>)));
+    table
 }
 
 /// Runs the whitebox subscriber verification against one factory.
@@ -168,7 +249,7 @@ macro_rules! __subscriber_whitebox_tests {
     (@list $($then:tt)*) => {
         $crate::__subscriber_whitebox_tests! { $($then)* [
             tck_happy_path,
-            spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_07, spec_2_08,
+            spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_06, spec_2_07, spec_2_08,
             spec_2_09, spec_2_10, spec_2_11, spec_2_12, spec_2_13, spec_3_01, spec_3_08
         ] }
     };

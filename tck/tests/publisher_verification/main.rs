@@ -2,6 +2,7 @@
 //! every rule; each deliberately broken publisher fails the rules it breaks,
 //! with the intended message.
 
+mod blind_spots;
 mod broken;
 mod configuration;
 mod conforming;

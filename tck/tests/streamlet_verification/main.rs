@@ -9,6 +9,8 @@
 mod broken_sinks;
 mod broken_sources;
 mod conforming;
+mod late_sinks;
+mod racing_sources;
 mod unusual_sinks;
 
 use std::time::Duration;

@@ -5,4 +5,6 @@
 mod broken;
 mod conforming;
 mod factories;
+mod resubscribing;
+mod stops;
 mod unusual;

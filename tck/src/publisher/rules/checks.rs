@@ -21,22 +21,31 @@ pub fn tck_configuration<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// `tck.create_n_gives_exactly_n`: `create_publisher(n)` emits exactly `n`
-/// elements, then `on_complete`, when more are requested.
+/// elements, then `on_complete`, when more are requested — finitely more,
+/// and unboundedly more. An element beyond `n` makes the probe cancel at
+/// once (see [`Probe::created_for`](crate::probe::Probe::created_for)); the
+/// rule then waits for the signals to stop, so a publisher that ignores
+/// that cancel is judged under §1.8 (and unwound) before the rule ends.
 pub fn tck_create_n_gives_exactly_n<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::NOTHING, |cx, f| {
-        for n in [0, 1, 3] {
+        for (n, more) in [(3, u64::MAX), (0, 10), (1, 10), (3, 10)] {
             if !can_make(cx, f, n) {
                 continue;
             }
-            cx.scenario(format!(
-                "create_publisher({}), request({})",
-                show(n),
-                n + 10
-            ));
+            let demand = n.saturating_add(more);
+            cx.scenario(format!("create_publisher({n}), request({})", show(demand)));
             let (probe, _publisher) = fresh(cx, f, n)?;
-            probe.request(n + 10)?;
-            probe.expect_next_n(n)?;
-            probe.expect_complete()?;
+            let exact = probe.request(demand).and_then(|()| {
+                probe.expect_next_n(n)?;
+                probe.expect_complete()
+            });
+            if let Err(failure) = exact {
+                if probe.cancelled_beyond_n() {
+                    // Any §1.8 verdict is recorded by the probe itself.
+                    let _ = probe.expect_quiet("the probe's cancel()");
+                }
+                return Err(failure);
+            }
         }
         Ok(Outcome::Passed)
     })

@@ -92,6 +92,6 @@ pub(crate) fn fresh<F: PublisherFactory>(
     n: u64,
 ) -> Result<(Probe<F::Element>, Pub<F>), Failure> {
     let publisher = create(cx, f, n)?;
-    let probe = subscribed(Probe::new(cx, "probe"), &*publisher)?;
+    let probe = subscribed(Probe::new(cx, "probe").created_for(n), &*publisher)?;
     Ok((probe, publisher))
 }

@@ -215,9 +215,13 @@ pub fn spec_1_07<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// §1.8: once cancelled, signals stop. The probe asks for everything and
-/// cancels from inside its third `on_next`; signals must then stop within
-/// the timeout. A publisher that never stops is itself stopped by the
-/// probe after a bounded flood (so a synchronous one cannot loop forever).
+/// cancels from inside its third `on_next`; then asks for up to 1,000 and
+/// cancels from the test's thread after the third, while a worker may be
+/// emitting; there "eventually" is bounded: no signal may begin more than
+/// the no-signal window after `cancel()` returned and the signal in flight
+/// finished ([`Probe::bound_signals_after_cancel`]). A publisher that never
+/// stops is itself stopped by the probe after a bounded flood (so a
+/// synchronous one cannot loop forever).
 pub fn spec_1_08<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(3), |cx, f| {
         let n = f.max_elements();
@@ -227,11 +231,33 @@ pub fn spec_1_08<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let publisher = create(cx, f, n)?;
         let probe = subscribed(
-            Probe::new(cx, "probe").cancel_after(3).stop_runaway(),
+            Probe::new(cx, "probe")
+                .created_for(n)
+                .cancel_after(3)
+                .stop_runaway(),
             &*publisher,
         )?;
         probe.request(u64::MAX)?;
         probe.expect_next_n(3)?;
+        probe.expect_quiet("cancel()")?;
+
+        // A cancel from another thread than the publisher's, while its
+        // worker may be between its check and its on_next.
+        let m = up_to(f, 1000);
+        cx.scenario(format!(
+            "publisher of {m}, request({m}), cancel() from the test's thread after the 3rd on_next"
+        ));
+        let publisher = create(cx, f, m)?;
+        let probe = subscribed(
+            Probe::new(cx, "probe")
+                .created_for(m)
+                .stop_runaway()
+                .bound_signals_after_cancel(),
+            &*publisher,
+        )?;
+        probe.request(m)?;
+        probe.expect_next_n(3)?;
+        probe.cancel()?;
         probe.expect_quiet("cancel()")?;
         Ok(Outcome::Passed)
     })

@@ -20,6 +20,7 @@ pub fn spec_3_02<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let publisher = create(cx, f, n)?;
         let probe = Probe::new(cx, "probe")
+            .created_for(n)
             .request_on_subscribe(1)
             .request_on_next(1);
         let probe = subscribed(probe, &*publisher)?;
@@ -30,26 +31,83 @@ pub fn spec_3_02<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// §3.3: the synchronous recursion `on_next` → `request` → `on_next` stays
-/// within the factory's declared depth, over many elements. The probe stops
-/// re-requesting as soon as the bound is passed, so unbounded recursion is
-/// reported before it overflows the stack.
+/// bounded, over a long run: hundreds of elements with `request(1)` from
+/// every `on_next`, then unbounded demand cancelled after 500 elements.
+/// The depth is measured twice: as re-entries of the probe (within the
+/// factory's declared depth) and on the stack, which also sees a publisher
+/// that emits each element from one frame deeper than the last (beyond
+/// `max(declared depth, STACK_DEPTH_FLOOR)`). The probe stops as soon as a
+/// bound is passed, so unbounded recursion is reported with the depth it
+/// reached before it overflows the stack.
 pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(2), |cx, f| {
-        let n = up_to(f, 100);
+        let n = up_to(f, LONG_RUN);
         let depth = f.max_sync_recursion_depth();
         cx.scenario(format!(
             "publisher of {n}, request(1) from every on_next, depth bound {depth}"
         ));
         let publisher = create(cx, f, n)?;
         let probe = Probe::new(cx, "probe")
+            .created_for(n)
             .request_on_next(1)
-            .depth_bound(depth);
+            .depth_bound(depth)
+            .measure_recursion();
         let probe = subscribed(probe, &*publisher)?;
         probe.request(1)?;
-        probe.expect_next_n(n)?;
+        expect_next_until_failed(cx, &probe, n)?;
         probe.expect_complete()?;
-        Ok(Outcome::Passed)
+        cx.trace(format!(
+            "deepest recursion on the stack: {}",
+            probe.deepest_recursion()
+        ));
+        let unbounded = f.max_elements();
+        if unbounded > UNBOUNDED_RUN {
+            cx.scenario(format!(
+                "publisher of {}, request(∞), cancel() after {UNBOUNDED_RUN}",
+                show(unbounded)
+            ));
+            let publisher = create(cx, f, unbounded)?;
+            let probe = Probe::new(cx, "unbounded")
+                .created_for(unbounded)
+                .cancel_after(UNBOUNDED_RUN)
+                .depth_bound(depth)
+                .measure_recursion()
+                .stop_runaway();
+            let probe = subscribed(probe, &*publisher)?;
+            probe.request(u64::MAX)?;
+            expect_next_until_failed(cx, &probe, UNBOUNDED_RUN)?;
+            cx.trace(format!(
+                "deepest recursion on the stack: {}",
+                probe.deepest_recursion()
+            ));
+        }
+        match cx.first_failure() {
+            Some(failure) => Err(failure),
+            None => Ok(Outcome::Passed),
+        }
     })
+}
+
+/// §3.3's long run: elements delivered with `request(1)` from each `on_next`.
+const LONG_RUN: u64 = 500;
+
+/// §3.3's unbounded run: elements before the probe cancels.
+const UNBOUNDED_RUN: u64 = 500;
+
+/// `k` elements, unless a failure (the probe's §3.3 check, which cancels)
+/// has been recorded meanwhile: then no more are coming.
+fn expect_next_until_failed<T: std::fmt::Debug + Send + 'static>(
+    cx: &RuleCx,
+    probe: &Probe<T>,
+    k: u64,
+) -> Result<(), Failure> {
+    for _ in 0..k {
+        if let Some(failure) = cx.first_failure() {
+            return Err(failure);
+        }
+        probe.expect_next()?;
+    }
+    Ok(())
 }
 
 /// Up to three attempts, each on a fresh subscription: a preempted thread
@@ -355,7 +413,10 @@ pub fn spec_3_13<F: PublisherFactory>() -> RuleDef<F> {
             show(n)
         ));
         let publisher = create(cx, f, n)?;
-        let probe = subscribed(Probe::new(cx, "probe").cancel_after(2), &*publisher)?;
+        let probe = subscribed(
+            Probe::new(cx, "probe").created_for(n).cancel_after(2),
+            &*publisher,
+        )?;
         probe.request(5)?;
         probe.expect_next_n(2)?;
         probe.wait_dropped()?;
@@ -446,6 +507,7 @@ pub fn spec_3_16<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let publisher = create(cx, f, n)?;
         let probe = Probe::new(cx, "probe")
+            .created_for(n)
             .request_on_subscribe(u64::MAX)
             .request_on_subscribe(u64::MAX);
         let probe = subscribed(probe, &*publisher)?;
@@ -485,7 +547,7 @@ pub fn spec_3_17<F: PublisherFactory>() -> RuleDef<F> {
         for (label, amounts) in cases {
             cx.scenario(format!("publisher of 3, {label} from on_subscribe"));
             let publisher = create(cx, f, 3)?;
-            let mut probe = Probe::new(cx, "probe");
+            let mut probe = Probe::new(cx, "probe").created_for(3);
             for &amount in amounts {
                 probe = probe.request_on_subscribe(amount);
             }

@@ -57,6 +57,9 @@ struct State {
     /// yet: a restart waits for them, or it could reach the source before
     /// the stop it follows.
     stopping: u32,
+    /// A `stop()` from the test's thread is running: emissions racing with
+    /// it are accepted, but the probe no longer requests or stops.
+    halting: bool,
     /// Emissions or ends that broke a rule: past [`RUNAWAY_LIMIT`] the probe
     /// unwinds the source.
     violations: u64,
@@ -158,6 +161,7 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
                     requests: 0,
                     ends: 0,
                     stopping: 0,
+                    halting: false,
                     violations: 0,
                     reported: Vec::new(),
                     retired: false,
@@ -285,6 +289,43 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
         Ok(())
     }
 
+    /// Stops the stream from the test's thread, not from inside an
+    /// emission: the source's own thread may be emitting meanwhile. An
+    /// emission or end that reaches the probe while `stop()` runs raced
+    /// with it and is accepted; one that arrives after `stop()` returned
+    /// breaks `streamlet.2.d` / `streamlet.4.d`, however the source's
+    /// thread got there (a "started?" check made before the stop, acted on
+    /// after it, is exactly that). Does nothing unless the stream is live
+    /// (rule 6 binds the probe).
+    pub fn stop(&self) -> Result<(), Failure> {
+        let talkback = {
+            let mut state = self.shared.state.lock();
+            if !state.life.is_live() || state.halting || state.retired {
+                return Ok(());
+            }
+            state.halting = true;
+            state.talkback.clone()
+        };
+        let result = match talkback {
+            Some(talkback) => {
+                let cx = self.cx();
+                cx.try_step(
+                    cx.rule(),
+                    self.event("talkback.stop() from the test's thread"),
+                    || talkback.stop(None),
+                )
+            }
+            None => Ok(()),
+        };
+        let mut state = self.shared.state.lock();
+        state.halting = false;
+        state.life.live = false;
+        self.shared.changed.notify_all();
+        drop(state);
+        self.cx().trace(self.event("talkback.stop() returned"));
+        result
+    }
+
     /// Requests once, if the stream is live and the request limit allows
     /// (rule 3 binds the probe too).
     pub fn request(&self) -> Result<(), Failure> {
@@ -360,6 +401,15 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
         let window = self.cx().env().no_signal_timeout();
         let _ = wait_for(&self.shared.state, &self.shared.changed, window, |_| {
             None::<()>
+        });
+    }
+
+    /// Lets `offset` pass (less if the stream ends meanwhile) before the
+    /// test's next call: not to wait for anything, but to place that call
+    /// at a chosen point between two emissions.
+    pub fn linger(&self, offset: std::time::Duration) {
+        let _ = wait_for(&self.shared.state, &self.shared.changed, offset, |s| {
+            s.life.ended.then_some(())
         });
     }
 
@@ -526,7 +576,7 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
         let mut reaction = Reaction::None;
         if self.judge(&mut state, 2, "emission", &signal) {
             reaction = Reaction::Unwind;
-        } else if state.life.is_live() && !state.retired {
+        } else if state.life.is_live() && !state.retired && !state.halting {
             if state.plan.stop_at.contains(&state.received) {
                 state.life.live = false;
                 state.stopping += 1;

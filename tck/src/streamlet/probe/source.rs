@@ -219,6 +219,18 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
         });
     }
 
+    /// Drops the sink under test inside the scenario, as a step: a
+    /// talkback call its `Drop` makes (a second `stop`, say) is judged like
+    /// any other, not merely traced after the rule has concluded.
+    pub fn drop_sink(&self) -> Result<(), Failure> {
+        let sink = self.shared.sink.lock().take();
+        let Some(sink) = sink else {
+            return Ok(());
+        };
+        let cx = self.cx();
+        cx.try_step(cx.rule(), self.event("drop the sink"), move || drop(sink))
+    }
+
     /// The stream as the probe sees it.
     pub fn lifecycle(&self) -> Lifecycle {
         self.shared.state.lock().life

@@ -165,6 +165,8 @@ fn after_stop<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
         ));
     }
     probe.quiet();
+    // Inside the scenario, so a stop from the sink's Drop is judged.
+    probe.drop_sink()?;
     Ok(Outcome::Passed)
 }
 
@@ -198,6 +200,8 @@ fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     feed(f, &probe, 0, 1)?;
     probe.end(Some(StreamError::msg("the TCK ends the stream")))?;
     probe.quiet();
+    // Inside the scenario, so a talkback call from the sink's Drop is judged.
+    probe.drop_sink()?;
     Ok(Outcome::Passed)
 }
 

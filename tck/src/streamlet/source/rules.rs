@@ -276,7 +276,10 @@ pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
 
 /// `streamlet.2.d`: no emission after the sink stopped the stream (from
 /// inside an emission), until it starts it again; after a restart, the
-/// same for the next stop.
+/// same for the next stop. Then the same with `stop()` called from the
+/// test's thread while the source may be emitting from its own: an
+/// emission racing with the call is accepted, one that begins after it
+/// returned is not (nor an end, `streamlet.4.d`).
 pub fn streamlet_2_d<F: SourceFactory>() -> RuleDef<F> {
     def(
         |f| elements(f, 2),
@@ -312,6 +315,9 @@ pub fn streamlet_2_d<F: SourceFactory>() -> RuleDef<F> {
                     probe.wait_received(2, "emission #2 after the new start")?;
                     probe.quiet();
                 }
+            }
+            for &mode in modes(f) {
+                stop_from_another_thread(cx, f, mode)?;
             }
             Ok(Outcome::Passed)
         },
@@ -371,6 +377,46 @@ pub fn streamlet_4_c<F: SourceFactory>() -> RuleDef<F> {
         }
         Ok(Outcome::Passed)
     })
+}
+
+/// The foreign-thread half of `streamlet.2.d` (and `4.d`): the test's
+/// thread stops the stream halfway between two emissions, where a source
+/// emitting from its own thread is most likely between its "started?"
+/// check and its emission, then gives the source one no-signal window;
+/// then starts again and repeats (where restarts are supported).
+fn stop_from_another_thread<F: SourceFactory>(
+    cx: &RuleCx,
+    f: &F,
+    mode: Mode,
+) -> Result<(), Failure> {
+    // Within the probe's request limit, so a pulled source keeps going.
+    let n = up_to(f, 32);
+    let rounds = if f.supports_restart() { 5 } else { 1 };
+    cx.scenario(format!(
+        "{}: source of {}, stop() from the test's thread halfway between two emissions, {rounds} time(s) (start again in between)",
+        mode.as_str(),
+        show(n),
+    ));
+    let source = create(cx, f, n)?;
+    let probe = greeted(Probe::<F>::new(cx, "sink").mode(mode), &*source)?;
+    for _ in 0..rounds {
+        probe.start()?;
+        let first = probe.received() + 1;
+        if probe.wait_received(first, "an emission after start")? == Progress::Ended {
+            return Ok(());
+        }
+        let since = std::time::Instant::now();
+        if probe.wait_received(first + 1, "a second emission after start")? == Progress::Ended {
+            return Ok(());
+        }
+        probe.linger(since.elapsed() / 2);
+        probe.stop()?;
+        probe.quiet();
+        if probe.lifecycle().ended || cx.has_failed() {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// `streamlet.4.d`: no end while the sink has the stream stopped — not even
