@@ -15,6 +15,16 @@
 //! queue as many elements as its demand allows at once ([`StageProducer`]);
 //! its [`Slot`] only carries the terminal signal and the wake-up.
 //!
+//! An element that finds a subscriber's queue empty and its drain idle
+//! with demand left skips the queue: the drain is claimed under the lock
+//! (its work-in-progress counter, see [`Drain::try_claim`]) and the
+//! element handed to the subscriber right after the lock is released, by
+//! the thread that delivered it, as the drain's owner (serial signals,
+//! trampolined requests and cancellation work as in the drain's own
+//! loop). That replaces queue, wake-up, and the drain's look at the queue
+//! and the slot. Whoever finds the drain busy (a request from another
+//! thread, or elements already queued) queues the element as before.
+//!
 //! A subscriber joins under that lock too, seeded with copies of what the
 //! fullest queue still holds: every queue is a suffix of the same sequence,
 //! so the newcomer gets exactly the elements its slowest peer has not taken
