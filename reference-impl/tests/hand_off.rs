@@ -105,7 +105,11 @@ fn a_claimed_drain_is_not_claimed_again_until_given_back() {
     assert_eq!(drain.try_claim(), Claim::Ready);
     assert_eq!(drain.try_claim(), Claim::Busy, "the loop is owned");
     assert!(drain.emit_claimed(1).is_ok());
-    assert_eq!(drain.try_claim(), Claim::Ready, "given back after the hand-off");
+    assert_eq!(
+        drain.try_claim(),
+        Claim::Ready,
+        "given back after the hand-off"
+    );
     drain.release();
     assert_eq!(drain.try_claim(), Claim::Ready, "given back by release");
     drain.release();
@@ -113,10 +117,7 @@ fn a_claimed_drain_is_not_claimed_again_until_given_back() {
 }
 
 /// Counts elements; cancels inside `on_next` of element `cancel_at`.
-fn counting(
-    batch: u64,
-    cancel_at: Option<u64>,
-) -> (impl Subscriber<u64>, Arc<Mutex<Vec<u64>>>) {
+fn counting(batch: u64, cancel_at: Option<u64>) -> (impl Subscriber<u64>, Arc<Mutex<Vec<u64>>>) {
     struct Counting {
         batch: u64,
         left: u64,
@@ -183,7 +184,11 @@ fn the_last_subscriber_cancelling_inside_on_next_stops_upstream_at_once() {
     map.subscribe(Box::new(only));
     range(0, 1_000).subscribe(Box::new(map));
     assert_eq!(*seen.lock().unwrap(), (0..=5).collect::<Vec<_>>());
-    assert_eq!(emitted.load(Ordering::Relaxed), 6, "nothing after the cancel");
+    assert_eq!(
+        emitted.load(Ordering::Relaxed),
+        6,
+        "nothing after the cancel"
+    );
 }
 
 #[test]

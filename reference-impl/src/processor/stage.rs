@@ -169,9 +169,14 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 hand_off.remember(index, &downstream.drain);
                 downstream.received(1);
                 let copy = if index + 1 == count {
-                    element.take().expect("the last subscriber gets the original")
+                    element
+                        .take()
+                        .expect("the last subscriber gets the original")
                 } else {
-                    element.as_ref().expect("copies precede the original").clone()
+                    element
+                        .as_ref()
+                        .expect("copies precede the original")
+                        .clone()
                 };
                 if !downstream.queue.is_empty() {
                     downstream.queue.push_back(copy);
