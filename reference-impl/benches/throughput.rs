@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use reactive_streams::{demand, Publisher, Subscriber};
 use reactive_streams_reference::{
-    range, AsyncPublisher, CallbackSubscriber, MapProcessor, QueuedSubscriber, Signal,
+    range, AsyncPublisher, CallbackSubscriber, FilterProcessor, IdentityProcessor, MapProcessor,
+    QueuedSubscriber, Signal,
 };
 
 /// Elements per iteration of every case.
@@ -173,6 +174,149 @@ const ONE_THREAD: Group = Group {
             name: "fused_static_unbounded",
             what: "`range(..).map(f)`, `subscribe_static`, unbounded",
             run: |n| fused_static(n, demand::UNBOUNDED),
+        },
+    ],
+};
+
+// ---- one thread, a chain of processors ------------------------------------
+
+/// The chain's steps: `map(x × 2) → filter(keeps two in three) → map(x + 1)`.
+fn chain_double(x: u64) -> u64 {
+    x * 2
+}
+fn chain_keep(x: &u64) -> bool {
+    x % 3 != 0
+}
+fn chain_inc(x: u64) -> u64 {
+    x + 1
+}
+
+fn plain_chain_loop(n: u64) {
+    for x in 0..black_box(n) {
+        let x = chain_double(x);
+        if chain_keep(&x) {
+            black_box(chain_inc(x));
+        }
+    }
+}
+
+fn futures_chain(n: u64) {
+    futures::executor::block_on(
+        futures::stream::iter(0..black_box(n))
+            .map(chain_double)
+            .filter(|x| futures::future::ready(chain_keep(x)))
+            .map(chain_inc)
+            .for_each(|x| {
+                black_box(x);
+                futures::future::ready(())
+            }),
+    )
+}
+
+fn processor_chain(n: u64, batch: u64) {
+    let double = MapProcessor::new(chain_double);
+    let keep = FilterProcessor::new(chain_keep);
+    let inc = MapProcessor::new(chain_inc);
+    inc.subscribe(Box::new(consumer(batch)));
+    keep.subscribe(Box::new(inc.clone()));
+    double.subscribe(Box::new(keep.clone()));
+    range(0, black_box(n)).subscribe(Box::new(double));
+}
+
+fn fused_chain_dyn(n: u64) {
+    range(0, black_box(n))
+        .map(chain_double)
+        .filter(chain_keep)
+        .map(chain_inc)
+        .subscribe(Box::new(consumer(128)));
+}
+
+const CHAIN: Group = Group {
+    title: "One thread, a chain: range(0, 100 000) → map(x × 2) → filter(x mod 3 ≠ 0) → map(x + 1) → subscriber",
+    baselines: &[
+        Case {
+            name: "plain_chain_loop",
+            what: "plain `for` loop with the same steps (the limit)",
+            run: plain_chain_loop,
+        },
+        Case {
+            name: "futures_chain",
+            what: "`futures::stream::iter(..).map(..).filter(..).map(..)` + `block_on`",
+            run: futures_chain,
+        },
+    ],
+    cases: &[
+        Case {
+            name: "processor_chain_batch_128",
+            what: "`range → MapProcessor → FilterProcessor → MapProcessor → subscriber`, batch 128",
+            run: |n| processor_chain(n, 128),
+        },
+        Case {
+            name: "processor_chain_unbounded",
+            what: "the same processors, unbounded",
+            run: |n| processor_chain(n, demand::UNBOUNDED),
+        },
+        Case {
+            name: "fused_chain_dyn_batch_128",
+            what: "`range(..).map(..).filter(..).map(..)`, `subscribe` (dyn), batch 128",
+            run: fused_chain_dyn,
+        },
+    ],
+};
+
+// ---- one thread, multicast -----------------------------------------------
+
+/// Subscribers of the multicast cases.
+const FAN_OUT: usize = 4;
+
+/// `tokio::sync::broadcast` with 4 receivers on one thread: 128 sent, then
+/// each receiver takes them, until all are through (every receiver gets
+/// every element; the channel never lags).
+fn tokio_broadcast(n: u64) {
+    let (tx, first) = tokio::sync::broadcast::channel::<u64>(128);
+    let mut receivers: Vec<_> = (1..FAN_OUT).map(|_| tx.subscribe()).collect();
+    receivers.push(first);
+    let n = black_box(n);
+    let mut next = 0;
+    while next < n {
+        let end = (next + 128).min(n);
+        for x in next..end {
+            let _ = tx.send(x);
+        }
+        next = end;
+        for receiver in &mut receivers {
+            while let Ok(x) = receiver.try_recv() {
+                black_box(x);
+            }
+        }
+    }
+}
+
+fn processor_multicast(n: u64, batch: u64) {
+    let hub = IdentityProcessor::new();
+    for _ in 0..FAN_OUT {
+        hub.subscribe(Box::new(consumer(batch)));
+    }
+    range(0, black_box(n)).subscribe(Box::new(hub));
+}
+
+const MULTICAST: Group = Group {
+    title: "One thread, multicast: range(0, 100 000) → 4 subscribers (time per element sent)",
+    baselines: &[Case {
+        name: "tokio_broadcast_4",
+        what: "`tokio::sync::broadcast::channel(128)`, 4 receivers, one thread: send 128, each receiver takes them",
+        run: tokio_broadcast,
+    }],
+    cases: &[
+        Case {
+            name: "processor_multicast_4_batch_128",
+            what: "`range → IdentityProcessor → 4 subscribers`, batch 128",
+            run: |n| processor_multicast(n, 128),
+        },
+        Case {
+            name: "processor_multicast_4_unbounded",
+            what: "the same, unbounded",
+            run: |n| processor_multicast(n, demand::UNBOUNDED),
         },
     ],
 };
@@ -355,7 +499,7 @@ fn main() {
          ratios are medians of per-round ratios",
         at_least.as_millis()
     );
-    for group in [&ONE_THREAD, &CROSS_THREAD] {
+    for group in [&ONE_THREAD, &CHAIN, &MULTICAST, &CROSS_THREAD] {
         run_group(group, filter.as_deref(), rounds, at_least);
     }
 }

@@ -113,6 +113,22 @@ struct Live<T, P, S: ?Sized> {
     lookahead: Option<T>,
 }
 
+/// What [`Drain::try_claim`] got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// Someone else runs the loop (or it is not inline, or has no demand):
+    /// hand the element over the usual way and wake the drain.
+    Busy,
+    /// The caller owns the loop and demand is there: pass the element to
+    /// [`Drain::emit_claimed`].
+    Ready,
+    /// The caller owns the loop but cannot emit now (demand was used up
+    /// meanwhile, or a flag was set): hand the element over the usual way,
+    /// then [`Drain::release`] the loop, which runs it if anything was
+    /// signalled while it was held.
+    Held,
+}
+
 enum Step {
     Idle,
     Finished,
@@ -271,6 +287,90 @@ where
     /// Whether the drain is paused.
     pub fn is_paused(&self) -> bool {
         self.flags.load(Ordering::Acquire) & PAUSED != 0
+    }
+
+    /// The first half of a synchronous hand-off: takes the emission loop
+    /// for the caller if nobody runs it. Only on an inline executor
+    /// (elsewhere the loop runs on the executor, not on the caller's
+    /// thread), and never when no demand is left or a flag is set. Never
+    /// blocks and never runs the loop, so the caller may hold a lock.
+    ///
+    /// Meant for a hot producer that has one element ready while its own
+    /// queue for this drain is empty and cannot fill meanwhile (it checks
+    /// under its lock): while the caller owns the loop nothing is emitted,
+    /// so demand can only grow and the subscriber cannot go away.
+    pub fn try_claim(&self) -> Claim {
+        if P::LOOKAHEAD
+            || !self.executor.is_inline()
+            || self.flags.load(Ordering::Relaxed) != 0
+            || self.requested.load(Ordering::Relaxed) == 0
+            || self
+                .wip
+                .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            return Claim::Busy;
+        }
+        // Looked at again as the owner: the last owner may have settled
+        // its demand after the look above.
+        if self.flags.load(Ordering::Acquire) != 0 || self.requested.load(Ordering::Acquire) == 0 {
+            return Claim::Held;
+        }
+        Claim::Ready
+    }
+
+    /// The second half of the hand-off, called by the owner
+    /// [`Drain::try_claim`] made ([`Claim::Ready`]), with no lock held: emits `element` to the
+    /// subscriber exactly as the loop would (serial with every other
+    /// signal, `request` from inside `on_next` trampolined, demand settled,
+    /// a `cancel` seen at once), then gives the loop back, running it first
+    /// for whatever was signalled meanwhile.
+    ///
+    /// If the subscription was cancelled or terminated meanwhile, `element`
+    /// is dropped like the producer's own undelivered elements. `Err` (the
+    /// caller still owns the loop, must put the element back where the
+    /// producer will find it and then call [`Drain::release`]) only if
+    /// demand or the subscriber vanished without a flag, which the claim's
+    /// contract rules out.
+    pub fn emit_claimed(&self, element: T) -> Result<(), T> {
+        let mut live = self.live.lock();
+        let flags = self.flags.load(Ordering::Acquire);
+        if flags & FINAL != 0 {
+            drop(live);
+            drop(element);
+            self.release();
+            return Ok(());
+        }
+        let shared = self.requested.load(Ordering::Acquire);
+        let subscriber = match live.subscriber.as_mut() {
+            Some(subscriber) if flags == 0 && shared != 0 => subscriber,
+            _ => return Err(element),
+        };
+        let mark = OwnerMark::set(&self.owner);
+        self.reentrant.store(0, Ordering::Relaxed);
+        subscriber.on_next(element);
+        drop(mark);
+        let late = self.reentrant.load(Ordering::Relaxed);
+        if !demand::is_unbounded(shared) || late > 0 {
+            let _ = self
+                .requested
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
+                    Some(demand::fulfil(demand::add(pending, late), 1))
+                });
+        }
+        drop(live);
+        self.release();
+        Ok(())
+    }
+
+    /// Gives back the loop [`Drain::try_claim`] took ([`Claim::Held`], or
+    /// after an `Err` from [`Drain::emit_claimed`]), running it first if
+    /// anything was signalled meanwhile (demand, a cancel, a wake-up).
+    pub fn release(&self) {
+        let left = self.wip.fetch_sub(1, Ordering::AcqRel) - 1;
+        if left != 0 {
+            self.run(left);
+        }
     }
 
     fn run(&self, missed: usize) {

@@ -22,6 +22,9 @@ pub(crate) struct Slot<T> {
     /// Set with `failed`: lets a reader that took elements out check,
     /// without the lock, that no error must overtake them.
     failing: AtomicBool,
+    /// Mirrors `closed` (set under the lock, never cleared): lets the
+    /// reader look at it once per element without the lock.
+    closed: AtomicBool,
 }
 
 struct SlotState<T> {
@@ -44,6 +47,7 @@ impl<T> Slot<T> {
             }),
             waker: OnceLock::new(),
             failing: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
         })
     }
 
@@ -134,6 +138,7 @@ impl<T> Slot<T> {
         let mut state = self.state.lock();
         if let Some(error) = state.failed.take() {
             state.closed = true;
+            self.closed.store(true, Ordering::Release);
             return Err(error);
         }
         Ok(state.completed)
@@ -143,13 +148,14 @@ impl<T> Slot<T> {
     pub(crate) fn close(&self) {
         let mut state = self.state.lock();
         state.closed = true;
+        self.closed.store(true, Ordering::Release);
         state.buffer.clear();
     }
 
     /// Whether the reader is gone (or took the failure): nothing more is
     /// read from this slot.
     pub(crate) fn is_closed(&self) -> bool {
-        self.state.lock().closed
+        self.closed.load(Ordering::Acquire)
     }
 
     /// Makes the reading drain poll again.
@@ -172,6 +178,7 @@ impl<T: Send + 'static> Producer<T> for SlotProducer<T> {
         let mut state = self.0.state.lock();
         if let Some(error) = state.failed.take() {
             state.closed = true;
+            self.0.closed.store(true, Ordering::Release);
             return Poll::Ready(Some(Err(error)));
         }
         match state.buffer.pop() {
@@ -185,6 +192,7 @@ impl<T: Send + 'static> Producer<T> for SlotProducer<T> {
         let mut state = self.0.state.lock();
         if let Some(error) = state.failed.take() {
             state.closed = true;
+            self.0.closed.store(true, Ordering::Release);
             return Some(Some(error));
         }
         if state.completed && state.buffer.is_empty() {
@@ -201,6 +209,7 @@ impl<T> Drop for SlotProducer<T> {
         // slot → waker → drain reference is no longer a cycle.)
         let mut state = self.0.state.lock();
         state.closed = true;
+        self.0.closed.store(true, Ordering::Release);
         state.buffer.clear();
     }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 
-use super::stage::Stage;
+use super::stage::{HandOff, Stage};
 use crate::executor::Executor;
 
 /// Prefetches up to `capacity` elements ahead of downstream demand, so a
@@ -21,6 +21,8 @@ use crate::executor::Executor;
 /// ```
 pub struct BufferProcessor<T: Send + 'static> {
     stage: Arc<Stage<T>>,
+    /// This handle\'s side of the synchronous hand-off (not shared by clones).
+    hand_off: HandOff<T>,
 }
 
 impl<T: Clone + Send + 'static> BufferProcessor<T> {
@@ -29,6 +31,7 @@ impl<T: Clone + Send + 'static> BufferProcessor<T> {
     pub fn new(capacity: u64) -> Self {
         BufferProcessor {
             stage: Stage::new(capacity, Executor::Inline),
+            hand_off: HandOff::default(),
         }
     }
 }
@@ -37,6 +40,7 @@ impl<T: Send + 'static> Clone for BufferProcessor<T> {
     fn clone(&self) -> Self {
         BufferProcessor {
             stage: self.stage.clone(),
+            hand_off: HandOff::default(),
         }
     }
 }
@@ -46,13 +50,13 @@ impl<T: Clone + Send + 'static> Subscriber<T> for BufferProcessor<T> {
         self.stage.on_subscribe(subscription);
     }
     fn on_next(&mut self, element: T) {
-        self.stage.on_next(element);
+        self.stage.on_next(element, &mut self.hand_off);
     }
     fn on_error(&mut self, error: StreamError) {
-        self.stage.on_terminal(Some(error));
+        self.stage.on_terminal(Some(error), &mut self.hand_off);
     }
     fn on_complete(&mut self) {
-        self.stage.on_terminal(None);
+        self.stage.on_terminal(None, &mut self.hand_off);
     }
 }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 
-use super::stage::Stage;
+use super::stage::{HandOff, Stage};
 use crate::executor::Executor;
 
 /// Passes only the elements a predicate accepts; each rejected element is
@@ -21,6 +21,8 @@ use crate::executor::Executor;
 /// ```
 pub struct FilterProcessor<T: Send + 'static> {
     stage: Arc<Stage<T>>,
+    /// This handle\'s side of the synchronous hand-off (not shared by clones).
+    hand_off: HandOff<T>,
     keep: Arc<dyn Fn(&T) -> bool + Send + Sync>,
 }
 
@@ -29,6 +31,7 @@ impl<T: Clone + Send + 'static> FilterProcessor<T> {
     pub fn new(keep: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
         FilterProcessor {
             stage: Stage::new(0, Executor::Inline),
+            hand_off: HandOff::default(),
             keep: Arc::new(keep),
         }
     }
@@ -38,6 +41,7 @@ impl<T: Send + 'static> Clone for FilterProcessor<T> {
     fn clone(&self) -> Self {
         FilterProcessor {
             stage: self.stage.clone(),
+            hand_off: HandOff::default(),
             keep: self.keep.clone(),
         }
     }
@@ -49,16 +53,16 @@ impl<T: Clone + Send + 'static> Subscriber<T> for FilterProcessor<T> {
     }
     fn on_next(&mut self, element: T) {
         if (self.keep)(&element) {
-            self.stage.on_next(element);
+            self.stage.on_next(element, &mut self.hand_off);
         } else {
             self.stage.on_discard();
         }
     }
     fn on_error(&mut self, error: StreamError) {
-        self.stage.on_terminal(Some(error));
+        self.stage.on_terminal(Some(error), &mut self.hand_off);
     }
     fn on_complete(&mut self) {
-        self.stage.on_terminal(None);
+        self.stage.on_terminal(None, &mut self.hand_off);
     }
 }
 

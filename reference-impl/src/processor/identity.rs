@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 
-use super::stage::Stage;
+use super::stage::{HandOff, Stage};
 use crate::executor::Executor;
 
 /// Passes elements through unchanged.
@@ -20,6 +20,8 @@ use crate::executor::Executor;
 /// ```
 pub struct IdentityProcessor<T: Send + 'static> {
     stage: Arc<Stage<T>>,
+    /// This handle\'s side of the synchronous hand-off (not shared by clones).
+    hand_off: HandOff<T>,
 }
 
 impl<T: Clone + Send + 'static> IdentityProcessor<T> {
@@ -27,6 +29,7 @@ impl<T: Clone + Send + 'static> IdentityProcessor<T> {
     pub fn new() -> Self {
         IdentityProcessor {
             stage: Stage::new(0, Executor::Inline),
+            hand_off: HandOff::default(),
         }
     }
 }
@@ -41,6 +44,7 @@ impl<T: Send + 'static> Clone for IdentityProcessor<T> {
     fn clone(&self) -> Self {
         IdentityProcessor {
             stage: self.stage.clone(),
+            hand_off: HandOff::default(),
         }
     }
 }
@@ -50,13 +54,13 @@ impl<T: Clone + Send + 'static> Subscriber<T> for IdentityProcessor<T> {
         self.stage.on_subscribe(subscription);
     }
     fn on_next(&mut self, element: T) {
-        self.stage.on_next(element);
+        self.stage.on_next(element, &mut self.hand_off);
     }
     fn on_error(&mut self, error: StreamError) {
-        self.stage.on_terminal(Some(error));
+        self.stage.on_terminal(Some(error), &mut self.hand_off);
     }
     fn on_complete(&mut self) {
-        self.stage.on_terminal(None);
+        self.stage.on_terminal(None, &mut self.hand_off);
     }
 }
 

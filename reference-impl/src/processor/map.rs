@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 
-use super::stage::Stage;
+use super::stage::{HandOff, Stage};
 use crate::executor::Executor;
 
 /// Applies a function to every element.
@@ -20,6 +20,8 @@ use crate::executor::Executor;
 /// ```
 pub struct MapProcessor<T, R: Send + 'static> {
     stage: Arc<Stage<R>>,
+    /// This handle\'s side of the synchronous hand-off (not shared by clones).
+    hand_off: HandOff<R>,
     map: Arc<dyn Fn(T) -> R + Send + Sync>,
 }
 
@@ -28,6 +30,7 @@ impl<T, R: Clone + Send + 'static> MapProcessor<T, R> {
     pub fn new(map: impl Fn(T) -> R + Send + Sync + 'static) -> Self {
         MapProcessor {
             stage: Stage::new(0, Executor::Inline),
+            hand_off: HandOff::default(),
             map: Arc::new(map),
         }
     }
@@ -37,6 +40,7 @@ impl<T, R: Send + 'static> Clone for MapProcessor<T, R> {
     fn clone(&self) -> Self {
         MapProcessor {
             stage: self.stage.clone(),
+            hand_off: HandOff::default(),
             map: self.map.clone(),
         }
     }
@@ -47,13 +51,13 @@ impl<T: Send + 'static, R: Clone + Send + 'static> Subscriber<T> for MapProcesso
         self.stage.on_subscribe(subscription);
     }
     fn on_next(&mut self, element: T) {
-        self.stage.on_next((self.map)(element));
+        self.stage.on_next((self.map)(element), &mut self.hand_off);
     }
     fn on_error(&mut self, error: StreamError) {
-        self.stage.on_terminal(Some(error));
+        self.stage.on_terminal(Some(error), &mut self.hand_off);
     }
     fn on_complete(&mut self) {
-        self.stage.on_terminal(None);
+        self.stage.on_terminal(None, &mut self.hand_off);
     }
 }
 

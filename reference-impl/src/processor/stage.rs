@@ -15,6 +15,16 @@
 //! queue as many elements as its demand allows at once ([`StageProducer`]);
 //! its [`Slot`] only carries the terminal signal and the wake-up.
 //!
+//! An element that finds a subscriber's queue empty and its drain idle
+//! with demand left skips the queue: the drain is claimed under the lock
+//! (its work-in-progress counter, see [`Drain::try_claim`]) and the
+//! element handed to the subscriber right after the lock is released, by
+//! the thread that delivered it, as the drain's owner (serial signals,
+//! trampolined requests and cancellation work as in the drain's own
+//! loop). That replaces queue, wake-up, and the drain's look at the queue
+//! and the slot. Whoever finds the drain busy (a request from another
+//! thread, or elements already queued) queues the element as before.
+//!
 //! A subscriber joins under that lock too, seeded with copies of what the
 //! fullest queue still holds: every queue is a suffix of the same sequence,
 //! so the newcomer gets exactly the elements its slowest peer has not taken
@@ -28,10 +38,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
-use crate::drain::{Drain, Emission, Producer};
+use crate::drain::{Claim, Drain, Emission, Producer};
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, Terminal};
 use crate::overflow::BoundedBuffer;
@@ -47,12 +57,14 @@ pub(crate) struct Stage<R: Send + 'static> {
     state: Mutex<State<R>>,
 }
 
-struct Downstream<R> {
+struct Downstream<R: Send + 'static> {
     id: u64,
     /// Elements for it not yet taken by its drain.
     queue: VecDeque<R>,
     /// Its terminal signal and wake-up (its buffer stays empty).
     slot: Arc<Slot<R>>,
+    /// Its emission loop, for the synchronous hand-off (see [`HandOff`]).
+    drain: Arc<StageDrain<R>>,
     /// Elements it may still receive within its demand plus the buffer.
     room: u64,
     /// Elements it received beyond that (it joined while elements were in
@@ -60,7 +72,7 @@ struct Downstream<R> {
     debt: u64,
 }
 
-impl<R> Downstream<R> {
+impl<R: Send + 'static> Downstream<R> {
     fn received(&mut self, n: u64) {
         if demand::is_unbounded(self.room) {
             return;
@@ -77,7 +89,7 @@ impl<R> Downstream<R> {
     }
 }
 
-struct State<R> {
+struct State<R: Send + 'static> {
     upstream: Option<Arc<dyn Subscription>>,
     /// Requested from upstream and not yet received.
     outstanding: u64,
@@ -122,65 +134,111 @@ impl<R: Clone + Send + 'static> Stage<R> {
             }
             state.upstream = Some(subscription);
             self.replenish(&mut state);
+            self.call_upstream_locked(state);
         }
-        self.call_upstream();
     }
 
-    pub(crate) fn on_next(&self, element: R) {
-        // Queued under the lock (so a joining subscriber sees each element
-        // either in its seed or in its own queue, never in neither), woken
-        // outside it: an inline drain may call back into `request`/`cancel`,
-        // which take it. Only a drain whose queue was empty needs waking
-        // (otherwise it is taking from it, or waits for demand, whose
-        // arrival wakes it anyway), so a burst costs one wake-up.
-        let mut first_wake = None;
-        let mut other_wakes = Vec::new();
+    /// An element from upstream, for every downstream subscriber.
+    ///
+    /// Queued under the lock (so a joining subscriber sees each element
+    /// either in its seed or in its own queue, never in neither), except
+    /// for a subscriber whose queue is empty and whose drain is idle with
+    /// demand left: that drain is claimed under the lock and the element
+    /// handed to its subscriber directly once the lock is released (the
+    /// synchronous hand-off: no queue, no wake-up, no second look at the
+    /// stage). Drains are woken or handed to outside the lock: an inline
+    /// drain may call back into `request`/`cancel`, which take it. Only a
+    /// drain whose queue was empty needs waking (otherwise it is taking
+    /// from it, or waits for demand, whose arrival wakes it anyway), so a
+    /// burst costs one wake-up.
+    pub(crate) fn on_next(&self, element: R, hand_off: &mut HandOff<R>) {
+        hand_off.plan.clear();
         {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
                 return;
             }
             state.outstanding = demand::fulfil(state.outstanding, 1);
-            let Some((last, others)) = state.downstreams.split_last_mut() else {
+            let count = state.downstreams.len();
+            if count == 0 {
                 return;
-            };
-            for downstream in others {
+            }
+            hand_off.drains.truncate(count);
+            let mut element = Some(element);
+            for (index, downstream) in state.downstreams.iter_mut().enumerate() {
+                hand_off.remember(index, &downstream.drain);
                 downstream.received(1);
-                if downstream.queue.is_empty() {
-                    other_wakes.push(downstream.slot.clone());
+                let copy = if index + 1 == count {
+                    element
+                        .take()
+                        .expect("the last subscriber gets the original")
+                } else {
+                    element
+                        .as_ref()
+                        .expect("copies precede the original")
+                        .clone()
+                };
+                if !downstream.queue.is_empty() {
+                    downstream.queue.push_back(copy);
+                    continue;
                 }
-                downstream.queue.push_back(element.clone());
-            }
-            last.received(1);
-            if last.queue.is_empty() {
-                first_wake = Some(last.slot.clone());
-            }
-            last.queue.push_back(element);
-        }
-        if !other_wakes.is_empty() {
-            for slot in other_wakes {
-                slot.poke();
+                match downstream.drain.try_claim() {
+                    Claim::Ready => hand_off.ready.get_mut().push((index, downstream.id, copy)),
+                    claim => {
+                        downstream.queue.push_back(copy);
+                        hand_off.plan.push((index, claim));
+                    }
+                }
             }
         }
-        if let Some(slot) = first_wake {
-            slot.poke();
+        for &(index, claim) in &hand_off.plan {
+            match claim {
+                Claim::Held => hand_off.drains[index].release(),
+                _ => hand_off.drains[index].signal(),
+            }
+        }
+        // Hand-offs last, in subscriber order: each runs a subscriber's
+        // code, which may subscribe, cancel or request.
+        let mut ready = std::mem::take(hand_off.ready.get_mut());
+        for (index, id, element) in ready.drain(..) {
+            let drain = &hand_off.drains[index];
+            if let Err(element) = drain.emit_claimed(element) {
+                // Not reached (see `Drain::try_claim`); if it were, the
+                // element goes back where the drain looks for it.
+                self.give_back(id, element);
+                drain.release();
+            }
+        }
+        *hand_off.ready.get_mut() = ready;
+    }
+
+    /// Puts an element a hand-off could not deliver back at the front of
+    /// downstream `id`'s queue (dropped outside the lock if it left).
+    fn give_back(&self, id: u64, element: R) {
+        let mut state = self.state.lock();
+        match state.downstreams.iter_mut().find(|d| d.id == id) {
+            Some(downstream) => downstream.queue.push_front(element),
+            None => {
+                drop(state);
+                drop(element);
+            }
         }
     }
 
     /// An element the operator discarded: ask upstream for a replacement.
     pub(crate) fn on_discard(&self) {
-        {
-            let mut state = self.state.lock();
-            if state.terminal.is_some() {
-                return;
-            }
-            state.outstanding = demand::fulfil(state.outstanding, 1);
-            self.replenish(&mut state);
+        let mut state = self.state.lock();
+        if state.terminal.is_some() {
+            return;
         }
-        self.call_upstream();
+        state.outstanding = demand::fulfil(state.outstanding, 1);
+        self.replenish(&mut state);
+        self.call_upstream_locked(state);
     }
 
-    pub(crate) fn on_terminal(&self, reason: Option<StreamError>) {
+    pub(crate) fn on_terminal(&self, reason: Option<StreamError>, hand_off: &mut HandOff<R>) {
+        // No more hand-offs: let go of the drains.
+        *hand_off = HandOff::default();
         // Dropped elements leave after the lock is released: dropping one
         // may run user code (e.g. a datum-done callback) that calls back.
         let (wake, dropped): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>) = {
@@ -223,7 +281,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             return;
         };
         let slot = Slot::new(BoundedBuffer::unbounded());
-        let drain = Drain::new(
+        let drain: Arc<StageDrain<R>> = Drain::new(
             StageProducer {
                 stage: me.clone(),
                 slot: slot.clone(),
@@ -265,6 +323,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             let mut downstream = Downstream {
                 id,
                 slot,
+                drain: drain.clone(),
                 room: self.buffer,
                 debt: 0,
                 queue: VecDeque::new(),
@@ -329,8 +388,14 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// The trampoline: whoever finds it idle calls upstream until nothing is
     /// pending; re-entrant or concurrent callers only leave work for it.
     fn call_upstream(&self) {
-        let mut state = self.state.lock();
-        if state.calling_upstream {
+        self.call_upstream_locked(self.state.lock());
+    }
+
+    /// [`Stage::call_upstream`] with the lock already taken (the usual
+    /// case: after bookkeeping that may have left work), so nothing pending
+    /// costs no second lock.
+    fn call_upstream_locked<'a>(&'a self, mut state: MutexGuard<'a, State<R>>) {
+        if state.calling_upstream || (state.pending_request == 0 && !state.pending_cancel) {
             return;
         }
         state.calling_upstream = true;
@@ -362,15 +427,13 @@ impl<R: Clone + Send + 'static> Stage<R> {
 
 impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
     fn requested(&self, id: u64, n: u64) {
-        {
-            let mut state = self.state.lock();
-            let Some(downstream) = state.downstreams.iter_mut().find(|d| d.id == id) else {
-                return;
-            };
-            downstream.granted(n);
-            self.replenish(&mut state);
-        }
-        self.call_upstream();
+        let mut state = self.state.lock();
+        let Some(downstream) = state.downstreams.iter_mut().find(|d| d.id == id) else {
+            return;
+        };
+        downstream.granted(n);
+        self.replenish(&mut state);
+        self.call_upstream_locked(state);
     }
 
     fn left(&self, id: u64) {
@@ -475,5 +538,45 @@ impl<R: Clone + Send + 'static> Producer<R> for StageProducer<R> {
 impl<R: Send + 'static> Drop for StageProducer<R> {
     fn drop(&mut self) {
         self.slot.close();
+    }
+}
+
+/// The drain of one downstream subscriber.
+pub(crate) type StageDrain<R> = Drain<R, StageProducer<R>>;
+
+/// What the upstream side of a processor keeps between elements for the
+/// synchronous hand-off of [`Stage::on_next`]: the downstream drains as of
+/// the last element (so handing one an element costs no reference count)
+/// and scratch lists reused from element to element (so it costs no
+/// allocation). Each processor handle has its own; upstream signals reach
+/// one handle serially (§1.3), which is what makes it plain `&mut` state.
+pub(crate) struct HandOff<R: Send + 'static> {
+    drains: Vec<Arc<StageDrain<R>>>,
+    /// Drains to wake ([`Claim::Busy`]) or give back ([`Claim::Held`]).
+    plan: Vec<(usize, Claim)>,
+    /// Elements to hand over: the drain's index, its subscriber's id. In a
+    /// mutex only so that the handle is `Sync` without `R: Sync`; it is
+    /// only ever reached through `&mut` (`get_mut`, no locking).
+    ready: Mutex<Vec<(usize, u64, R)>>,
+}
+
+impl<R: Send + 'static> HandOff<R> {
+    /// Makes `drains[index]` be `drain`, cloning it only if it changed.
+    fn remember(&mut self, index: usize, drain: &Arc<StageDrain<R>>) {
+        match self.drains.get_mut(index) {
+            Some(known) if Arc::ptr_eq(known, drain) => {}
+            Some(known) => *known = drain.clone(),
+            None => self.drains.push(drain.clone()),
+        }
+    }
+}
+
+impl<R: Send + 'static> Default for HandOff<R> {
+    fn default() -> Self {
+        HandOff {
+            drains: Vec::new(),
+            plan: Vec::new(),
+            ready: Mutex::new(Vec::new()),
+        }
     }
 }

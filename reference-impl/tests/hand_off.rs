@@ -1,0 +1,218 @@
+//! The synchronous hand-off: a processor emits an element straight to an
+//! idle downstream drain that has demand (`Drain::try_claim` +
+//! `Drain::emit_claimed`), with the loop's guarantees.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams_reference::drain::{Claim, Drain};
+use reactive_streams_reference::{
+    range, CallbackSubscriber, Executor, FilterProcessor, IdentityProcessor, MapProcessor,
+};
+
+/// A producer that never has anything: every element comes by hand-off.
+struct Nothing;
+
+impl reactive_streams_reference::drain::Producer<u32> for Nothing {
+    fn poll_produce(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> reactive_streams_reference::drain::Emission<u32> {
+        std::task::Poll::Pending
+    }
+}
+
+type Seen = Arc<Mutex<Vec<u32>>>;
+
+/// Records elements; on element `at`, runs `act` on its subscription.
+struct Acting {
+    seen: Seen,
+    subscription: Option<Arc<dyn Subscription>>,
+    at: u32,
+    act: fn(&dyn Subscription),
+}
+
+impl Subscriber<u32> for Acting {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.subscription = Some(subscription);
+    }
+    fn on_next(&mut self, element: u32) {
+        self.seen.lock().unwrap().push(element);
+        if element == self.at {
+            (self.act)(self.subscription.as_deref().expect("subscribed"));
+        }
+    }
+    fn on_error(&mut self, _: StreamError) {}
+    fn on_complete(&mut self) {}
+}
+
+fn started(at: u32, act: fn(&dyn Subscription)) -> (Arc<Drain<u32, Nothing>>, Seen) {
+    let seen = Seen::default();
+    let drain: Arc<Drain<u32, Nothing>> = Drain::new(Nothing, Executor::Inline);
+    let subscriber = Acting {
+        seen: seen.clone(),
+        subscription: None,
+        at,
+        act,
+    };
+    drain.start(Box::new(subscriber), drain.clone());
+    (drain, seen)
+}
+
+#[test]
+fn an_idle_drain_with_demand_is_claimed_and_emits_within_demand() {
+    let (drain, seen) = started(u32::MAX, |_| {});
+    assert_eq!(drain.try_claim(), Claim::Busy, "no demand yet");
+    drain.request(2);
+    for element in [1, 2] {
+        assert_eq!(drain.try_claim(), Claim::Ready);
+        assert!(drain.emit_claimed(element).is_ok());
+    }
+    assert_eq!(drain.try_claim(), Claim::Busy, "demand used up");
+    assert_eq!(*seen.lock().unwrap(), vec![1, 2]);
+}
+
+#[test]
+fn a_request_inside_a_handed_off_element_is_kept_without_reentry() {
+    // Element 1 asks for one more from inside `on_next`: recorded by the
+    // owner, not a second entry into the subscriber.
+    let (drain, seen) = started(1, |subscription| subscription.request(1));
+    drain.request(1);
+    assert_eq!(drain.try_claim(), Claim::Ready);
+    assert!(drain.emit_claimed(1).is_ok());
+    assert_eq!(drain.try_claim(), Claim::Ready, "the request inside counts");
+    assert!(drain.emit_claimed(2).is_ok());
+    assert_eq!(drain.try_claim(), Claim::Busy);
+    assert_eq!(*seen.lock().unwrap(), vec![1, 2]);
+}
+
+#[test]
+fn a_cancel_inside_a_handed_off_element_finishes_the_drain_at_once() {
+    let (drain, seen) = started(1, |subscription| subscription.cancel());
+    drain.request(10);
+    assert_eq!(drain.try_claim(), Claim::Ready);
+    assert!(drain.emit_claimed(1).is_ok());
+    assert!(drain.is_finished());
+    assert_eq!(drain.try_claim(), Claim::Busy, "cancelled");
+    assert_eq!(*seen.lock().unwrap(), vec![1]);
+}
+
+#[test]
+fn a_claimed_drain_is_not_claimed_again_until_given_back() {
+    let (drain, seen) = started(u32::MAX, |_| {});
+    drain.request(5);
+    assert_eq!(drain.try_claim(), Claim::Ready);
+    assert_eq!(drain.try_claim(), Claim::Busy, "the loop is owned");
+    assert!(drain.emit_claimed(1).is_ok());
+    assert_eq!(
+        drain.try_claim(),
+        Claim::Ready,
+        "given back after the hand-off"
+    );
+    drain.release();
+    assert_eq!(drain.try_claim(), Claim::Ready, "given back by release");
+    drain.release();
+    assert_eq!(*seen.lock().unwrap(), vec![1]);
+}
+
+/// Counts elements; cancels inside `on_next` of element `cancel_at`.
+fn counting(batch: u64, cancel_at: Option<u64>) -> (impl Subscriber<u64>, Arc<Mutex<Vec<u64>>>) {
+    struct Counting {
+        batch: u64,
+        left: u64,
+        cancel_at: Option<u64>,
+        seen: Arc<Mutex<Vec<u64>>>,
+        subscription: Option<Arc<dyn Subscription>>,
+    }
+    impl Subscriber<u64> for Counting {
+        fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+            subscription.request(self.batch);
+            self.left = self.batch;
+            self.subscription = Some(subscription);
+        }
+        fn on_next(&mut self, element: u64) {
+            self.seen.lock().unwrap().push(element);
+            let subscription = self.subscription.as_ref().expect("subscribed");
+            if Some(element) == self.cancel_at {
+                subscription.cancel();
+                return;
+            }
+            if !demand::is_unbounded(self.batch) {
+                self.left -= 1;
+                if self.left == 0 {
+                    self.left = self.batch;
+                    subscription.request(self.batch);
+                }
+            }
+        }
+        fn on_error(&mut self, _: StreamError) {}
+        fn on_complete(&mut self) {}
+    }
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let subscriber = Counting {
+        batch,
+        left: 0,
+        cancel_at,
+        seen: seen.clone(),
+        subscription: None,
+    };
+    (subscriber, seen)
+}
+
+#[test]
+fn a_cancel_inside_on_next_stops_the_next_element_for_that_subscriber_only() {
+    let hub = IdentityProcessor::new();
+    let (leaving, left_seen) = counting(4, Some(3));
+    let (staying, stayed_seen) = counting(4, None);
+    hub.subscribe(Box::new(leaving));
+    hub.subscribe(Box::new(staying));
+    range(0, 20).subscribe(Box::new(hub));
+    assert_eq!(*left_seen.lock().unwrap(), vec![0, 1, 2, 3]);
+    assert_eq!(*stayed_seen.lock().unwrap(), (0..20).collect::<Vec<_>>());
+}
+
+#[test]
+fn the_last_subscriber_cancelling_inside_on_next_stops_upstream_at_once() {
+    let emitted = Arc::new(AtomicU64::new(0));
+    let counted = emitted.clone();
+    let map = MapProcessor::new(move |x: u64| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        x
+    });
+    let (only, seen) = counting(demand::UNBOUNDED, Some(5));
+    map.subscribe(Box::new(only));
+    range(0, 1_000).subscribe(Box::new(map));
+    assert_eq!(*seen.lock().unwrap(), (0..=5).collect::<Vec<_>>());
+    assert_eq!(
+        emitted.load(Ordering::Relaxed),
+        6,
+        "nothing after the cancel"
+    );
+}
+
+#[test]
+fn a_long_synchronous_chain_at_batch_1_keeps_the_stack_bounded() {
+    // Per-element recursion would overflow this thread's small stack long
+    // before 200 000 elements.
+    let total = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let count = Arc::new(AtomicU64::new(0));
+            let counter = count.clone();
+            let first = MapProcessor::new(|x: u64| x + 1);
+            let keep = FilterProcessor::new(|x: &u64| x % 2 == 0);
+            let last = MapProcessor::new(|x: u64| x * 3);
+            last.subscribe(Box::new(CallbackSubscriber::new(1, move |_| {
+                counter.fetch_add(1, Ordering::Relaxed);
+            })));
+            keep.subscribe(Box::new(last.clone()));
+            first.subscribe(Box::new(keep.clone()));
+            range(0, 200_000).subscribe(Box::new(first));
+            count.load(Ordering::Relaxed)
+        })
+        .expect("a thread")
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(total, 100_000);
+}
