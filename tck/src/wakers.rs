@@ -5,7 +5,7 @@
 //! holds a waker after it was dropped.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::task::{Wake, Waker};
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,14 @@ pub(crate) struct WakeProbe {
     wakes: AtomicU64,
     lock: Mutex<()>,
     woken: Condvar,
+    /// Every [`Waker`] handed out (clones share one target), to count the
+    /// live ones.
+    issued: Mutex<Vec<Weak<WakeTarget>>>,
+}
+
+/// What a handed-out [`Waker`] points at; its clones share it.
+struct WakeTarget {
+    probe: Arc<WakeProbe>,
 }
 
 impl WakeProbe {
@@ -31,6 +39,7 @@ impl WakeProbe {
             wakes: AtomicU64::new(0),
             lock: Mutex::new(()),
             woken: Condvar::new(),
+            issued: Mutex::new(Vec::new()),
         })
     }
 
@@ -46,7 +55,13 @@ impl WakeProbe {
 
     /// A [`Waker`] that wakes this probe.
     pub(crate) fn waker(self: &Arc<Self>) -> Waker {
-        Waker::from(self.clone())
+        let target = Arc::new(WakeTarget {
+            probe: self.clone(),
+        });
+        let mut issued = self.issued.lock();
+        issued.retain(|weak| weak.strong_count() > 0);
+        issued.push(Arc::downgrade(&target));
+        Waker::from(target)
     }
 
     /// Waits until it has been woken more than `since` times, at most
@@ -62,9 +77,9 @@ impl WakeProbe {
         true
     }
 
-    /// Live clones of its [`Waker`] (the probe itself not counted).
-    pub(crate) fn clones_alive(self: &Arc<Self>) -> usize {
-        Arc::strong_count(self) - 1
+    /// Live clones of the [`Waker`]s it handed out.
+    pub(crate) fn clones_alive(&self) -> usize {
+        self.issued.lock().iter().map(Weak::strong_count).sum()
     }
 
     fn record_wake(&self) {
@@ -75,13 +90,13 @@ impl WakeProbe {
     }
 }
 
-impl Wake for WakeProbe {
+impl Wake for WakeTarget {
     fn wake(self: Arc<Self>) {
-        self.record_wake();
+        self.probe.record_wake();
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        self.record_wake();
+        self.probe.record_wake();
     }
 }
 
