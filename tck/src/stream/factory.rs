@@ -71,9 +71,11 @@ type Closed = Box<dyn Fn() -> bool + Send + Sync>;
 
 /// The producer side of a fed stream, driven by the TCK.
 ///
-/// The TCK calls `push(i)` with `i = 0, 1, 2, …`, one item at a time, only
-/// after the stream has yielded every earlier item or while it waits for
-/// one; so a bounded channel of capacity 1 never fills. Ending the stream
+/// The TCK calls `push(i)` with `i = 0, 1, 2, …`. It never has more pushed
+/// items waiting in the stream than the declared
+/// [`capacity`](Self::capacity) (by default, no bound): when that many are
+/// waiting, it first polls one out, as a producer waiting for room would,
+/// so `push` may simply `try_send(i).unwrap()`. Ending the stream
 /// runs the [`on_end`](Self::on_end) closure, if any, and drops the feeder
 /// (and every sender its closures hold).
 ///
@@ -90,6 +92,7 @@ pub struct Feeder {
     push: Push,
     end: Option<End>,
     closed: Option<Closed>,
+    capacity: Option<u64>,
 }
 
 impl Feeder {
@@ -100,7 +103,21 @@ impl Feeder {
             push: Box::new(push),
             end: None,
             closed: None,
+            capacity: None,
         }
+    }
+
+    /// How many pushed items the producer can hold before the stream takes
+    /// them (a bounded channel's capacity, at least 1); the TCK never has
+    /// more waiting.
+    pub fn capacity(mut self, items: u64) -> Feeder {
+        self.capacity = Some(items.max(1));
+        self
+    }
+
+    /// The declared [`capacity`](Self::capacity), if any.
+    pub(crate) fn room(&self) -> u64 {
+        self.capacity.unwrap_or(u64::MAX)
     }
 
     /// What ends the stream besides dropping the feeder (for example
@@ -144,6 +161,7 @@ impl Debug for Feeder {
         f.debug_struct("Feeder")
             .field("on_end", &self.end.is_some())
             .field("closed", &self.closed.is_some())
+            .field("capacity", &self.capacity)
             .finish_non_exhaustive()
     }
 }

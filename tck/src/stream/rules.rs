@@ -556,6 +556,7 @@ pub(crate) fn stream_5<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         let Some((stream, mut feeder)) = fed(factory) else {
             break;
         };
+        let queued = queued.min(feeder.room());
         let point = if queued == 0 {
             String::from("while Pending")
         } else {

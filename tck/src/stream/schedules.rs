@@ -205,6 +205,14 @@ fn run<F: StreamFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleB
         match step {
             Step::Push => {
                 let feeder = feeder.as_mut().expect("a fed schedule");
+                if model.pushed - d.yielded >= feeder.room() {
+                    // The producer is full: it waits for the stream to take
+                    // one, and so does the TCK.
+                    model.pending = None;
+                    if d.next_lenient(RULE)?.is_none() {
+                        return Err(early_end(&d, &model));
+                    }
+                }
                 cx.try_step(RULE, format!("feeder: push({})", model.pushed), || {
                     feeder.push(model.pushed)
                 })?;
@@ -325,6 +333,17 @@ fn poll<F: StreamFactory>(
         }
     }
     Ok(())
+}
+
+fn early_end<S: futures_core::Stream + Send>(d: &Driver<S>, model: &Model) -> Failure
+where
+    S::Item: Debug,
+{
+    d.cx.failure_of(
+        EXACT_ITEMS,
+        format!("{} to yield the {} items pushed before its end", d.label, model.pushed),
+        format!("Ready(None) after {} items", d.yielded),
+    )
 }
 
 fn check_end<F: StreamFactory>(
