@@ -352,3 +352,89 @@ fn flume_bounded_and_unbounded() {
         );
     }
 }
+
+// ------------------------------------------------------------------ sinks
+
+use reactive_streams_tck::sink::{Delivery, SinkFactory, SinkVerification};
+
+/// Runs every sink rule test against `factory`: `(rule, verdict)` in
+/// order, printing the message of each rule that did not pass.
+fn verify_sink<F: SinkFactory>(name: &str, factory: F) -> Vec<(String, Verdict)> {
+    let results = SinkVerification::new(factory)
+        .target(name)
+        .env(TestEnv::default())
+        .run_all()
+        .unwrap();
+    for result in results.iter().filter(|r| r.verdict != Verdict::Passed) {
+        println!("{name} {}: {:?}: {}", result.rule, result.verdict, message(result));
+    }
+    results.into_iter().map(|r| (r.rule, r.verdict)).collect()
+}
+
+fn sink_verdicts(sink_1: Verdict) -> Vec<(String, Verdict)> {
+    vec![
+        ("sink.1".to_string(), sink_1),
+        ("sink.2".to_string(), P),
+        ("sink.3".to_string(), P),
+    ]
+}
+
+struct MpscSender;
+
+impl SinkFactory for MpscSender {
+    type Error = futures::channel::mpsc::SendError;
+    type Sink = futures::channel::mpsc::Sender<u64>;
+    fn create_sink(&self) -> (Self::Sink, Delivery) {
+        let (sender, mut receiver) = futures::channel::mpsc::channel(1);
+        (sender, Delivery::new(move || receiver.try_recv().ok()))
+    }
+}
+
+struct MpscUnboundedSender;
+
+impl SinkFactory for MpscUnboundedSender {
+    type Error = futures::channel::mpsc::SendError;
+    type Sink = futures::channel::mpsc::UnboundedSender<u64>;
+    fn create_sink(&self) -> (Self::Sink, Delivery) {
+        let (sender, mut receiver) = futures::channel::mpsc::unbounded();
+        (sender, Delivery::new(move || receiver.try_recv().ok()))
+    }
+}
+
+struct FlumeSink {
+    capacity: Option<usize>,
+}
+
+impl SinkFactory for FlumeSink {
+    type Error = flume::SendError<u64>;
+    type Sink = flume::r#async::SendSink<'static, u64>;
+    fn create_sink(&self) -> (Self::Sink, Delivery) {
+        let (sender, receiver) = match self.capacity {
+            Some(capacity) => flume::bounded(capacity),
+            None => flume::unbounded(),
+        };
+        (sender.into_sink(), Delivery::new(move || receiver.try_recv().ok()))
+    }
+}
+
+#[test]
+fn futures_mpsc_senders_as_sinks() {
+    assert_eq!(verify_sink("futures mpsc Sender", MpscSender), sink_verdicts(P));
+    // Never full: poll_ready is never Pending, so there is nothing to wake.
+    assert_eq!(
+        verify_sink("futures mpsc UnboundedSender", MpscUnboundedSender),
+        sink_verdicts(S)
+    );
+}
+
+#[test]
+fn flume_send_sinks() {
+    assert_eq!(
+        verify_sink("flume SendSink bounded(1)", FlumeSink { capacity: Some(1) }),
+        sink_verdicts(P)
+    );
+    assert_eq!(
+        verify_sink("flume SendSink unbounded", FlumeSink { capacity: None }),
+        sink_verdicts(S)
+    );
+}
