@@ -31,12 +31,14 @@ fn verify<F: StreamFactory>(name: &str, factory: F) -> Vec<(String, Verdict)> {
         .run_all()
         .unwrap();
     for result in results.iter().filter(|r| r.verdict != Verdict::Passed) {
-        println!("{name} {}: {:?}: {}", result.rule, result.verdict, message(result));
+        println!(
+            "{name} {}: {:?}: {}",
+            result.rule,
+            result.verdict,
+            message(result)
+        );
     }
-    results
-        .into_iter()
-        .map(|r| (r.rule, r.verdict))
-        .collect()
+    results.into_iter().map(|r| (r.rule, r.verdict)).collect()
 }
 
 fn message(result: &RuleResult) -> &str {
@@ -48,11 +50,22 @@ use Verdict::{Passed as P, Skipped as S};
 /// Every rule passes, except those listed as skipped.
 fn all_pass_but_skipped(skipped: &[&str]) -> Vec<(String, Verdict)> {
     [
-        "stream.1", "stream.2", "stream.3", "stream.4", "stream.5", "stream.6", "stream.7",
+        "stream.1",
+        "stream.2",
+        "stream.3",
+        "stream.4",
+        "stream.5",
+        "stream.6",
+        "stream.7",
         "tck.extended_schedules",
     ]
     .into_iter()
-    .map(|rule| (rule.to_string(), if skipped.contains(&rule) { S } else { P }))
+    .map(|rule| {
+        (
+            rule.to_string(),
+            if skipped.contains(&rule) { S } else { P },
+        )
+    })
     .collect()
 }
 
@@ -156,7 +169,10 @@ impl StreamFactory for TokioMpsc {
         let feeder = Feeder::new(move |i| sender.try_send(i).unwrap())
             .closed(move || probe.is_closed())
             .capacity(1);
-        Some((tokio_stream::wrappers::ReceiverStream::new(receiver), feeder))
+        Some((
+            tokio_stream::wrappers::ReceiverStream::new(receiver),
+            feeder,
+        ))
     }
 }
 
@@ -290,12 +306,18 @@ impl StreamFactory for Flume {
 
 #[test]
 fn futures_mpsc_unbounded() {
-    assert_eq!(verify("futures mpsc unbounded", MpscUnbounded), all_pass_but_skipped(&[]));
+    assert_eq!(
+        verify("futures mpsc unbounded", MpscUnbounded),
+        all_pass_but_skipped(&[])
+    );
 }
 
 #[test]
 fn futures_mpsc_bounded() {
-    assert_eq!(verify("futures mpsc bounded", MpscBounded), all_pass_but_skipped(&[]));
+    assert_eq!(
+        verify("futures mpsc bounded", MpscBounded),
+        all_pass_but_skipped(&[])
+    );
 }
 
 #[test]
@@ -337,7 +359,10 @@ fn tokio_interval_stream() {
 fn async_channel_bounded_and_unbounded() {
     for capacity in [Some(1), None] {
         assert_eq!(
-            verify(&format!("async-channel {capacity:?}"), AsyncChannel { capacity }),
+            verify(
+                &format!("async-channel {capacity:?}"),
+                AsyncChannel { capacity }
+            ),
             all_pass_but_skipped(&[])
         );
     }
@@ -366,7 +391,12 @@ fn verify_sink<F: SinkFactory>(name: &str, factory: F) -> Vec<(String, Verdict)>
         .run_all()
         .unwrap();
     for result in results.iter().filter(|r| r.verdict != Verdict::Passed) {
-        println!("{name} {}: {:?}: {}", result.rule, result.verdict, message(result));
+        println!(
+            "{name} {}: {:?}: {}",
+            result.rule,
+            result.verdict,
+            message(result)
+        );
     }
     results.into_iter().map(|r| (r.rule, r.verdict)).collect()
 }
@@ -413,13 +443,19 @@ impl SinkFactory for FlumeSink {
             Some(capacity) => flume::bounded(capacity),
             None => flume::unbounded(),
         };
-        (sender.into_sink(), Delivery::new(move || receiver.try_recv().ok()))
+        (
+            sender.into_sink(),
+            Delivery::new(move || receiver.try_recv().ok()),
+        )
     }
 }
 
 #[test]
 fn futures_mpsc_senders_as_sinks() {
-    assert_eq!(verify_sink("futures mpsc Sender", MpscSender), sink_verdicts(P));
+    assert_eq!(
+        verify_sink("futures mpsc Sender", MpscSender),
+        sink_verdicts(P)
+    );
     // Never full: poll_ready is never Pending, so there is nothing to wake.
     assert_eq!(
         verify_sink("futures mpsc UnboundedSender", MpscUnboundedSender),

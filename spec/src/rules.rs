@@ -277,7 +277,11 @@ mod tests {
 
     #[test]
     fn stream_and_sink_rules_are_numbered_apart_from_the_49() {
-        let ids: Vec<&str> = STREAM_RULES.iter().chain(SINK_RULES).map(|r| r.id).collect();
+        let ids: Vec<&str> = STREAM_RULES
+            .iter()
+            .chain(SINK_RULES)
+            .map(|r| r.id)
+            .collect();
         let expected: Vec<String> = (1..=7)
             .map(|n| format!("stream.{n}"))
             .chain((1..=5).map(|n| format!("sink.{n}")))

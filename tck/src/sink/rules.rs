@@ -89,12 +89,14 @@ impl<F: SinkFactory> Driver<F> {
     fn start_send(&mut self, rule: &str) -> Result<Result<(), F::Error>, Failure> {
         let item = self.sent;
         let sink = &mut self.sink;
-        let result = self
-            .cx
-            .try_step(rule, format!("start_send({item})"), || sink.as_mut().start_send(item))?;
+        let result = self.cx.try_step(rule, format!("start_send({item})"), || {
+            sink.as_mut().start_send(item)
+        })?;
         match &result {
             Ok(()) => self.sent += 1,
-            Err(error) => self.cx.trace(format!("start_send({item}) → Err({error:?})")),
+            Err(error) => self
+                .cx
+                .trace(format!("start_send({item}) → Err({error:?})")),
         }
         Ok(result)
     }
@@ -115,7 +117,11 @@ impl<F: SinkFactory> Driver<F> {
     /// wake-up rule is `sink.1`'s).
     fn until_ready(&mut self, method: &str, rule: &str) -> Result<Result<(), F::Error>, Failure> {
         let timeout = self.cx.env().timeout();
-        let slice = self.cx.env().no_signal_timeout().max(Duration::from_millis(1));
+        let slice = self
+            .cx
+            .env()
+            .no_signal_timeout()
+            .max(Duration::from_millis(1));
         let deadline = Instant::now() + timeout;
         let waker = self.wakers.fresh();
         loop {
@@ -195,7 +201,10 @@ pub(crate) fn sink_1<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     }
     if !second.wait_woken(0, timeout) {
         let stale = if first.wakes() > 0 {
-            format!(", though {} (the waker of an earlier call) was woken", first.name())
+            format!(
+                ", though {} (the waker of an earlier call) was woken",
+                first.name()
+            )
         } else {
             String::new()
         };
@@ -218,7 +227,9 @@ pub(crate) fn sink_2<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     let mut d = Driver::new(cx, factory);
     for _ in 0..SENT {
         if !d.send(RULE)? {
-            return Ok(Outcome::Skipped(String::from("the sink refused an item before the flush")));
+            return Ok(Outcome::Skipped(String::from(
+                "the sink refused an item before the flush",
+            )));
         }
     }
     if d.until_ready("poll_flush", RULE)?.is_err() {
@@ -242,11 +253,15 @@ pub(crate) fn sink_2<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
 /// lost.
 pub(crate) fn sink_3<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "sink.3";
-    cx.scenario(format!("{SENT} items sent, then poll_close, then one more send"));
+    cx.scenario(format!(
+        "{SENT} items sent, then poll_close, then one more send"
+    ));
     let mut d = Driver::new(cx, factory);
     for _ in 0..SENT {
         if !d.send(RULE)? {
-            return Ok(Outcome::Skipped(String::from("the sink refused an item before the close")));
+            return Ok(Outcome::Skipped(String::from(
+                "the sink refused an item before the close",
+            )));
         }
     }
     if d.until_ready("poll_close", RULE)?.is_err() {

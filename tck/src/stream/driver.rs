@@ -102,9 +102,8 @@ where
     /// Drops the stream; a panic fails `rule`.
     pub(crate) fn drop_stream(&mut self, rule: &str) -> Result<(), Failure> {
         if let Some(stream) = self.stream.take() {
-            self.cx.try_step(rule, format!("drop({})", self.label), || {
-                drop(stream)
-            })?;
+            self.cx
+                .try_step(rule, format!("drop({})", self.label), || drop(stream))?;
         }
         Ok(())
     }
@@ -117,7 +116,11 @@ where
     /// rule's timeout fails `rule`.
     pub(crate) fn next_lenient(&mut self, rule: &str) -> Result<Option<S::Item>, Failure> {
         let timeout = self.cx.env().timeout();
-        let slice = self.cx.env().no_signal_timeout().max(Duration::from_millis(1));
+        let slice = self
+            .cx
+            .env()
+            .no_signal_timeout()
+            .max(Duration::from_millis(1));
         let deadline = Instant::now() + timeout;
         let waker = self.fresh_waker();
         loop {

@@ -61,7 +61,10 @@ where
 {
     d.cx.failure_of(
         EXACT_ITEMS,
-        format!("{} to yield exactly {want} items, then Ready(None)", d.label),
+        format!(
+            "{} to yield exactly {want} items, then Ready(None)",
+            d.label
+        ),
         actual.to_string(),
     )
 }
@@ -160,11 +163,19 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     cx.scenario(format!(
         "create_stream({ITEMS}), every poll with a new waker"
     ));
-    let mut d = Driver::new(cx, factory.create_stream(ITEMS), format!("create_stream({ITEMS})"));
+    let mut d = Driver::new(
+        cx,
+        factory.create_stream(ITEMS),
+        format!("create_stream({ITEMS})"),
+    );
     let why = "it was made to yield its items with no help but polls";
     while d.yielded < ITEMS {
         if next_strict(&mut d, RULE, why)?.is_none() {
-            return Err(wrong_count(&d, ITEMS, &format!("Ready(None) after {} items", d.yielded)));
+            return Err(wrong_count(
+                &d,
+                ITEMS,
+                &format!("Ready(None) after {} items", d.yielded),
+            ));
         }
     }
     if !factory.endless() {
@@ -190,7 +201,10 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
                     return Err(wrong_count(
                         &d,
                         ITEMS,
-                        &format!("{} before the feeder pushed item {i} or ended", show(&answer)),
+                        &format!(
+                            "{} before the feeder pushed item {i} or ended",
+                            show(&answer)
+                        ),
                     ))
                 }
             }
@@ -213,10 +227,18 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         match (next_strict(&mut d, RULE, why)?, i < ITEMS) {
             (Some(_), true) | (None, false) => {}
             (None, true) => {
-                return Err(wrong_count(&d, ITEMS, &format!("Ready(None) after {} items", d.yielded)))
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("Ready(None) after {} items", d.yielded),
+                ))
             }
             (Some(item), false) => {
-                return Err(wrong_count(&d, ITEMS, &format!("{item:?} after the feeder ended")))
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("{item:?} after the feeder ended"),
+                ))
             }
         }
     }
@@ -260,7 +282,9 @@ pub(crate) fn stream_2<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         let race_ref = &race;
         let spawned = std::thread::Builder::new()
             .name(String::from("rs-tck-feeder"))
-            .spawn_scoped(scope, move || feed_race(&feeder_cx, race_ref, feeder, timeout));
+            .spawn_scoped(scope, move || {
+                feed_race(&feeder_cx, race_ref, feeder, timeout)
+            });
         if let Err(error) = spawned {
             return Err(cx.failure("the TCK to start its feeder thread", error.to_string()));
         }
@@ -460,7 +484,11 @@ pub(crate) fn stream_4<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     let mut runs: Vec<(String, F::Stream, Option<Feeder>)> = Vec::new();
     if !factory.endless() {
         for n in [0, ITEMS] {
-            runs.push((format!("create_stream({n})"), factory.create_stream(n), None));
+            runs.push((
+                format!("create_stream({n})"),
+                factory.create_stream(n),
+                None,
+            ));
         }
     }
     if let Some((stream, feeder)) = fed(factory) {
@@ -534,17 +562,22 @@ fn sees_closed(cx: &RuleCx, feeder: &Feeder, label: &str) -> Result<(), Failure>
 /// `stream.5`: dropping the stream at any point releases what it holds.
 pub(crate) fn stream_5<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "stream.5";
-    let mut points: Vec<(&str, Option<u64>)> = vec![("before the first poll", Some(0)), ("after 1 item", Some(1))];
+    let mut points: Vec<(&str, Option<u64>)> = vec![
+        ("before the first poll", Some(0)),
+        ("after 1 item", Some(1)),
+    ];
     if !factory.endless() {
         points.push(("after its end", None));
     }
     for (point, items) in points {
         cx.scenario(format!("create_stream({ITEMS}) dropped {point}"));
-        let mut d = Driver::new(cx, factory.create_stream(ITEMS), format!("create_stream({ITEMS})"));
+        let mut d = Driver::new(
+            cx,
+            factory.create_stream(ITEMS),
+            format!("create_stream({ITEMS})"),
+        );
         match items {
-            Some(n) => {
-                while d.yielded < n && d.next_lenient(RULE)?.is_some() {}
-            }
+            Some(n) => while d.yielded < n && d.next_lenient(RULE)?.is_some() {},
             None => {
                 d.drain_lenient(RULE)?;
             }
@@ -582,8 +615,14 @@ pub(crate) fn stream_5<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
 /// busy-wake.
 pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "stream.6";
-    cx.scenario(format!("create_stream({ITEMS}), every Pending polled again at once"));
-    let mut d = Driver::new(cx, factory.create_stream(ITEMS), format!("create_stream({ITEMS})"));
+    cx.scenario(format!(
+        "create_stream({ITEMS}), every Pending polled again at once"
+    ));
+    let mut d = Driver::new(
+        cx,
+        factory.create_stream(ITEMS),
+        format!("create_stream({ITEMS})"),
+    );
     let slice = cx.env().no_signal_timeout().max(Duration::from_millis(1));
     let deadline = Instant::now() + cx.env().timeout() * (ITEMS as u32 + 1);
     while !d.ended && !(factory.endless() && d.yielded >= ITEMS) {
@@ -595,11 +634,26 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
             waker.wait_woken(0, slice);
         }
     }
-    let complete = if factory.endless() { d.yielded >= ITEMS } else { d.ended && d.yielded == ITEMS };
+    let complete = if factory.endless() {
+        d.yielded >= ITEMS
+    } else {
+        d.ended && d.yielded == ITEMS
+    };
     if !complete {
         return Err(cx.failure(
-            format!("{ITEMS} items then Ready(None) from {} with every Pending polled again at once", d.label),
-            format!("{} items{}", d.yielded, if d.ended { " then Ready(None)" } else { " and no end" }),
+            format!(
+                "{ITEMS} items then Ready(None) from {} with every Pending polled again at once",
+                d.label
+            ),
+            format!(
+                "{} items{}",
+                d.yielded,
+                if d.ended {
+                    " then Ready(None)"
+                } else {
+                    " and no end"
+                }
+            ),
         ));
     }
     d.drop_stream(RULE)?;
@@ -624,7 +678,13 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
                     "Ready(None)",
                 ))
             }
-            answer => return Err(wrong_count(&d, ITEMS, &format!("{} before anything was pushed", show(&answer)))),
+            answer => {
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("{} before anything was pushed", show(&answer)),
+                ))
+            }
         }
         if !waker.wait_woken(since, slice) {
             break;
@@ -633,7 +693,9 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     }
     if self_wakes >= BUSY_POLLS {
         let ms = started.elapsed().as_secs_f64() * 1000.0;
-        cx.trace(format!("{self_wakes} self wake-ups in {polls} polls over {ms:.3} ms"));
+        cx.trace(format!(
+            "{self_wakes} self wake-ups in {polls} polls over {ms:.3} ms"
+        ));
         return Err(cx.failure(
             format!("a Pending poll_next with nothing pushed not to wake its own waker again (SHOULD NOT busy-wake)"),
             format!(
@@ -642,7 +704,9 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
             ),
         ));
     }
-    cx.scenario(format!("fed stream of {ITEMS} items, a poll no wake-up caused after each"));
+    cx.scenario(format!(
+        "fed stream of {ITEMS} items, a poll no wake-up caused after each"
+    ));
     for i in 0..ITEMS {
         push(cx, &mut feeder, RULE, i)?;
         if d.next_lenient(RULE)?.is_none() {
@@ -651,13 +715,17 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         let spurious = d.fresh_waker();
         match d.poll(&spurious, RULE)? {
             Poll::Pending => {}
-            Poll::Ready(None) => {
-                return Err(cx.failure(
-                    "Pending from a poll no wake-up caused, with nothing pushed since the last item",
-                    "Ready(None)",
+            Poll::Ready(None) => return Err(cx.failure(
+                "Pending from a poll no wake-up caused, with nothing pushed since the last item",
+                "Ready(None)",
+            )),
+            answer => {
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("{} before it was pushed", show(&answer)),
                 ))
             }
-            answer => return Err(wrong_count(&d, ITEMS, &format!("{} before it was pushed", show(&answer)))),
         }
     }
     end(cx, feeder, RULE)?;
@@ -687,7 +755,10 @@ where
             .spawn_scoped(scope, || d.poll(waker, "stream.7"));
         match handle {
             Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(cx.failure("poll_next to return normally on another thread", "it panicked"))
+                Err(cx.failure(
+                    "poll_next to return normally on another thread",
+                    "it panicked",
+                ))
             }),
             Err(error) => Err(cx.failure("the TCK to start a polling thread", error.to_string())),
         }
@@ -714,8 +785,15 @@ where
             Poll::Ready(item) => return Ok(item),
             Poll::Pending if Instant::now() >= deadline => {
                 return Err(d.cx.failure(
-                    format!("{} to yield its item {} or its end, polled from other threads", d.label, d.yielded + 1),
-                    format!("poll_next returned Pending for {} ms, woken or not", timeout.as_millis()),
+                    format!(
+                        "{} to yield its item {} or its end, polled from other threads",
+                        d.label,
+                        d.yielded + 1
+                    ),
+                    format!(
+                        "poll_next returned Pending for {} ms, woken or not",
+                        timeout.as_millis()
+                    ),
                 ))
             }
             Poll::Pending => {
@@ -725,7 +803,11 @@ where
     }
 }
 
-fn threads_failure<S: futures_core::Stream + Send>(d: &Driver<S>, polls: u64, actual: String) -> Failure
+fn threads_failure<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    polls: u64,
+    actual: String,
+) -> Failure
 where
     S::Item: Debug,
 {
@@ -742,17 +824,31 @@ where
 /// as on one thread.
 pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "stream.7";
-    cx.scenario(format!("create_stream({ITEMS}), every poll on a new thread"));
-    let mut d = Driver::new(cx, factory.create_stream(ITEMS), format!("create_stream({ITEMS})"));
+    cx.scenario(format!(
+        "create_stream({ITEMS}), every poll on a new thread"
+    ));
+    let mut d = Driver::new(
+        cx,
+        factory.create_stream(ITEMS),
+        format!("create_stream({ITEMS})"),
+    );
     let mut polls = 0;
     while d.yielded < ITEMS {
         if next_elsewhere(&mut d, &mut polls)?.is_none() {
-            return Err(threads_failure(&d, polls, format!("Ready(None) after {} items", d.yielded)));
+            return Err(threads_failure(
+                &d,
+                polls,
+                format!("Ready(None) after {} items", d.yielded),
+            ));
         }
     }
     if !factory.endless() {
         if let Some(item) = next_elsewhere(&mut d, &mut polls)? {
-            return Err(threads_failure(&d, polls, format!("a further item {item:?}")));
+            return Err(threads_failure(
+                &d,
+                polls,
+                format!("a further item {item:?}"),
+            ));
         }
     }
     d.drop_stream(RULE)?;
@@ -778,12 +874,20 @@ pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         }
         push(cx, &mut feeder, RULE, i)?;
         if next_elsewhere(&mut d, &mut polls)?.is_none() {
-            return Err(threads_failure(&d, polls, format!("Ready(None) after {} items", d.yielded)));
+            return Err(threads_failure(
+                &d,
+                polls,
+                format!("Ready(None) after {} items", d.yielded),
+            ));
         }
     }
     end(cx, feeder, RULE)?;
     if let Some(item) = next_elsewhere(&mut d, &mut polls)? {
-        return Err(threads_failure(&d, polls, format!("a further item {item:?}")));
+        return Err(threads_failure(
+            &d,
+            polls,
+            format!("a further item {item:?}"),
+        ));
     }
     Ok(Outcome::Passed)
 }

@@ -161,7 +161,11 @@ pub(crate) fn explore_schedules<F: StreamFactory>(
             verification: Verification::FuturesStream,
             rule: RULE.into(),
             test: "tck_extended_schedules".into(),
-            verdict: if first.is_some() { Verdict::Failed } else { Verdict::Passed },
+            verdict: if first.is_some() {
+                Verdict::Failed
+            } else {
+                Verdict::Passed
+            },
             message: first.map(|f| f.to_string()),
             duration_ms: 0.0,
             trace,
@@ -186,7 +190,11 @@ fn run<F: StreamFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleB
             Some((stream, feeder)) => (stream, Some(feeder), String::from("fed stream")),
             None => return Ok(Outcome::Skipped(String::from("no fed stream"))),
         },
-        Some(k) => (factory.create_stream(k), None, format!("create_stream({k})")),
+        Some(k) => (
+            factory.create_stream(k),
+            None,
+            format!("create_stream({k})"),
+        ),
     };
     let mut d = Driver::new(cx, stream, label);
     let wakers: Vec<Arc<WakeProbe>> = (0..WAKERS).map(|_| d.fresh_waker()).collect();
@@ -255,7 +263,10 @@ fn run<F: StreamFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleB
     d.wakers.wait_released(timeout).map_err(|held| {
         cx.failure_of(
             "stream.5",
-            format!("no clone of a waker it was given alive once {} and its feeder are dropped", d.label),
+            format!(
+                "no clone of a waker it was given alive once {} and its feeder are dropped",
+                d.label
+            ),
             format!("still alive {} ms later: {held}", timeout.as_millis()),
         )
     })?;
@@ -311,7 +322,11 @@ fn poll<F: StreamFactory>(
     match d.poll(waker, RULE)? {
         Poll::Ready(Some(item)) => {
             model.pending = None;
-            let owed = if d.label == "fed stream" { model.pushed } else { model.total.unwrap_or(u64::MAX) };
+            let owed = if d.label == "fed stream" {
+                model.pushed
+            } else {
+                model.total.unwrap_or(u64::MAX)
+            };
             if d.yielded > owed {
                 return Err(d.cx.failure_of(
                     EXACT_ITEMS,
@@ -341,7 +356,10 @@ where
 {
     d.cx.failure_of(
         EXACT_ITEMS,
-        format!("{} to yield the {} items pushed before its end", d.label, model.pushed),
+        format!(
+            "{} to yield the {} items pushed before its end",
+            d.label, model.pushed
+        ),
         format!("Ready(None) after {} items", d.yielded),
     )
 }
@@ -366,7 +384,10 @@ fn check_end<F: StreamFactory>(
     if terminated == Some(false) {
         return Err(d.cx.failure_of(
             "stream.4",
-            format!("is_terminated() of {} to return true once poll_next has returned Ready(None)", d.label),
+            format!(
+                "is_terminated() of {} to return true once poll_next has returned Ready(None)",
+                d.label
+            ),
             "false",
         ));
     }

@@ -169,7 +169,10 @@ fn verdicts(factory: Sinks) -> Vec<(String, Verdict, Option<String>)> {
 #[case::direct(false)]
 #[case::buffered(true)]
 fn a_correct_sink_passes(#[case] buffered: bool) {
-    for (rule, verdict, message) in verdicts(Sinks { buffered, bug: None }) {
+    for (rule, verdict, message) in verdicts(Sinks {
+        buffered,
+        bug: None,
+    }) {
         assert_eq!(verdict, Verdict::Passed, "{rule}: {message:?}");
     }
 }
@@ -204,4 +207,10 @@ fn a_broken_sink_fails_exactly_its_rules(
     });
 }
 
-reactive_streams_tck::sink_verification!(queue_sink, Sinks { buffered: true, bug: None });
+reactive_streams_tck::sink_verification!(
+    queue_sink,
+    Sinks {
+        buffered: true,
+        bug: None
+    }
+);

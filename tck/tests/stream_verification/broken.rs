@@ -21,19 +21,21 @@ use Verdict::{Failed, Passed, Skipped};
 /// The quick verdicts with `failed` failed and `skipped` skipped, the rest
 /// passed.
 fn expected(failed: &str, skipped: &[&str]) -> Vec<(&'static str, Verdict)> {
-    ["stream.1", "stream.2", "stream.3", "stream.4", "stream.5", "stream.6", "stream.7"]
-        .into_iter()
-        .map(|rule| {
-            let verdict = if rule == failed {
-                Failed
-            } else if skipped.contains(&rule) {
-                Skipped
-            } else {
-                Passed
-            };
-            (rule, verdict)
-        })
-        .collect()
+    [
+        "stream.1", "stream.2", "stream.3", "stream.4", "stream.5", "stream.6", "stream.7",
+    ]
+    .into_iter()
+    .map(|rule| {
+        let verdict = if rule == failed {
+            Failed
+        } else if skipped.contains(&rule) {
+            Skipped
+        } else {
+            Passed
+        };
+        (rule, verdict)
+    })
+    .collect()
 }
 
 #[rstest]
@@ -108,10 +110,7 @@ fn a_stale_waker_failure_shows_the_poll_and_wake_trace() {
         .map(|e| e.event.as_str())
         .filter(|e| e.starts_with("poll_next") || e.starts_with("wake(") || e.starts_with("feeder"))
         .collect();
-    let at = events
-        .iter()
-        .position(|e| *e == "feeder: push(0)")
-        .unwrap();
+    let at = events.iter().position(|e| *e == "feeder: push(0)").unwrap();
     assert_eq!(
         events[at - 3..at + 2],
         [

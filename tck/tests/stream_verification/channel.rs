@@ -255,7 +255,8 @@ impl StreamFactory for Channels {
     fn create_fed_stream(&self) -> Option<(Receiver, Feeder)> {
         let (receiver, producer) = self.pair();
         let shared = producer.shared.clone();
-        let feeder = Feeder::new(move |i| producer.push(i)).closed(move || shared.lock().consumer_gone);
+        let feeder =
+            Feeder::new(move |i| producer.push(i)).closed(move || shared.lock().consumer_gone);
         Some((receiver, feeder))
     }
 
