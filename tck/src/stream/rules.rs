@@ -625,7 +625,8 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     );
     let slice = cx.env().no_signal_timeout().max(Duration::from_millis(1));
     let deadline = Instant::now() + cx.env().timeout() * (ITEMS as u32 + 1);
-    while !d.ended && !(factory.endless() && d.yielded >= ITEMS) {
+    let done = |d: &Driver<F::Stream>| d.ended || (factory.endless() && d.yielded >= ITEMS);
+    while !done(&d) {
         if Instant::now() >= deadline {
             break;
         }
@@ -697,7 +698,7 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
             "{self_wakes} self wake-ups in {polls} polls over {ms:.3} ms"
         ));
         return Err(cx.failure(
-            format!("a Pending poll_next with nothing pushed not to wake its own waker again (SHOULD NOT busy-wake)"),
+            "a Pending poll_next with nothing pushed not to wake its own waker again (SHOULD NOT busy-wake)",
             format!(
                 "each of {BUSY_POLLS} polls in a row returned Pending and woke {} at once, nothing pushed (rate: 1 wake-up per Pending)",
                 waker.name()

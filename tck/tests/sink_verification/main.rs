@@ -67,10 +67,7 @@ impl futures_sink::Sink<u64> for QueueSink {
         }
         match &this.buffer {
             Some(buffer) if buffer.len() < ROOM => Poll::Ready(Ok(())),
-            Some(_) => {
-                let flushed = Pin::new(&mut *this).poll_flush(cx);
-                flushed
-            }
+            Some(_) => Pin::new(&mut *this).poll_flush(cx),
             None => this.poll_room(cx),
         }
     }
