@@ -1,7 +1,8 @@
 //! The rule catalogue: every numbered rule of Reactive Streams (§1.1–§4.2)
 //! and of the Streamlet protocol (rules 1–6) as data, plus, apart from
 //! them, the datum-lifecycle extension ([`LIFECYCLE_RULES`], `done.1` …
-//! `done.6`).
+//! `done.6`) and the rules of `futures::Stream` and `futures::Sink`
+//! ([`STREAM_RULES`], `stream.1` …; [`SINK_RULES`], `sink.1` …).
 //!
 //! Each [`Rule`] says what it binds, how strongly, what it means in one
 //! sentence of our own, where the authoritative text is, and how this project
@@ -20,9 +21,12 @@
 #[rustfmt::skip]
 mod catalogue;
 #[rustfmt::skip]
+mod futures;
+#[rustfmt::skip]
 mod lifecycle;
 
 pub use catalogue::RULES;
+pub use futures::{SINK_RULES, STREAM_RULES};
 pub use lifecycle::LIFECYCLE_RULES;
 
 /// The interface a rule binds.
@@ -41,6 +45,10 @@ pub enum Subject {
     Source,
     /// Streamlet rules binding the sink.
     Sink,
+    /// `futures::Stream` rules (`stream.N`).
+    FuturesStream,
+    /// `futures::Sink` rules (`sink.N`); not the Streamlet sink.
+    FuturesSink,
 }
 
 /// How strongly a rule binds (RFC 2119 keywords).
@@ -146,14 +154,17 @@ pub struct Rule {
     pub conditions: &'static [Condition],
 }
 
-/// The rule with this id (`"3.9"`, `"§3.9"`, `"streamlet.2"` or a
-/// datum-lifecycle id such as `"done.1"`), or the rule that owns this
-/// condition id (`"streamlet.2.c"`).
+/// The rule with this id (`"3.9"`, `"§3.9"`, `"streamlet.2"`, a
+/// datum-lifecycle id such as `"done.1"`, a stream or sink id such as
+/// `"stream.1"`), or the rule that owns this condition id
+/// (`"streamlet.2.c"`).
 pub fn find(id: &str) -> Option<&'static Rule> {
     let id = id.trim_start_matches('§');
     RULES
         .iter()
         .chain(LIFECYCLE_RULES)
+        .chain(STREAM_RULES)
+        .chain(SINK_RULES)
         .find(|rule| rule.id == id || rule.conditions.iter().any(|c| c.id == id))
 }
 
@@ -203,7 +214,12 @@ mod tests {
 
     #[test]
     fn every_entry_is_filled_in() {
-        for rule in RULES.iter().chain(LIFECYCLE_RULES) {
+        for rule in RULES
+            .iter()
+            .chain(LIFECYCLE_RULES)
+            .chain(STREAM_RULES)
+            .chain(SINK_RULES)
+        {
             assert!(rule.summary.ends_with('.'), "{}: summary", rule.id);
             assert!(rule.link.starts_with("https://"), "{}: link", rule.id);
             match rule.check {
@@ -254,6 +270,24 @@ mod tests {
             ["done.1", "done.2", "done.3", "done.4", "done.5", "done.6"]
         );
         for rule in LIFECYCLE_RULES {
+            assert!(RULES.iter().all(|r| r.id != rule.id), "{}", rule.id);
+            assert_eq!(find(rule.id), Some(rule));
+        }
+    }
+
+    #[test]
+    fn stream_and_sink_rules_are_numbered_apart_from_the_49() {
+        let ids: Vec<&str> = STREAM_RULES
+            .iter()
+            .chain(SINK_RULES)
+            .map(|r| r.id)
+            .collect();
+        let expected: Vec<String> = (1..=7)
+            .map(|n| format!("stream.{n}"))
+            .chain((1..=5).map(|n| format!("sink.{n}")))
+            .collect();
+        assert_eq!(ids, expected);
+        for rule in STREAM_RULES.iter().chain(SINK_RULES) {
             assert!(RULES.iter().all(|r| r.id != rule.id), "{}", rule.id);
             assert_eq!(find(rule.id), Some(rule));
         }

@@ -74,10 +74,11 @@ impl Failure {
     }
 }
 
-/// `§1.1` for catalogue ids, the id itself for `tck.`, `streamlet.` and
-/// `done.` ids.
+/// `§1.1` for catalogue ids, the id itself for `tck.`, `streamlet.`,
+/// `done.`, `stream.` and `sink.` ids.
 pub fn rule_label(rule: &str) -> String {
-    if rule.starts_with("tck.") || rule.starts_with("streamlet.") || rule.starts_with("done.") {
+    const OWN_PREFIXES: [&str; 5] = ["tck.", "streamlet.", "done.", "stream.", "sink."];
+    if OWN_PREFIXES.iter().any(|prefix| rule.starts_with(prefix)) {
         rule.to_string()
     } else {
         format!("§{rule}")

@@ -15,6 +15,8 @@
 //! | [`streamlet`] | the Streamlet source and sink verifications (rules 1–6), [`streamlet_source_verification!`] and [`streamlet_sink_verification!`] |
 //! | [`extended`] | the opt-in extended verification: generated schedules shrunk to minimal counterexamples, concurrency stress, [`publisher_extended_verification!`] |
 //! | [`lifecycle`] | the datum-lifecycle verification (`done.1`–`done.6`) and [`datum_lifecycle_verification!`] |
+//! | [`sink`](mod@sink) | the `futures::Sink` verification (`sink.1`–`sink.3`; not the Streamlet sink) and [`sink_verification!`] |
+//! | [`stream`](mod@stream) | the `futures::Stream` verification (`stream.1`–`stream.7`), driven by the TCK's own executor and instrumented wakers, and [`stream_verification!`] |
 //!
 //! Later verifications (subscriber, processor, streamlet) reuse `env`,
 //! `context`, `runner`, `probe` and `outcome`, and follow the same macro
@@ -66,8 +68,11 @@ pub mod probe;
 pub mod processor;
 pub mod publisher;
 pub mod runner;
+pub mod sink;
+pub mod stream;
 pub mod streamlet;
 pub mod subscriber;
 mod suite;
 #[doc(hidden)]
 pub mod testkit;
+mod wakers;

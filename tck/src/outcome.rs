@@ -89,6 +89,12 @@ pub enum Verification {
     StreamletSink,
     /// `datum_lifecycle_verification!`.
     DatumLifecycle,
+    /// `stream_verification!`: a `futures::Stream`.
+    #[serde(rename = "stream")]
+    FuturesStream,
+    /// `sink_verification!`: a `futures::Sink` (not a Streamlet sink).
+    #[serde(rename = "sink")]
+    FuturesSink,
 }
 
 impl Verification {
@@ -102,6 +108,8 @@ impl Verification {
             Verification::StreamletSource => "streamlet_source",
             Verification::StreamletSink => "streamlet_sink",
             Verification::DatumLifecycle => "datum_lifecycle",
+            Verification::FuturesStream => "stream",
+            Verification::FuturesSink => "sink",
         }
     }
 }

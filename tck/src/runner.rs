@@ -86,7 +86,7 @@ impl RuleMeta {
 
 /// The rule id a test name stands for: `spec_3_09` → `3.9`,
 /// `tck_create_n` → `tck.create_n`, `streamlet_2_c` → `streamlet.2.c`,
-/// `done_3` → `done.3`.
+/// `done_3` → `done.3`, `stream_1` → `stream.1`, `sink_2` → `sink.2`.
 ///
 /// ```
 /// use reactive_streams_tck::runner::rule_of_test;
@@ -95,6 +95,8 @@ impl RuleMeta {
 /// assert_eq!(rule_of_test("tck_configuration"), "tck.configuration");
 /// assert_eq!(rule_of_test("streamlet_2_c"), "streamlet.2.c");
 /// assert_eq!(rule_of_test("done_3"), "done.3");
+/// assert_eq!(rule_of_test("stream_1"), "stream.1");
+/// assert_eq!(rule_of_test("sink_2"), "sink.2");
 /// ```
 pub fn rule_of_test(test: &str) -> String {
     if let Some(rest) = test.strip_prefix("spec_") {
@@ -108,6 +110,10 @@ pub fn rule_of_test(test: &str) -> String {
         format!("streamlet.{}", rest.replace('_', "."))
     } else if let Some(rest) = test.strip_prefix("done_") {
         format!("done.{rest}")
+    } else if let Some(rest) = test.strip_prefix("stream_") {
+        format!("stream.{rest}")
+    } else if let Some(rest) = test.strip_prefix("sink_") {
+        format!("sink.{rest}")
     } else {
         test.to_string()
     }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use reactive_streams::rules::{Check, Rule, LIFECYCLE_RULES, RULES};
+use reactive_streams::rules::{Check, Rule, LIFECYCLE_RULES, RULES, SINK_RULES, STREAM_RULES};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -27,6 +27,10 @@ pub fn run(args: &Args) -> ExitCode {
             let mut text = markdown(RULES);
             text.push_str("\n## Datum lifecycle (extension)\n\n");
             text.push_str(&markdown(LIFECYCLE_RULES));
+            text.push_str("\n## futures::Stream (extension)\n\n");
+            text.push_str(&markdown(STREAM_RULES));
+            text.push_str("\n## futures::Sink (extension; not the Streamlet sink)\n\n");
+            text.push_str(&markdown(SINK_RULES));
             text
         }
         Format::Json => json(RULES),

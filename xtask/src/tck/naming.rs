@@ -3,8 +3,9 @@
 //! Every test a verification macro generates has the path
 //! `<user_mod>::<verification>::<test>`, where `<verification>` is one of
 //! `publisher`, `subscriber_blackbox`, `subscriber_whitebox`, `processor`,
-//! `streamlet_source`, `streamlet_sink` or `datum_lifecycle`, and `<test>`
-//! names the rule:
+//! `streamlet_source`, `streamlet_sink`, `datum_lifecycle`, `stream` (a
+//! `futures::Stream`) or `sink` (a `futures::Sink`), and `<test>` names the
+//! rule:
 //!
 //! | test name | rule id |
 //! |---|---|
@@ -12,6 +13,8 @@
 //! | `streamlet_<n>` | `streamlet.<n>` |
 //! | `streamlet_<n>_<letter>` | `streamlet.<n>.<letter>` |
 //! | `done_<n>` | `done.<n>`: a datum-lifecycle rule |
+//! | `stream_<n>` | `stream.<n>`: a `futures::Stream` rule |
+//! | `sink_<n>` | `sink.<n>`: a `futures::Sink` rule |
 //! | `tck_<name>` | `tck.<name>`: a check of the user's factory |
 //!
 //! Any other test is not a rule test and is left alone.
@@ -78,6 +81,8 @@ fn verification(segment: &str) -> Option<Verification> {
         "streamlet_source" => Verification::StreamletSource,
         "streamlet_sink" => Verification::StreamletSink,
         "datum_lifecycle" => Verification::DatumLifecycle,
+        "stream" => Verification::FuturesStream,
+        "sink" => Verification::FuturesSink,
         _ => return None,
     })
 }
@@ -110,11 +115,13 @@ pub fn rule_id(test: &str) -> Option<String> {
             Some(_) => None,
         };
     }
-    if let Some(number) = test.strip_prefix("done_") {
-        let ok = !number.is_empty()
-            && !number.starts_with('0')
-            && number.bytes().all(|b| b.is_ascii_digit());
-        return ok.then(|| format!("done.{number}"));
+    for (prefix, id) in [("done_", "done"), ("stream_", "stream"), ("sink_", "sink")] {
+        if let Some(number) = test.strip_prefix(prefix) {
+            let ok = !number.is_empty()
+                && !number.starts_with('0')
+                && number.bytes().all(|b| b.is_ascii_digit());
+            return ok.then(|| format!("{id}.{number}"));
+        }
     }
     if let Some(name) = test.strip_prefix("tck_") {
         let ok = !name.is_empty()
@@ -177,6 +184,26 @@ mod tests {
         assert_eq!(test.user_mod, "window");
         assert_eq!(test.rule, "done.3");
         assert_eq!(RuleTest::parse("window::publisher::done_x"), None);
+    }
+
+    #[test]
+    fn stream_and_sink_tests_map_to_their_ids() {
+        assert_eq!(rule_id("stream_1").as_deref(), Some("stream.1"));
+        assert_eq!(rule_id("sink_3").as_deref(), Some("sink.3"));
+        for not_a_rule in ["stream_", "stream_01", "sink_x", "stream_1_a"] {
+            assert_eq!(rule_id(not_a_rule), None, "{not_a_rule}");
+        }
+        let test = RuleTest::parse("tests::mpsc::stream::stream_2").unwrap();
+        assert_eq!(test.verification, Verification::FuturesStream);
+        assert_eq!(test.user_mod, "tests::mpsc");
+        assert_eq!(test.rule, "stream.2");
+        let sink = RuleTest::parse("mpsc::sink::sink_1").unwrap();
+        assert_eq!(sink.verification, Verification::FuturesSink);
+        let extended = RuleTest::parse("mpsc::stream::tck_extended_schedules").unwrap();
+        assert!(extended.is_extended());
+        // The Streamlet sink stays apart.
+        let streamlet = RuleTest::parse("take::streamlet_sink::streamlet_3_c").unwrap();
+        assert_eq!(streamlet.verification, Verification::StreamletSink);
     }
 
     #[test]

@@ -1,0 +1,226 @@
+//! The `futures::Sink` verification (rules `sink.1` … `sink.3` of
+//! [`SINK_RULES`](reactive_streams::rules::SINK_RULES); `sink.4` and
+//! `sink.5` are catalogued as untested, saying why). Not to be confused
+//! with the Streamlet sink verification ([`streamlet`](crate::streamlet)),
+//! a different protocol.
+//!
+//! The TCK sends `u64` items `0, 1, 2, …` the way the trait requires of a
+//! caller (every `start_send` after a `poll_ready` that returned
+//! `Ready(Ok(()))`), with its own instrumented wakers and no runtime, and
+//! reads what was delivered through the factory's [`Delivery`].
+//!
+//! | test | rule | what it does |
+//! |---|---|---|
+//! | `sink_1` | `sink.1` | fills the sink until `poll_ready` is `Pending`, polls again with a second waker, takes one delivered item: the second waker must be woken |
+//! | `sink_2` | `sink.2` | after `poll_flush` returns `Ready(Ok(()))`, every item sent is delivered |
+//! | `sink_3` | `sink.3` | the same after `poll_close`; a send after the close is refused or delivered, never accepted and lost |
+//!
+//! ```ignore
+//! use reactive_streams_tck::sink_verification;
+//! sink_verification!(my_sender, MySenderFactory);
+//! // → my_sender::sink::sink_1, my_sender::sink::sink_2, my_sender::sink::sink_3
+//! ```
+
+mod rules;
+
+use std::sync::Arc;
+
+pub use rules::{FILL_LIMIT, SENT, TESTS};
+
+use crate::env::{ConfigError, TestEnv};
+use crate::outcome::{RuleResult, Verification};
+use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
+
+/// Makes fresh sinks of `u64` for the sink verification.
+///
+/// ```
+/// use reactive_streams_tck::sink::{Delivery, SinkFactory};
+///
+/// struct Unbounded;
+/// impl SinkFactory for Unbounded {
+///     type Error = std::convert::Infallible;
+///     type Sink = DropIntoVec;
+///     fn create_sink(&self) -> (DropIntoVec, Delivery) {
+///         let shared = std::sync::Arc::new(std::sync::Mutex::new(std::collections::VecDeque::new()));
+///         let taken = shared.clone();
+///         (DropIntoVec(shared), Delivery::new(move || taken.lock().unwrap().pop_front()))
+///     }
+/// }
+/// # use std::{pin::Pin, task::{Context, Poll}};
+/// # pub struct DropIntoVec(std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<u64>>>);
+/// # impl futures_sink::Sink<u64> for DropIntoVec {
+/// #     type Error = std::convert::Infallible;
+/// #     fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> { Poll::Ready(Ok(())) }
+/// #     fn start_send(self: Pin<&mut Self>, item: u64) -> Result<(), Self::Error> { self.0.lock().unwrap().push_back(item); Ok(()) }
+/// #     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> { Poll::Ready(Ok(())) }
+/// #     fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> { Poll::Ready(Ok(())) }
+/// # }
+/// ```
+pub trait SinkFactory: Send + Sync + 'static {
+    /// The sink's error.
+    type Error: std::fmt::Debug + Send + 'static;
+    /// The sink; `Send`, as the TCK's wakers may come from other threads.
+    type Sink: futures_sink::Sink<u64, Error = Self::Error> + Send + 'static;
+
+    /// A fresh sink and the side that sees what it delivered (for a
+    /// channel, its receiver).
+    fn create_sink(&self) -> (Self::Sink, Delivery);
+}
+
+type Take = Box<dyn FnMut() -> Option<u64> + Send>;
+
+/// The consumer side of a sink: takes one delivered item, if any, without
+/// waiting (for a channel, `receiver.try_recv().ok()`). Taking makes room
+/// in a bounded sink.
+pub struct Delivery {
+    take: Take,
+}
+
+impl Delivery {
+    /// A delivery side that takes one delivered item with `take`.
+    pub fn new(take: impl FnMut() -> Option<u64> + Send + 'static) -> Delivery {
+        Delivery {
+            take: Box::new(take),
+        }
+    }
+
+    pub(crate) fn take(&mut self) -> Option<u64> {
+        (self.take)()
+    }
+}
+
+impl std::fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Delivery").finish_non_exhaustive()
+    }
+}
+
+/// Runs the sink verification against one factory.
+pub struct SinkVerification<F: SinkFactory> {
+    suite: Suite<F>,
+}
+
+impl<F: SinkFactory> SinkVerification<F> {
+    /// A verification of `factory`'s sinks, named after its type.
+    pub fn new(factory: F) -> Self {
+        SinkVerification {
+            suite: Suite::new(Verification::FuturesSink, factory, type_tail::<F>(), 8),
+        }
+    }
+
+    /// Timing bounds (default: [`TestEnv::try_from_env`]).
+    pub fn env(mut self, env: TestEnv) -> Self {
+        self.suite.env = Some(env);
+        self
+    }
+
+    /// The name results carry as their `target`.
+    pub fn target(mut self, name: impl Into<String>) -> Self {
+        self.suite.target = name.into();
+        self
+    }
+
+    fn table(&self) -> Table<F> {
+        TESTS
+            .iter()
+            .map(|&name| {
+                let body = Arc::new(rules::body::<F>(name)) as Body<F>;
+                (name, Test::from(body))
+            })
+            .collect()
+    }
+
+    /// Runs one rule test by name (`"sink_1"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
+        assert!(TESTS.contains(&test), "no sink rule test named {test}");
+        self.suite.run(self.table(), test)
+    }
+
+    /// Runs every rule test, in [`TESTS`] order.
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        self.suite.run_all(self.table(), Vacuity::Allowed)
+    }
+}
+
+impl<F: SinkFactory> std::fmt::Debug for SinkVerification<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SinkVerification")
+            .field("target", &self.suite.target)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: SinkFactory>(test: &str, target: &str, factory: F) {
+    run_generated(SinkVerification::new(factory).target(target).run(test));
+}
+
+/// Generates the `futures::Sink` verification as `#[test]`s:
+/// `<name>::sink::<test>` for every test in
+/// [`sink::TESTS`](crate::sink::TESTS).
+///
+/// Like [`stream_verification!`](crate::stream_verification): `$factory` is
+/// any expression making a [`SinkFactory`](crate::sink::SinkFactory),
+/// evaluated in a function named `$name` where the macro is invoked; it
+/// works at the crate root and in any module and needs no `use`.
+#[macro_export]
+macro_rules! sink_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::sink_verification!($name, $factory, stringify!($name));
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        /// The factory of the sink verification of the same name.
+        #[allow(dead_code, non_snake_case)]
+        fn $name() -> impl $crate::sink::SinkFactory {
+            $factory
+        }
+        mod $name {
+            mod sink {
+                $crate::__sink_test!($name, sink_1, $target);
+                $crate::__sink_test!($name, sink_2, $target);
+                $crate::__sink_test!($name, sink_3, $target);
+            }
+        }
+    };
+}
+
+/// One generated test. Not API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __sink_test {
+    ($name:ident, $test:ident, $target:expr) => {
+        #[test]
+        fn $test() {
+            $crate::sink::__run_generated(stringify!($test), $target, super::super::$name());
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::rule_of_test;
+    use reactive_streams::rules::{Check, SINK_RULES};
+
+    #[test]
+    fn the_catalogue_and_the_tests_name_each_other() {
+        for rule in SINK_RULES {
+            let test = rule.id.replace('.', "_");
+            match rule.check {
+                Check::Tested { tests } => {
+                    assert!(TESTS.contains(&test.as_str()), "{}", rule.id);
+                    assert_eq!(tests, [format!("sink::{test}").as_str()]);
+                }
+                _ => assert!(!TESTS.contains(&test.as_str()), "{}", rule.id),
+            }
+        }
+        for test in TESTS {
+            assert!(reactive_streams::rules::find(&rule_of_test(test)).is_some());
+        }
+    }
+}

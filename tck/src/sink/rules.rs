@@ -1,0 +1,303 @@
+//! The sink rule tests (`sink_1` … `sink_3`) and the TCK's driver of one
+//! sink: named, instrumented wakers, every call traced.
+
+use std::fmt::Debug;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures_sink::Sink;
+
+use super::{Delivery, SinkFactory};
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::wakers::{WakeProbe, WakerSet};
+
+/// Items sent at most while filling a sink to make `poll_ready` return
+/// `Pending` (`sink.1`).
+pub const FILL_LIMIT: u64 = 64;
+/// Items sent before a flush or a close (`sink.2`, `sink.3`).
+pub const SENT: u64 = 3;
+
+/// The rule tests, in order.
+pub const TESTS: &[&str] = &["sink_1", "sink_2", "sink_3"];
+
+pub(crate) fn body<F: SinkFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody {
+    match test {
+        "sink_1" => sink_1::<F>,
+        "sink_2" => sink_2::<F>,
+        "sink_3" => sink_3::<F>,
+        other => panic!("no sink rule test named {other}"),
+    }
+}
+
+type Answer<E> = Poll<Result<(), E>>;
+
+fn show<E: Debug>(answer: &Answer<E>) -> String {
+    match answer {
+        Poll::Pending => String::from("Pending"),
+        Poll::Ready(Ok(())) => String::from("Ready(Ok(()))"),
+        Poll::Ready(Err(error)) => format!("Ready(Err({error:?}))"),
+    }
+}
+
+/// A sink under test, its delivery side and what has been sent and seen.
+struct Driver<F: SinkFactory> {
+    cx: RuleCx,
+    sink: Pin<Box<F::Sink>>,
+    delivery: Delivery,
+    wakers: WakerSet,
+    sent: u64,
+    delivered: u64,
+}
+
+impl<F: SinkFactory> Driver<F> {
+    fn new(cx: &RuleCx, factory: &F) -> Self {
+        let (sink, delivery) = factory.create_sink();
+        cx.trace("create_sink()");
+        Driver {
+            cx: cx.clone(),
+            sink: Box::pin(sink),
+            delivery,
+            wakers: WakerSet::new(cx),
+            sent: 0,
+            delivered: 0,
+        }
+    }
+
+    fn call(
+        &mut self,
+        method: &str,
+        waker: &Arc<WakeProbe>,
+        rule: &str,
+    ) -> Result<Answer<F::Error>, Failure> {
+        let what = format!("{method} [{}]", waker.name());
+        let std_waker = waker.waker();
+        let sink = &mut self.sink;
+        let answer = self.cx.try_step(rule, what.clone(), || {
+            let mut cx = Context::from_waker(&std_waker);
+            match method {
+                "poll_ready" => sink.as_mut().poll_ready(&mut cx),
+                "poll_flush" => sink.as_mut().poll_flush(&mut cx),
+                _ => sink.as_mut().poll_close(&mut cx),
+            }
+        })?;
+        self.cx.trace(format!("{what} → {}", show(&answer)));
+        Ok(answer)
+    }
+
+    fn start_send(&mut self, rule: &str) -> Result<Result<(), F::Error>, Failure> {
+        let item = self.sent;
+        let sink = &mut self.sink;
+        let result = self.cx.try_step(rule, format!("start_send({item})"), || {
+            sink.as_mut().start_send(item)
+        })?;
+        match &result {
+            Ok(()) => self.sent += 1,
+            Err(error) => self
+                .cx
+                .trace(format!("start_send({item}) → Err({error:?})")),
+        }
+        Ok(result)
+    }
+
+    /// Takes every item delivered so far; how many.
+    fn take_delivered(&mut self) -> u64 {
+        let mut taken = 0;
+        while let Some(item) = self.delivery.take() {
+            self.cx.trace(format!("delivery: took {item}"));
+            taken += 1;
+        }
+        self.delivered += taken;
+        taken
+    }
+
+    /// Calls `method` until it is ready, taking what was delivered after
+    /// each `Pending` and waiting a little for a wake-up (lenient: the
+    /// wake-up rule is `sink.1`'s).
+    fn until_ready(&mut self, method: &str, rule: &str) -> Result<Result<(), F::Error>, Failure> {
+        let timeout = self.cx.env().timeout();
+        let slice = self
+            .cx
+            .env()
+            .no_signal_timeout()
+            .max(Duration::from_millis(1));
+        let deadline = Instant::now() + timeout;
+        let waker = self.wakers.fresh();
+        loop {
+            let since = waker.wakes();
+            match self.call(method, &waker, rule)? {
+                Poll::Ready(result) => return Ok(result),
+                Poll::Pending if Instant::now() >= deadline => {
+                    return Err(self.cx.failure(
+                        format!("{method} to be ready while the TCK takes every delivered item"),
+                        format!("Pending for {} ms", timeout.as_millis()),
+                    ))
+                }
+                Poll::Pending => {
+                    self.take_delivered();
+                    waker.wait_woken(since, slice);
+                }
+            }
+        }
+    }
+
+    /// `poll_ready` until ready, then `start_send`; `Ok(false)` if the sink
+    /// refused with an error.
+    fn send(&mut self, rule: &str) -> Result<bool, Failure> {
+        if self.until_ready("poll_ready", rule)?.is_err() {
+            return Ok(false);
+        }
+        Ok(self.start_send(rule)?.is_ok())
+    }
+}
+
+/// `sink.1`: after `Pending`, the waker of that call is woken once the call
+/// should be made again.
+pub(crate) fn sink_1<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "sink.1";
+    cx.scenario(format!(
+        "a sink filled until poll_ready returns Pending (at most {FILL_LIMIT} items), polled with two wakers, then one item taken"
+    ));
+    let mut d = Driver::new(cx, factory);
+    let first = d.wakers.fresh();
+    loop {
+        if d.sent >= FILL_LIMIT {
+            return Ok(Outcome::Skipped(format!(
+                "poll_ready never returned Pending in {FILL_LIMIT} sends with nothing taken: there was nothing to wake"
+            )));
+        }
+        match d.call("poll_ready", &first, RULE)? {
+            Poll::Ready(Ok(())) => {
+                if d.start_send(RULE)?.is_err() {
+                    return Err(cx.failure_of(
+                        "tck.sink_accepts_when_ready",
+                        "start_send after poll_ready returned Ready(Ok(())) to accept the item",
+                        "Err",
+                    ));
+                }
+            }
+            Poll::Ready(Err(error)) => {
+                return Ok(Outcome::Skipped(format!(
+                    "poll_ready failed before the sink was full: {error:?}"
+                )))
+            }
+            Poll::Pending => break,
+        }
+    }
+    let second = d.wakers.fresh();
+    if d.call("poll_ready", &second, RULE)?.is_ready() {
+        return Ok(Outcome::Passed);
+    }
+    let timeout = cx.env().timeout();
+    let taken = d.delivery.take();
+    cx.trace(format!("delivery: took {taken:?}"));
+    if taken.is_none() {
+        return Err(cx.failure_of(
+            "tck.sink_delivers",
+            "the delivery side to hold an item of a full sink",
+            "nothing",
+        ));
+    }
+    if !second.wait_woken(0, timeout) {
+        let stale = if first.wakes() > 0 {
+            format!(
+                ", though {} (the waker of an earlier call) was woken",
+                first.name()
+            )
+        } else {
+            String::new()
+        };
+        return Err(cx.failure(
+            format!(
+                "a wake-up of {} (the waker of the most recent poll_ready, which returned Pending) once an item was taken from the full sink",
+                second.name()
+            ),
+            format!("no wake-up of {} within {} ms{stale}", second.name(), timeout.as_millis()),
+        ));
+    }
+    Ok(Outcome::Passed)
+}
+
+/// `sink.2`: after `poll_flush` returns `Ready(Ok(()))`, every item
+/// accepted before has been delivered.
+pub(crate) fn sink_2<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "sink.2";
+    cx.scenario(format!("{SENT} items sent, then poll_flush"));
+    let mut d = Driver::new(cx, factory);
+    for _ in 0..SENT {
+        if !d.send(RULE)? {
+            return Ok(Outcome::Skipped(String::from(
+                "the sink refused an item before the flush",
+            )));
+        }
+    }
+    if d.until_ready("poll_flush", RULE)?.is_err() {
+        return Ok(Outcome::Skipped(String::from("poll_flush failed")));
+    }
+    d.take_delivered();
+    if d.delivered < d.sent {
+        return Err(cx.failure(
+            format!(
+                "every one of the {} items accepted before poll_flush returned Ready(Ok(())) to be delivered",
+                d.sent
+            ),
+            format!("{} delivered", d.delivered),
+        ));
+    }
+    Ok(Outcome::Passed)
+}
+
+/// `sink.3`: after `poll_close` returns `Ready(Ok(()))`, every item
+/// accepted before has been delivered, and no later item is accepted and
+/// lost.
+pub(crate) fn sink_3<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "sink.3";
+    cx.scenario(format!(
+        "{SENT} items sent, then poll_close, then one more send"
+    ));
+    let mut d = Driver::new(cx, factory);
+    for _ in 0..SENT {
+        if !d.send(RULE)? {
+            return Ok(Outcome::Skipped(String::from(
+                "the sink refused an item before the close",
+            )));
+        }
+    }
+    if d.until_ready("poll_close", RULE)?.is_err() {
+        return Ok(Outcome::Skipped(String::from("poll_close failed")));
+    }
+    d.take_delivered();
+    if d.delivered < d.sent {
+        return Err(cx.failure(
+            format!(
+                "every one of the {} items accepted before poll_close returned Ready(Ok(())) to be delivered",
+                d.sent
+            ),
+            format!("{} delivered", d.delivered),
+        ));
+    }
+    // A send after the close: refusing it is fine, losing it is not.
+    let waker = d.wakers.fresh();
+    let Poll::Ready(Ok(())) = d.call("poll_ready", &waker, RULE)? else {
+        return Ok(Outcome::Passed);
+    };
+    if d.start_send(RULE)?.is_err() {
+        return Ok(Outcome::Passed);
+    }
+    let late = d.sent - 1;
+    match d.call("poll_flush", &waker, RULE)? {
+        Poll::Ready(Ok(())) => {}
+        _ => return Ok(Outcome::Passed),
+    }
+    d.take_delivered();
+    if d.delivered < d.sent {
+        return Err(cx.failure(
+            format!(
+                "item {late}, sent after poll_close returned Ready(Ok(())), to be refused (an error from poll_ready, start_send or poll_flush) or delivered"
+            ),
+            String::from("poll_ready, start_send and poll_flush all succeeded, and it was never delivered"),
+        ));
+    }
+    Ok(Outcome::Passed)
+}

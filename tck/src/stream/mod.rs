@@ -1,0 +1,277 @@
+//! The stream verification: the asynchronous contract of a
+//! [`futures::Stream`](futures_core::Stream) (rules `stream.1` … `stream.7`
+//! of [`STREAM_RULES`](reactive_streams::rules::STREAM_RULES)), checked on
+//! the stream itself rather than through a Reactive Streams bridge.
+//!
+//! This is about `futures::Stream`; the Streamlet *sink* verification
+//! ([`streamlet`](crate::streamlet)) and the `futures::Sink` verification
+//! ([`sink`](crate::sink)) are different protocols.
+//!
+//! The TCK drives the stream with an executor of its own, no runtime: the
+//! rule's thread calls `poll_next` with named, instrumented wakers (`w1`,
+//! `w2`, …), and a failure shows every poll, its answer and every wake-up in
+//! its trace:
+//!
+//! ```text
+//! stream.1: [fed stream, polled with two wakers in turn before each item arrives]
+//! expected a wake-up of w2 (the waker of the most recent poll, which returned Pending)
+//! once fed stream could make progress (item 0 was pushed); actual: no wake-up of w2
+//! within 1000 ms, though w1 (the waker of an earlier poll) was woken
+//! ```
+//!
+//! | test | rule | what it does |
+//! |---|---|---|
+//! | `stream_1` | `stream.1` | every `Pending` must be followed by a wake-up of the waker of that poll; a fed stream is polled with two wakers before each item arrives |
+//! | `stream_2` | `stream.2` | a feeder thread pushes items while the stream is being polled; a wake-up lost when the push overlapped a `poll_next` fails |
+//! | `stream_3` | `stream.3` | `size_hint()` before every poll and after every push against the items still to come |
+//! | `stream_4` | `stream.4` | a fused stream's `is_terminated()` after `Ready(None)` |
+//! | `stream_5` | `stream.5` | drops before the first poll, part-way, after the end, while `Pending`, with items queued; the wakers given must all be released, the producer must see the stream gone |
+//! | `stream_6` | `stream.6` | polls no wake-up caused: no item lost, no busy self-waking |
+//! | `stream_7` | `stream.7` | every poll on a new thread |
+//! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of pushes, polls with one of three wakers, ends and drops, checked against a model and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
+//!
+//! Only `stream_1` and `stream_2` hold the stream to its wake-ups; the other
+//! rules poll again after a short wait whether woken or not, so a lost
+//! wake-up fails the wake-up rules and no other.
+//!
+//! # Two entry points
+//!
+//! ```ignore
+//! use reactive_streams_tck::stream_verification;
+//! stream_verification!(my_channel, MyChannelFactory);
+//! // → my_channel::stream::stream_1, …, my_channel::stream::tck_extended_schedules
+//! ```
+//!
+//! or [`StreamVerification::run_all`] for the results as data:
+//!
+//! ```
+//! use std::pin::Pin;
+//! use std::task::{Context, Poll};
+//! use reactive_streams_tck::outcome::Verdict;
+//! use reactive_streams_tck::stream::{StreamFactory, StreamVerification};
+//!
+//! struct Count(u64, u64);
+//! impl futures_core::Stream for Count {
+//!     type Item = u64;
+//!     fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<u64>> {
+//!         let this = self.get_mut();
+//!         Poll::Ready((this.0 < this.1).then(|| { this.0 += 1; this.0 }))
+//!     }
+//! }
+//!
+//! struct Counts;
+//! impl StreamFactory for Counts {
+//!     type Item = u64;
+//!     type Stream = Count;
+//!     fn create_stream(&self, items: u64) -> Count {
+//!         Count(0, items)
+//!     }
+//! }
+//!
+//! let results = StreamVerification::new(Counts).run_all().unwrap();
+//! assert!(results.iter().all(|r| r.verdict != Verdict::Failed));
+//! ```
+//!
+//! # Test names
+//!
+//! `<module>::stream::stream_<n>` for rule `stream.<n>`, and
+//! `<module>::stream::tck_extended_schedules`; `cargo xtask tck` relies on
+//! this shape. See [`TESTS`].
+
+mod driver;
+mod factory;
+mod rules;
+mod schedules;
+
+use std::sync::Arc;
+
+pub use factory::{Feeder, StreamFactory};
+pub use rules::{BUSY_POLLS, EXACT_ITEMS, ITEMS, RACE_ROUNDS, TESTS};
+
+use crate::context::RuleCx;
+use crate::env::{ConfigError, TestEnv};
+use crate::extended::ExtendedConfig;
+use crate::outcome::{RuleResult, Verification};
+use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
+
+/// Runs the stream verification against one factory.
+pub struct StreamVerification<F: StreamFactory> {
+    suite: Suite<F>,
+    extended: Option<ExtendedConfig>,
+}
+
+impl<F: StreamFactory> StreamVerification<F> {
+    /// A verification of `factory`'s streams, named after its type.
+    pub fn new(factory: F) -> Self {
+        StreamVerification {
+            suite: Suite::new(Verification::FuturesStream, factory, type_tail::<F>(), 8),
+            extended: None,
+        }
+    }
+
+    /// Timing bounds (default: [`TestEnv::try_from_env`]).
+    pub fn env(mut self, env: TestEnv) -> Self {
+        self.suite.env = Some(env);
+        self
+    }
+
+    /// The name results carry as their `target`.
+    pub fn target(mut self, name: impl Into<String>) -> Self {
+        self.suite.target = name.into();
+        self
+    }
+
+    /// Budget and seed of `tck_extended_schedules` (default:
+    /// [`ExtendedConfig::try_from_env`]).
+    pub fn extended(mut self, config: ExtendedConfig) -> Self {
+        self.extended = Some(config);
+        self
+    }
+
+    /// How many rule tests [`run_all`](Self::run_all) runs at once
+    /// (default 8).
+    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
+        self.suite.parallelism = rules_at_once.max(1);
+        self
+    }
+
+    fn table(&self) -> Table<F> {
+        let extended = self.extended;
+        TESTS
+            .iter()
+            .map(|&name| {
+                let body = if name == "tck_extended_schedules" {
+                    Arc::new(move |cx: &RuleCx, factory: &F| {
+                        schedules::explore_schedules(cx, factory, extended)
+                    }) as Body<F>
+                } else {
+                    Arc::new(rules::body::<F>(name)) as Body<F>
+                };
+                (name, Test::from(body))
+            })
+            .collect()
+    }
+
+    /// Runs one rule test by name (`"stream_1"`).
+    ///
+    /// # Panics
+    ///
+    /// If `test` is not in [`TESTS`].
+    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
+        assert!(TESTS.contains(&test), "no stream rule test named {test}");
+        self.suite.run(self.table(), test)
+    }
+
+    /// Runs every rule test, in [`TESTS`] order.
+    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        self.suite.run_all(self.table(), Vacuity::Allowed)
+    }
+
+    /// Runs the quick rule tests (every test but `tck_extended_schedules`),
+    /// in [`TESTS`] order.
+    pub fn run_quick(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        let table = self
+            .table()
+            .into_iter()
+            .filter(|(name, _)| *name != "tck_extended_schedules")
+            .collect();
+        self.suite.run_all(table, Vacuity::Allowed)
+    }
+}
+
+impl<F: StreamFactory> std::fmt::Debug for StreamVerification<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamVerification")
+            .field("target", &self.suite.target)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a generated `#[test]` calls. Not API.
+#[doc(hidden)]
+pub fn __run_generated<F: StreamFactory>(test: &str, target: &str, factory: F) {
+    run_generated(StreamVerification::new(factory).target(target).run(test));
+}
+
+/// Generates the stream verification as `#[test]`s:
+/// `<name>::stream::<test>` for every test in
+/// [`stream::TESTS`](crate::stream::TESTS).
+///
+/// `$factory` is an expression making a
+/// [`StreamFactory`](crate::stream::StreamFactory) — a path such as
+/// `MyFactory` or `crate::factories::Mine`, or any other expression. It is
+/// evaluated, once per test, in a function named `$name` placed where the
+/// macro is invoked, so it sees exactly what the invocation sees; the macro
+/// works at the crate root and inside any module, and needs no `use`.
+/// Results carry `stringify!($name)` as their target, or the display name
+/// given as a third argument.
+///
+/// ```ignore
+/// stream_verification!(unbounded, MpscUnbounded);
+/// stream_verification!(bounded, MpscBounded { capacity: 1 }, "futures mpsc (bounded)");
+/// ```
+///
+/// Each test writes its result to `RS_TCK_REPORT_DIR` (if set), panics with
+/// the full failure text (rule, expected, actual, poll/wake trace) if the
+/// rule failed, and prints `skipped: <reason>` if it was skipped.
+#[macro_export]
+macro_rules! stream_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::stream_verification!($name, $factory, stringify!($name));
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        /// The factory of the stream verification of the same name.
+        #[allow(dead_code, non_snake_case)]
+        fn $name() -> impl $crate::stream::StreamFactory {
+            $factory
+        }
+        mod $name {
+            mod stream {
+                $crate::__stream_test!($name, stream_1, $target);
+                $crate::__stream_test!($name, stream_2, $target);
+                $crate::__stream_test!($name, stream_3, $target);
+                $crate::__stream_test!($name, stream_4, $target);
+                $crate::__stream_test!($name, stream_5, $target);
+                $crate::__stream_test!($name, stream_6, $target);
+                $crate::__stream_test!($name, stream_7, $target);
+                $crate::__stream_test!($name, tck_extended_schedules, $target);
+            }
+        }
+    };
+}
+
+/// One generated test. Not API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __stream_test {
+    ($name:ident, $test:ident, $target:expr) => {
+        #[test]
+        fn $test() {
+            $crate::stream::__run_generated(stringify!($test), $target, super::super::$name());
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::rule_of_test;
+    use reactive_streams::rules::{Check, STREAM_RULES};
+
+    #[test]
+    fn the_catalogue_and_the_tests_name_each_other() {
+        let rule_tests: Vec<&str> = TESTS
+            .iter()
+            .copied()
+            .filter(|t| t.starts_with("stream_"))
+            .collect();
+        assert_eq!(rule_tests.len(), STREAM_RULES.len());
+        for (test, rule) in rule_tests.iter().zip(STREAM_RULES) {
+            assert_eq!(rule_of_test(test), rule.id);
+            match rule.check {
+                Check::Tested { tests } => assert_eq!(tests, [format!("stream::{test}").as_str()]),
+                _ => panic!("{test} exists but {} is not tested", rule.id),
+            }
+        }
+    }
+}

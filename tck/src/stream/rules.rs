@@ -1,0 +1,894 @@
+//! The stream rule tests, one function per rule (`stream_1` … `stream_7`).
+//!
+//! Only `stream_1` and `stream_2` hold a stream to its wake-ups; every other
+//! rule drives it leniently ([`Driver::next_lenient`]), so that a lost
+//! wake-up fails the wake-up rules and no other.
+
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use super::driver::{show, Driver};
+use super::factory::{Feeder, StreamFactory};
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::wakers::WakeProbe;
+
+/// Items in the streams the quick rules make.
+pub const ITEMS: u64 = 3;
+/// Items pushed from another thread in the race of `stream.2`.
+pub const RACE_ROUNDS: u64 = 48;
+/// Pending polls in a row that each wake their own waker, with nothing
+/// pushed, before `stream.6` calls the stream busy.
+pub const BUSY_POLLS: u32 = 32;
+
+/// The rule id of the factory's own promise: a stream made for `n` items
+/// yields exactly `n` (a fed one exactly what was pushed).
+pub const EXACT_ITEMS: &str = "tck.stream_gives_exactly_n";
+
+/// The rule tests, in order. Each has a generated `#[test]` of that name.
+pub const TESTS: &[&str] = &[
+    "stream_1",
+    "stream_2",
+    "stream_3",
+    "stream_4",
+    "stream_5",
+    "stream_6",
+    "stream_7",
+    "tck_extended_schedules",
+];
+
+/// The body of a quick rule test.
+pub(crate) fn body<F: StreamFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody {
+    match test {
+        "stream_1" => stream_1::<F>,
+        "stream_2" => stream_2::<F>,
+        "stream_3" => stream_3::<F>,
+        "stream_4" => stream_4::<F>,
+        "stream_5" => stream_5::<F>,
+        "stream_6" => stream_6::<F>,
+        "stream_7" => stream_7::<F>,
+        other => panic!("no stream rule test named {other}"),
+    }
+}
+
+fn wrong_count<S: futures_core::Stream + Send>(d: &Driver<S>, want: u64, actual: &str) -> Failure
+where
+    S::Item: Debug,
+{
+    d.cx.failure_of(
+        EXACT_ITEMS,
+        format!(
+            "{} to yield exactly {want} items, then Ready(None)",
+            d.label
+        ),
+        actual.to_string(),
+    )
+}
+
+/// Polls with a fresh waker each time until an item or the end; every
+/// `Pending` must be followed by a wake-up of the waker of that poll.
+fn next_strict<S: futures_core::Stream + Send>(
+    d: &mut Driver<S>,
+    rule: &str,
+    why: &str,
+) -> Result<Option<S::Item>, Failure>
+where
+    S::Item: Debug,
+{
+    let deadline = Instant::now() + d.cx.env().timeout();
+    let mut earlier: Option<Arc<WakeProbe>> = None;
+    loop {
+        let waker = d.fresh_waker();
+        match d.poll(&waker, rule)? {
+            Poll::Ready(item) => return Ok(item),
+            Poll::Pending => {
+                let timeout = d.cx.env().timeout();
+                if !waker.wait_woken(0, timeout) {
+                    return Err(lost_wake(d, rule, &waker, earlier.as_deref(), why, timeout));
+                }
+                if Instant::now() >= deadline {
+                    return Err(d.cx.failure_of(
+                        rule,
+                        format!("{} to make progress after its wake-ups", d.label),
+                        format!(
+                            "it kept returning Pending and waking itself for {} ms",
+                            timeout.as_millis()
+                        ),
+                    ));
+                }
+                earlier = Some(waker);
+            }
+        }
+    }
+}
+
+fn lost_wake<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    rule: &str,
+    waker: &WakeProbe,
+    earlier: Option<&WakeProbe>,
+    why: &str,
+    timeout: Duration,
+) -> Failure
+where
+    S::Item: Debug,
+{
+    let stale = earlier
+        .filter(|e| e.wakes() > 0)
+        .map(|e| {
+            format!(
+                ", though {} (the waker of an earlier poll) was woken",
+                e.name()
+            )
+        })
+        .unwrap_or_default();
+    d.cx.failure_of(
+        rule,
+        format!(
+            "a wake-up of {} (the waker of the most recent poll, which returned Pending) once {} could make progress ({why})",
+            waker.name(),
+            d.label
+        ),
+        format!(
+            "no wake-up of {} within {} ms{stale}",
+            waker.name(),
+            timeout.as_millis()
+        ),
+    )
+}
+
+fn fed<F: StreamFactory>(factory: &F) -> Option<(F::Stream, Feeder)> {
+    factory.create_fed_stream()
+}
+
+fn push(cx: &RuleCx, feeder: &mut Feeder, rule: &str, i: u64) -> Result<(), Failure> {
+    cx.try_step(rule, format!("feeder: push({i})"), || feeder.push(i))
+}
+
+fn end(cx: &RuleCx, feeder: Feeder, rule: &str) -> Result<(), Failure> {
+    cx.try_step(rule, "feeder: end", || feeder.end())
+}
+
+const NO_FEEDER: &str =
+    "needs a fed stream: the factory's create_fed_stream() returns None, so no item can be made to arrive";
+
+/// `stream.1`: after `Pending`, the most recent waker is woken once the
+/// stream can make progress.
+pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "stream.1";
+    cx.scenario(format!(
+        "create_stream({ITEMS}), every poll with a new waker"
+    ));
+    let mut d = Driver::new(
+        cx,
+        factory.create_stream(ITEMS),
+        format!("create_stream({ITEMS})"),
+    );
+    let why = "it was made to yield its items with no help but polls";
+    while d.yielded < ITEMS {
+        if next_strict(&mut d, RULE, why)?.is_none() {
+            return Err(wrong_count(
+                &d,
+                ITEMS,
+                &format!("Ready(None) after {} items", d.yielded),
+            ));
+        }
+    }
+    if !factory.endless() {
+        if let Some(item) = next_strict(&mut d, RULE, why)? {
+            return Err(wrong_count(&d, ITEMS, &format!("a further item {item:?}")));
+        }
+    }
+    d.drop_stream(RULE)?;
+
+    let Some((stream, feeder)) = fed(factory) else {
+        return Ok(Outcome::Passed);
+    };
+    cx.scenario("fed stream, polled with two wakers in turn before each item arrives");
+    let mut d = Driver::new(cx, stream, "fed stream");
+    let mut feeder = Some(feeder);
+    for i in 0..=ITEMS {
+        let first = d.fresh_waker();
+        let second = d.fresh_waker();
+        for waker in [&first, &second] {
+            match d.poll(waker, RULE)? {
+                Poll::Pending => {}
+                answer => {
+                    return Err(wrong_count(
+                        &d,
+                        ITEMS,
+                        &format!(
+                            "{} before the feeder pushed item {i} or ended",
+                            show(&answer)
+                        ),
+                    ))
+                }
+            }
+        }
+        if i < ITEMS {
+            push(cx, feeder.as_mut().expect("feeder"), RULE, i)?;
+        } else {
+            end(cx, feeder.take().expect("feeder"), RULE)?;
+        }
+        let timeout = cx.env().timeout();
+        if !second.wait_woken(0, timeout) {
+            let why = if i < ITEMS {
+                format!("item {i} was pushed")
+            } else {
+                String::from("the feeder ended the stream")
+            };
+            return Err(lost_wake(&d, RULE, &second, Some(&first), &why, timeout));
+        }
+        let why = "it had been woken";
+        match (next_strict(&mut d, RULE, why)?, i < ITEMS) {
+            (Some(_), true) | (None, false) => {}
+            (None, true) => {
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("Ready(None) after {} items", d.yielded),
+                ))
+            }
+            (Some(item), false) => {
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("{item:?} after the feeder ended"),
+                ))
+            }
+        }
+    }
+    Ok(Outcome::Passed)
+}
+
+/// What the feeder thread of `stream.2` and the polling thread share.
+struct Race {
+    /// The item the polling thread waits for; the feeder pushes item `k`
+    /// once it reads `k` here.
+    round: AtomicU64,
+    /// Odd while `poll_next` runs.
+    poll_seq: AtomicU64,
+    /// Items pushed (the end counts as one).
+    pushed: AtomicU64,
+    /// Per item: whether its push overlapped a `poll_next`.
+    overlapped: Mutex<Vec<bool>>,
+    stop: AtomicBool,
+}
+
+/// `stream.2`: an item arriving from another thread during `poll_next`
+/// does not lose its wake-up.
+pub(crate) fn stream_2<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    let Some((stream, feeder)) = fed(factory) else {
+        return Ok(Outcome::Skipped(String::from(NO_FEEDER)));
+    };
+    cx.scenario(format!(
+        "fed stream, {RACE_ROUNDS} items pushed from another thread as it is polled"
+    ));
+    let race = Race {
+        round: AtomicU64::new(u64::MAX),
+        poll_seq: AtomicU64::new(0),
+        pushed: AtomicU64::new(0),
+        overlapped: Mutex::new(Vec::new()),
+        stop: AtomicBool::new(false),
+    };
+    let mut d = Driver::new(cx, stream, "fed stream");
+    let timeout = cx.env().timeout();
+    std::thread::scope(|scope| {
+        let feeder_cx = cx.clone();
+        let race_ref = &race;
+        let spawned = std::thread::Builder::new()
+            .name(String::from("rs-tck-feeder"))
+            .spawn_scoped(scope, move || {
+                feed_race(&feeder_cx, race_ref, feeder, timeout)
+            });
+        if let Err(error) = spawned {
+            return Err(cx.failure("the TCK to start its feeder thread", error.to_string()));
+        }
+        let result = poll_race(&mut d, &race, timeout);
+        race.stop.store(true, Ordering::SeqCst);
+        result
+    })
+}
+
+fn feed_race(cx: &RuleCx, race: &Race, feeder: Feeder, timeout: Duration) {
+    let mut feeder = Some(feeder);
+    for k in 0..=RACE_ROUNDS {
+        let deadline = Instant::now() + timeout * 4;
+        while race.round.load(Ordering::SeqCst) != k {
+            if race.stop.load(Ordering::SeqCst) || Instant::now() > deadline {
+                return;
+            }
+            std::thread::yield_now();
+        }
+        // Vary where in the poll the item lands.
+        for _ in 0..(k % 4) * 64 {
+            std::hint::spin_loop();
+        }
+        let before = race.poll_seq.load(Ordering::SeqCst);
+        let pushed = if k < RACE_ROUNDS {
+            push(cx, feeder.as_mut().expect("feeder"), RULE_2, k)
+        } else {
+            end(cx, feeder.take().expect("feeder"), RULE_2)
+        };
+        let after = race.poll_seq.load(Ordering::SeqCst);
+        if let Err(failure) = pushed {
+            cx.record(failure);
+            return;
+        }
+        race.overlapped
+            .lock()
+            .push(before % 2 == 1 || before != after);
+        race.pushed.store(k + 1, Ordering::SeqCst);
+    }
+}
+
+const RULE_2: &str = "stream.2";
+
+fn poll_race<S: futures_core::Stream + Send>(
+    d: &mut Driver<S>,
+    race: &Race,
+    timeout: Duration,
+) -> RuleBody
+where
+    S::Item: Debug,
+{
+    // One waker throughout: which waker is woken is stream.1's matter.
+    let waker = d.fresh_waker();
+    for k in 0..=RACE_ROUNDS {
+        race.round.store(k, Ordering::SeqCst);
+        loop {
+            if d.cx.has_failed() {
+                return Ok(Outcome::Passed);
+            }
+            let since = waker.wakes();
+            race.poll_seq.fetch_add(1, Ordering::SeqCst);
+            let answer = d.poll(&waker, RULE_2);
+            race.poll_seq.fetch_add(1, Ordering::SeqCst);
+            match answer? {
+                Poll::Ready(Some(_)) if k < RACE_ROUNDS => break,
+                Poll::Ready(None) if k == RACE_ROUNDS => return Ok(Outcome::Passed),
+                Poll::Ready(other) => {
+                    let actual = match other {
+                        Some(item) => format!("{item:?} after the feeder ended"),
+                        None => format!("Ready(None) after {} items", d.yielded),
+                    };
+                    return Err(wrong_count(d, RACE_ROUNDS, &actual));
+                }
+                Poll::Pending => {
+                    if waker.wait_woken(since, timeout) {
+                        continue;
+                    }
+                    if race.pushed.load(Ordering::SeqCst) <= k {
+                        return Err(d.cx.failure_of(
+                            RULE_2,
+                            format!("the feeder to push item {k} from its thread"),
+                            format!("it had not within {} ms", timeout.as_millis()),
+                        ));
+                    }
+                    let overlapped = race.overlapped.lock().get(k as usize).copied();
+                    let what = if k < RACE_ROUNDS {
+                        format!("item {k}")
+                    } else {
+                        String::from("the end")
+                    };
+                    if overlapped != Some(true) {
+                        return Ok(Outcome::Skipped(format!(
+                            "the race cannot be judged: the stream also lost the wake-up of {what}, which arrived after poll_next had returned Pending (that is stream.1's failure)"
+                        )));
+                    }
+                    let now = d.poll(&waker, RULE_2)?;
+                    return Err(d.cx.failure_of(
+                        RULE_2,
+                        format!(
+                            "a wake-up of {} after {what} arrived from thread rs-tck-feeder while poll_next was running and then returned Pending",
+                            waker.name()
+                        ),
+                        format!(
+                            "no wake-up within {} ms (lost in the race); a poll now returns {}",
+                            timeout.as_millis(),
+                            show(&now)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(Outcome::Passed)
+}
+
+fn check_hint<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    remaining: Option<u64>,
+) -> Result<(), Failure>
+where
+    S::Item: Debug,
+{
+    let (lower, upper) = d.size_hint();
+    let ok = match remaining {
+        None => upper.is_none(),
+        Some(r) => lower as u64 <= r && upper.map_or(true, |u| u as u64 >= r),
+    };
+    if ok {
+        return Ok(());
+    }
+    let expected = match remaining {
+        None => format!(
+            "size_hint() of the endless {} ({} yielded) to have no upper bound",
+            d.label, d.yielded
+        ),
+        Some(r) => format!(
+            "size_hint() of {} ({} yielded, {r} to come) to bound them: lower ≤ {r} ≤ upper",
+            d.label, d.yielded
+        ),
+    };
+    Err(d
+        .cx
+        .failure_of("stream.3", expected, format!("{:?}", (lower, upper))))
+}
+
+/// `stream.3`: `size_hint()` bounds the items still to come.
+pub(crate) fn stream_3<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "stream.3";
+    for n in [0, 1, ITEMS] {
+        cx.scenario(format!("create_stream({n}), size_hint() before every poll"));
+        let mut d = Driver::new(cx, factory.create_stream(n), format!("create_stream({n})"));
+        loop {
+            let remaining = (!factory.endless()).then(|| n.saturating_sub(d.yielded));
+            check_hint(&d, remaining)?;
+            if d.next_lenient(RULE)?.is_none() || (factory.endless() && d.yielded >= n) {
+                break;
+            }
+        }
+        d.drop_stream(RULE)?;
+    }
+    let Some((stream, mut feeder)) = fed(factory) else {
+        return Ok(Outcome::Passed);
+    };
+    cx.scenario(format!(
+        "fed stream of {ITEMS} items, size_hint() before every poll and after every push"
+    ));
+    let mut d = Driver::new(cx, stream, "fed stream");
+    for i in 0..ITEMS {
+        check_hint(&d, Some(ITEMS - d.yielded))?;
+        let waker = d.fresh_waker();
+        // Ready or Pending: the hint is checked against what it yielded.
+        let _answer = d.poll(&waker, RULE)?;
+        check_hint(&d, Some(ITEMS - d.yielded))?;
+        if d.yielded <= i {
+            push(cx, &mut feeder, RULE, i)?;
+            check_hint(&d, Some(ITEMS - d.yielded))?;
+            d.next_lenient(RULE)?;
+        }
+    }
+    end(cx, feeder, RULE)?;
+    check_hint(&d, Some(ITEMS.saturating_sub(d.yielded)))?;
+    d.drain_lenient(RULE)?;
+    Ok(Outcome::Passed)
+}
+
+/// `stream.4`: a fused stream reports `is_terminated()` after its end.
+pub(crate) fn stream_4<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "stream.4";
+    let probe = factory.create_stream(0);
+    let fused = factory.is_terminated(&probe).is_some();
+    drop(probe);
+    if !fused {
+        return Ok(Outcome::Skipped(String::from(
+            "not a FusedStream (the factory's is_terminated() returns None): the futures docs place no requirement on a poll after Ready(None), so there is nothing to check",
+        )));
+    }
+    let mut runs: Vec<(String, F::Stream, Option<Feeder>)> = Vec::new();
+    if !factory.endless() {
+        for n in [0, ITEMS] {
+            runs.push((
+                format!("create_stream({n})"),
+                factory.create_stream(n),
+                None,
+            ));
+        }
+    }
+    if let Some((stream, feeder)) = fed(factory) {
+        runs.push((String::from("fed stream"), stream, Some(feeder)));
+    }
+    if runs.is_empty() {
+        return Ok(Outcome::Skipped(String::from(
+            "an endless stream with no fed stream never returns Ready(None)",
+        )));
+    }
+    for (label, stream, feeder) in runs {
+        cx.scenario(format!("{label}, is_terminated() after Ready(None)"));
+        let mut d = Driver::new(cx, stream, label);
+        if let Some(mut feeder) = feeder {
+            push(cx, &mut feeder, RULE, 0)?;
+            end(cx, feeder, RULE)?;
+        }
+        d.drain_lenient(RULE)?;
+        let terminated = d.stream().and_then(|s| factory.is_terminated(s));
+        cx.trace(format!("is_terminated() → {terminated:?}"));
+        if terminated != Some(true) {
+            return Err(cx.failure(
+                format!(
+                    "is_terminated() of {} to return true once poll_next has returned Ready(None)",
+                    d.label
+                ),
+                format!("{terminated:?}"),
+            ));
+        }
+    }
+    Ok(Outcome::Passed)
+}
+
+fn released<S: futures_core::Stream + Send>(d: &Driver<S>, producer: &str) -> Result<(), Failure>
+where
+    S::Item: Debug,
+{
+    let timeout = d.cx.env().timeout();
+    d.wakers.wait_released(timeout).map_err(|held| {
+        d.cx.failure_of(
+            "stream.5",
+            format!(
+                "no clone of a waker it was given alive once {}{producer} dropped",
+                d.label
+            ),
+            format!("still alive {} ms later: {held}", timeout.as_millis()),
+        )
+    })
+}
+
+fn sees_closed(cx: &RuleCx, feeder: &Feeder, label: &str) -> Result<(), Failure> {
+    if !feeder.has_closed_probe() {
+        return Ok(());
+    }
+    let timeout = cx.env().timeout();
+    let deadline = Instant::now() + timeout;
+    while !feeder.producer_sees_closed() {
+        if Instant::now() >= deadline {
+            return Err(cx.failure_of(
+                "stream.5",
+                format!("the producer to see the stream gone after drop({label}) (the feeder's closed() probe)"),
+                format!("closed() still false {} ms after the drop", timeout.as_millis()),
+            ));
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    cx.trace("feeder: closed() → true");
+    Ok(())
+}
+
+/// `stream.5`: dropping the stream at any point releases what it holds.
+pub(crate) fn stream_5<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "stream.5";
+    let mut points: Vec<(&str, Option<u64>)> = vec![
+        ("before the first poll", Some(0)),
+        ("after 1 item", Some(1)),
+    ];
+    if !factory.endless() {
+        points.push(("after its end", None));
+    }
+    for (point, items) in points {
+        cx.scenario(format!("create_stream({ITEMS}) dropped {point}"));
+        let mut d = Driver::new(
+            cx,
+            factory.create_stream(ITEMS),
+            format!("create_stream({ITEMS})"),
+        );
+        match items {
+            Some(n) => while d.yielded < n && d.next_lenient(RULE)?.is_some() {},
+            None => {
+                d.drain_lenient(RULE)?;
+            }
+        }
+        d.drop_stream(RULE)?;
+        released(&d, " is")?;
+    }
+    for queued in [0, 2] {
+        let Some((stream, mut feeder)) = fed(factory) else {
+            break;
+        };
+        let queued = queued.min(feeder.room());
+        let point = if queued == 0 {
+            String::from("while Pending")
+        } else {
+            format!("with {queued} items pushed and not polled")
+        };
+        cx.scenario(format!("fed stream dropped {point}"));
+        let mut d = Driver::new(cx, stream, "fed stream");
+        let waker = d.fresh_waker();
+        // Most likely Pending; an item from nowhere is another rule's matter.
+        let _answer = d.poll(&waker, RULE)?;
+        for i in 0..queued {
+            push(cx, &mut feeder, RULE, i)?;
+        }
+        d.drop_stream(RULE)?;
+        sees_closed(cx, &feeder, "fed stream")?;
+        end(cx, feeder, RULE)?;
+        released(&d, " and its feeder are")?;
+    }
+    Ok(Outcome::Passed)
+}
+
+/// `stream.6`: a poll no wake-up caused loses nothing and does not
+/// busy-wake.
+pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "stream.6";
+    cx.scenario(format!(
+        "create_stream({ITEMS}), every Pending polled again at once"
+    ));
+    let mut d = Driver::new(
+        cx,
+        factory.create_stream(ITEMS),
+        format!("create_stream({ITEMS})"),
+    );
+    let slice = cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let deadline = Instant::now() + cx.env().timeout() * (ITEMS as u32 + 1);
+    let done = |d: &Driver<F::Stream>| d.ended || (factory.endless() && d.yielded >= ITEMS);
+    while !done(&d) {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let waker = d.fresh_waker();
+        if d.poll(&waker, RULE)?.is_pending() && d.poll(&waker, RULE)?.is_pending() {
+            waker.wait_woken(0, slice);
+        }
+    }
+    let complete = if factory.endless() {
+        d.yielded >= ITEMS
+    } else {
+        d.ended && d.yielded == ITEMS
+    };
+    if !complete {
+        return Err(cx.failure(
+            format!(
+                "{ITEMS} items then Ready(None) from {} with every Pending polled again at once",
+                d.label
+            ),
+            format!(
+                "{} items{}",
+                d.yielded,
+                if d.ended {
+                    " then Ready(None)"
+                } else {
+                    " and no end"
+                }
+            ),
+        ));
+    }
+    d.drop_stream(RULE)?;
+
+    let Some((stream, mut feeder)) = fed(factory) else {
+        return Ok(Outcome::Passed);
+    };
+    cx.scenario("fed stream, polled again and again with nothing pushed");
+    let mut d = Driver::new(cx, stream, "fed stream");
+    let waker = d.fresh_waker();
+    let started = Instant::now();
+    let mut self_wakes = 0;
+    let mut polls = 0;
+    while self_wakes < BUSY_POLLS {
+        let since = waker.wakes();
+        polls += 1;
+        match d.poll(&waker, RULE)? {
+            Poll::Pending => {}
+            Poll::Ready(None) => {
+                return Err(cx.failure(
+                    "Pending from a poll with nothing pushed and the feeder not ended",
+                    "Ready(None)",
+                ))
+            }
+            answer => {
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("{} before anything was pushed", show(&answer)),
+                ))
+            }
+        }
+        if !waker.wait_woken(since, slice) {
+            break;
+        }
+        self_wakes += 1;
+    }
+    if self_wakes >= BUSY_POLLS {
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        cx.trace(format!(
+            "{self_wakes} self wake-ups in {polls} polls over {ms:.3} ms"
+        ));
+        return Err(cx.failure(
+            "a Pending poll_next with nothing pushed not to wake its own waker again (SHOULD NOT busy-wake)",
+            format!(
+                "each of {BUSY_POLLS} polls in a row returned Pending and woke {} at once, nothing pushed (rate: 1 wake-up per Pending)",
+                waker.name()
+            ),
+        ));
+    }
+    cx.scenario(format!(
+        "fed stream of {ITEMS} items, a poll no wake-up caused after each"
+    ));
+    for i in 0..ITEMS {
+        push(cx, &mut feeder, RULE, i)?;
+        if d.next_lenient(RULE)?.is_none() {
+            break;
+        }
+        let spurious = d.fresh_waker();
+        match d.poll(&spurious, RULE)? {
+            Poll::Pending => {}
+            Poll::Ready(None) => return Err(cx.failure(
+                "Pending from a poll no wake-up caused, with nothing pushed since the last item",
+                "Ready(None)",
+            )),
+            answer => {
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("{} before it was pushed", show(&answer)),
+                ))
+            }
+        }
+    }
+    end(cx, feeder, RULE)?;
+    d.drain_lenient(RULE)?;
+    if d.yielded != ITEMS {
+        return Err(cx.failure(
+            format!("every one of the {ITEMS} items pushed to be yielded, polls no wake-up caused in between"),
+            format!("{} items, then Ready(None)", d.yielded),
+        ));
+    }
+    Ok(Outcome::Passed)
+}
+
+/// One poll on a thread of its own.
+fn poll_elsewhere<S: futures_core::Stream + Send>(
+    d: &mut Driver<S>,
+    waker: &Arc<WakeProbe>,
+    nth: u64,
+) -> Result<Poll<Option<S::Item>>, Failure>
+where
+    S::Item: Debug + Send,
+{
+    let cx = d.cx.clone();
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name(format!("rs-tck-poller-{nth}"))
+            .spawn_scoped(scope, || d.poll(waker, "stream.7"));
+        match handle {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(cx.failure(
+                    "poll_next to return normally on another thread",
+                    "it panicked",
+                ))
+            }),
+            Err(error) => Err(cx.failure("the TCK to start a polling thread", error.to_string())),
+        }
+    })
+}
+
+/// Polls, each time on a new thread, until an item or the end (lenient
+/// about wake-ups, like [`Driver::next_lenient`]).
+fn next_elsewhere<S: futures_core::Stream + Send>(
+    d: &mut Driver<S>,
+    polls: &mut u64,
+) -> Result<Option<S::Item>, Failure>
+where
+    S::Item: Debug + Send,
+{
+    let timeout = d.cx.env().timeout();
+    let slice = d.cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let deadline = Instant::now() + timeout;
+    let waker = d.fresh_waker();
+    loop {
+        *polls += 1;
+        let since = waker.wakes();
+        match poll_elsewhere(d, &waker, *polls)? {
+            Poll::Ready(item) => return Ok(item),
+            Poll::Pending if Instant::now() >= deadline => {
+                return Err(d.cx.failure(
+                    format!(
+                        "{} to yield its item {} or its end, polled from other threads",
+                        d.label,
+                        d.yielded + 1
+                    ),
+                    format!(
+                        "poll_next returned Pending for {} ms, woken or not",
+                        timeout.as_millis()
+                    ),
+                ))
+            }
+            Poll::Pending => {
+                waker.wait_woken(since, slice);
+            }
+        }
+    }
+}
+
+fn threads_failure<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    polls: u64,
+    actual: String,
+) -> Failure
+where
+    S::Item: Debug,
+{
+    d.cx.failure(
+        format!(
+            "{} to yield its {ITEMS} items, then Ready(None), when each poll runs on a thread of its own",
+            d.label
+        ),
+        format!("{actual} (poll #{polls} on thread rs-tck-poller-{polls})"),
+    )
+}
+
+/// `stream.7`: polled from different threads in turn, the stream behaves
+/// as on one thread.
+pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    const RULE: &str = "stream.7";
+    cx.scenario(format!(
+        "create_stream({ITEMS}), every poll on a new thread"
+    ));
+    let mut d = Driver::new(
+        cx,
+        factory.create_stream(ITEMS),
+        format!("create_stream({ITEMS})"),
+    );
+    let mut polls = 0;
+    while d.yielded < ITEMS {
+        if next_elsewhere(&mut d, &mut polls)?.is_none() {
+            return Err(threads_failure(
+                &d,
+                polls,
+                format!("Ready(None) after {} items", d.yielded),
+            ));
+        }
+    }
+    if !factory.endless() {
+        if let Some(item) = next_elsewhere(&mut d, &mut polls)? {
+            return Err(threads_failure(
+                &d,
+                polls,
+                format!("a further item {item:?}"),
+            ));
+        }
+    }
+    d.drop_stream(RULE)?;
+
+    let Some((stream, mut feeder)) = fed(factory) else {
+        return Ok(Outcome::Passed);
+    };
+    cx.scenario("fed stream, every poll on a new thread, items pushed from the rule's thread");
+    let mut d = Driver::new(cx, stream, "fed stream");
+    let mut polls = 0;
+    for i in 0..ITEMS {
+        polls += 1;
+        let waker = d.fresh_waker();
+        match poll_elsewhere(&mut d, &waker, polls)? {
+            Poll::Pending => {}
+            answer => {
+                return Err(threads_failure(
+                    &d,
+                    polls,
+                    format!("{} before item {i} was pushed", show(&answer)),
+                ))
+            }
+        }
+        push(cx, &mut feeder, RULE, i)?;
+        if next_elsewhere(&mut d, &mut polls)?.is_none() {
+            return Err(threads_failure(
+                &d,
+                polls,
+                format!("Ready(None) after {} items", d.yielded),
+            ));
+        }
+    }
+    end(cx, feeder, RULE)?;
+    if let Some(item) = next_elsewhere(&mut d, &mut polls)? {
+        return Err(threads_failure(
+            &d,
+            polls,
+            format!("a further item {item:?}"),
+        ));
+    }
+    Ok(Outcome::Passed)
+}

@@ -1,0 +1,280 @@
+//! A small hand-written channel whose receiving end is a `futures::Stream`:
+//! correct by default, with one deliberate bug at a time for the broken
+//! corpus, and a few unusual-but-correct shapes for the conforming one.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::thread::ThreadId;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use reactive_streams_tck::stream::{Feeder, StreamFactory};
+
+/// One deliberate bug, each breaking one stream rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bug {
+    /// Returns `Pending` without keeping the waker: nothing will wake the
+    /// task (stream.1).
+    NeverWakes,
+    /// Keeps the waker of the first `Pending` poll and ignores later ones
+    /// (stream.1).
+    StaleWaker,
+    /// Checks the queue, lets go of the lock, then registers the waker: an
+    /// item pushed in between is never announced (stream.2).
+    CheckThenRegister,
+    /// Claims one item more than it holds (stream.3).
+    LyingSizeHint,
+    /// A `FusedStream` whose `is_terminated()` stays `false` and that
+    /// starts over after `Ready(None)` (stream.4).
+    FusedYieldsAfterEnd,
+    /// Never tells the producer that it is gone (stream.5).
+    SilentDrop,
+    /// Wakes itself on every `Pending` (stream.6).
+    BusyWakes,
+    /// Reads its items through the thread that polled it first: polled on
+    /// another thread, it finds nothing and ends (stream.7).
+    ThreadBound,
+}
+
+/// Unusual but correct shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shape {
+    /// The plain channel, with an exact `size_hint()`.
+    #[default]
+    Plain,
+    /// `Pending` (waking itself) before every item.
+    PendingFirst,
+    /// Every wake-up comes from another thread; `create_stream` produces
+    /// its items on a thread of its own.
+    WakesFromAnotherThread,
+    /// The default `size_hint()`, `(0, None)`.
+    DefaultSizeHint,
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<u64>,
+    waker: Option<Waker>,
+    producer_done: bool,
+    consumer_gone: bool,
+}
+
+type Shared = Arc<Mutex<State>>;
+
+/// The sending end; dropping it ends the stream.
+struct Producer {
+    shared: Shared,
+    shape: Shape,
+}
+
+fn wake(waker: Option<Waker>, shape: Shape) {
+    if let Some(waker) = waker {
+        if shape == Shape::WakesFromAnotherThread {
+            std::thread::spawn(move || waker.wake());
+        } else {
+            waker.wake();
+        }
+    }
+}
+
+impl Producer {
+    fn push(&self, item: u64) {
+        let waker = {
+            let mut state = self.shared.lock();
+            if state.consumer_gone {
+                return;
+            }
+            state.queue.push_back(item);
+            state.waker.take()
+        };
+        wake(waker, self.shape);
+    }
+}
+
+impl Drop for Producer {
+    fn drop(&mut self) {
+        let waker = {
+            let mut state = self.shared.lock();
+            state.producer_done = true;
+            state.waker.take()
+        };
+        wake(waker, self.shape);
+    }
+}
+
+/// The receiving end: the stream under test.
+pub struct Receiver {
+    shared: Shared,
+    bug: Option<Bug>,
+    shape: Shape,
+    first_thread: Option<ThreadId>,
+    paused: bool,
+    ended: bool,
+}
+
+impl futures_core::Stream for Receiver {
+    type Item = u64;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<u64>> {
+        let this = self.get_mut();
+        if this.bug == Some(Bug::ThreadBound) {
+            let here = std::thread::current().id();
+            if *this.first_thread.get_or_insert(here) != here {
+                return Poll::Ready(None);
+            }
+        }
+        if this.shape == Shape::PendingFirst && !this.paused {
+            this.paused = true;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        this.paused = false;
+        let mut state = this.shared.lock();
+        if let Some(item) = state.queue.pop_front() {
+            return Poll::Ready(Some(item));
+        }
+        if state.producer_done {
+            if this.bug == Some(Bug::FusedYieldsAfterEnd) && this.ended {
+                // Starts over: one more item after the end.
+                this.ended = false;
+                return Poll::Ready(Some(99));
+            }
+            this.ended = true;
+            return Poll::Ready(None);
+        }
+        match this.bug {
+            Some(Bug::NeverWakes) => {}
+            Some(Bug::StaleWaker) => {
+                if state.waker.is_none() {
+                    state.waker = Some(cx.waker().clone());
+                }
+            }
+            Some(Bug::CheckThenRegister) => {
+                drop(state);
+                // The window in which a push finds no waker to wake.
+                std::thread::sleep(Duration::from_millis(2));
+                this.shared.lock().waker = Some(cx.waker().clone());
+            }
+            Some(Bug::BusyWakes) => {
+                state.waker = Some(cx.waker().clone());
+                cx.waker().wake_by_ref();
+            }
+            _ => state.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        if self.shape == Shape::DefaultSizeHint {
+            return (0, None);
+        }
+        let state = self.shared.lock();
+        let held = state.queue.len() + usize::from(self.bug == Some(Bug::LyingSizeHint));
+        (held, state.producer_done.then_some(held))
+    }
+}
+
+impl Receiver {
+    fn is_terminated(&self) -> bool {
+        self.ended && self.bug != Some(Bug::FusedYieldsAfterEnd)
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        if self.bug == Some(Bug::SilentDrop) {
+            return;
+        }
+        let mut state = self.shared.lock();
+        state.consumer_gone = true;
+        state.queue.clear();
+        state.waker = None;
+    }
+}
+
+/// Makes channels with one bug, or none, in one shape.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Channels {
+    pub bug: Option<Bug>,
+    pub shape: Shape,
+}
+
+impl Channels {
+    pub fn broken(bug: Bug) -> Channels {
+        Channels {
+            bug: Some(bug),
+            shape: Shape::Plain,
+        }
+    }
+
+    pub fn shaped(shape: Shape) -> Channels {
+        Channels { bug: None, shape }
+    }
+
+    fn pair(&self) -> (Receiver, Producer) {
+        let shared = Shared::default();
+        let receiver = Receiver {
+            shared: shared.clone(),
+            bug: self.bug,
+            shape: self.shape,
+            first_thread: None,
+            paused: false,
+            ended: false,
+        };
+        let producer = Producer {
+            shared,
+            shape: self.shape,
+        };
+        (receiver, producer)
+    }
+}
+
+impl StreamFactory for Channels {
+    type Item = u64;
+    type Stream = Receiver;
+
+    fn create_stream(&self, items: u64) -> Receiver {
+        let (receiver, producer) = self.pair();
+        if self.shape == Shape::WakesFromAnotherThread {
+            std::thread::spawn(move || {
+                for i in 0..items {
+                    std::thread::yield_now();
+                    producer.push(i);
+                }
+            });
+        } else {
+            for i in 0..items {
+                producer.push(i);
+            }
+        }
+        receiver
+    }
+
+    fn create_fed_stream(&self) -> Option<(Receiver, Feeder)> {
+        let (receiver, producer) = self.pair();
+        let shared = producer.shared.clone();
+        let feeder =
+            Feeder::new(move |i| producer.push(i)).closed(move || shared.lock().consumer_gone);
+        Some((receiver, feeder))
+    }
+
+    fn is_terminated(&self, stream: &Receiver) -> Option<bool> {
+        Some(stream.is_terminated())
+    }
+}
+
+/// The same channels with no feeder: only `create_stream` (a pull-based
+/// stream, as the TCK sees it).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unfed(pub Channels);
+
+impl StreamFactory for Unfed {
+    type Item = u64;
+    type Stream = Receiver;
+
+    fn create_stream(&self, items: u64) -> Receiver {
+        self.0.create_stream(items)
+    }
+}

@@ -1,0 +1,8 @@
+//! Self-tests of the `futures::Stream` verification: a correct channel and
+//! unusual-but-correct streams pass every rule; each deliberately broken
+//! stream fails exactly the rule it breaks, with a snapshotted message.
+
+mod broken;
+mod channel;
+mod conforming;
+mod macros;
