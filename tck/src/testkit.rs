@@ -262,3 +262,64 @@ impl<T> Publisher<T> for Failing {
         subscriber.on_error(StreamError::msg(self.message.clone()));
     }
 }
+
+/// Every rule a run shows broken, one line each in spec order: the rule,
+/// `failed` or `warned`, and the tests that saw it (`rule test` when its
+/// own test broke it). What the self-tests snapshot for each broken
+/// implementation, so that a rule test reporting a fault under the wrong
+/// rule shows up as a changed line.
+pub fn broken_rules(results: &[crate::outcome::RuleResult]) -> String {
+    use std::collections::BTreeMap;
+    let mut seen: BTreeMap<String, (bool, Vec<String>)> = BTreeMap::new();
+    for result in results {
+        if matches!(
+            result.verdict,
+            crate::outcome::Verdict::Failed | crate::outcome::Verdict::Warned
+        ) {
+            let entry = seen.entry(result.rule.clone()).or_default();
+            entry.0 |= result.verdict == crate::outcome::Verdict::Failed;
+            entry.1.push(format!("{} (own)", result.test));
+        }
+        for violation in &result.violations {
+            let entry = seen.entry(violation.rule.clone()).or_default();
+            entry.0 |= !violation.warning;
+            if !entry.1.contains(&result.test) {
+                entry.1.push(result.test.clone());
+            }
+        }
+    }
+    let mut lines: Vec<(String, String)> = seen
+        .into_iter()
+        .map(|(rule, (fails, tests))| {
+            let level = if fails { "failed" } else { "warned" };
+            let line = format!(
+                "{}: {level} in {}",
+                crate::context::rule_label(&rule),
+                tests.join(", ")
+            );
+            (rule, line)
+        })
+        .collect();
+    lines.sort_by(|a, b| rule_order(&a.0).cmp(&rule_order(&b.0)));
+    lines.into_iter().map(|(_, line)| line + "\n").collect()
+}
+
+/// Spec order for rule ids: numbers compared as numbers.
+fn rule_order(id: &str) -> Vec<(String, u64)> {
+    id.split('.')
+        .map(|part| match part.parse::<u64>() {
+            Ok(n) => (String::new(), n),
+            Err(_) => (part.to_owned(), 0),
+        })
+        .collect()
+}
+
+/// Whether any result breaks a rule at all (failed, warned, or saw
+/// another rule broken): what a conforming implementation must never do.
+pub fn anything_broken(results: &[crate::outcome::RuleResult]) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| !r.broken_rules().is_empty())
+        .map(crate::runner::failure_text)
+        .collect()
+}

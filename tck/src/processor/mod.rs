@@ -302,14 +302,15 @@ macro_rules! __processor_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        $crate::__verification_factory!($name, $crate::processor::ProcessorFactory, $factory, $target);
         mod $name {
             mod processor {
-                #[allow(unused_imports)]
-                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::processor::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+    $crate::processor::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

@@ -178,14 +178,15 @@ macro_rules! __subscriber_blackbox_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        $crate::__verification_factory!($name, $crate::subscriber::blackbox::SubscriberBlackboxFactory, $factory, $target);
         mod $name {
             mod subscriber_blackbox {
-                #[allow(unused_imports)]
-                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::subscriber::blackbox::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+    $crate::subscriber::blackbox::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

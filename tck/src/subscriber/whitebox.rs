@@ -174,14 +174,15 @@ macro_rules! __subscriber_whitebox_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        $crate::__verification_factory!($name, $crate::subscriber::whitebox::SubscriberWhiteboxFactory, $factory, $target);
         mod $name {
             mod subscriber_whitebox {
-                #[allow(unused_imports)]
-                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::subscriber::whitebox::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+    $crate::subscriber::whitebox::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

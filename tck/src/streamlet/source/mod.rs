@@ -147,14 +147,15 @@ macro_rules! __streamlet_source_tests {
         vec![$((stringify!($test), $crate::streamlet::source::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
+        $crate::__verification_factory!($name, $crate::streamlet::source::SourceFactory, $factory, $target);
         mod $name {
             mod streamlet_source {
-                #[allow(unused_imports)]
-                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::streamlet::source::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+    $crate::streamlet::source::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

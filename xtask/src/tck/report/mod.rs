@@ -9,7 +9,7 @@ pub mod markdown;
 use std::collections::BTreeMap;
 
 use reactive_streams::rules::{Check, Rule, Subject, RULES};
-use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification};
+use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification, Violation};
 use serde::Serialize;
 
 use super::pattern::RulePattern;
@@ -35,6 +35,54 @@ pub struct Section {
     /// One row per result, in spec order, then `tck.*` checks, then ids the
     /// catalogue does not know.
     pub rows: Vec<RuleResult>,
+    /// For each row (same index), the rule's verdict for this target: a
+    /// rule broken during any test of the section fails (or warns) even if
+    /// its own test passed.
+    pub verdicts: Vec<RuleVerdict>,
+}
+
+/// The verdict of a row's rule for its target, counting every test of the
+/// section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleVerdict {
+    /// `failed` if the row's own test failed or a test saw the rule broken
+    /// (a MUST rule); `warned` likewise for a SHOULD/MAY rule or a timing
+    /// bound; otherwise the row's own verdict.
+    pub verdict: Verdict,
+    /// Where the rule was seen broken by tests other than its own.
+    pub seen_in: Vec<Seen>,
+}
+
+/// A rule broken during another rule's test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seen {
+    /// The test it was seen in.
+    pub test: String,
+    /// What was seen.
+    pub violation: Violation,
+}
+
+impl Section {
+    /// The rows with their rule verdicts.
+    pub fn rows(&self) -> impl Iterator<Item = (&RuleResult, &RuleVerdict)> {
+        self.rows.iter().zip(&self.verdicts)
+    }
+
+    /// How many rows have each rule verdict.
+    pub fn summary(&self) -> Summary {
+        Summary::count(self.verdicts.iter().map(|v| v.verdict))
+    }
+
+    /// The ids of the rules that failed, in spec order, without repeats.
+    pub fn failed_rules(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = Vec::new();
+        for (row, verdict) in self.rows() {
+            if verdict.verdict == Verdict::Failed && !ids.contains(&row.rule.as_str()) {
+                ids.push(&row.rule);
+            }
+        }
+        ids
+    }
 }
 
 /// How many rows have each verdict.
@@ -44,6 +92,9 @@ pub struct Summary {
     pub passed: usize,
     /// Rows that failed.
     pub failed: usize,
+    /// Rows whose SHOULD/MAY rule or timing bound did not hold: reported,
+    /// failing the run only when it is strict.
+    pub warned: usize,
     /// Rows a test skipped.
     pub skipped: usize,
     /// Catalogue rules that Rust's types enforce.
@@ -61,6 +112,7 @@ impl Summary {
             match verdict {
                 Verdict::Passed => summary.passed += 1,
                 Verdict::Failed => summary.failed += 1,
+                Verdict::Warned => summary.warned += 1,
                 Verdict::Skipped => summary.skipped += 1,
                 Verdict::EnforcedByTypes => summary.enforced_by_types += 1,
                 Verdict::Untested => summary.untested += 1,
@@ -72,11 +124,19 @@ impl Summary {
 }
 
 impl Report {
-    /// Groups `results` by target and verification and completes each group
-    /// with the catalogue rules it applies to that no result covers (those
+    /// Groups `results` by target and verification and completes each group:
+    /// a row for every rule broken during a test whose own rule it is not
+    /// (when no test of the group has that rule), then the catalogue rules
+    /// the group applies to that no test of the whole run covers (those
     /// selected by `rules`, when given): `enforced_by_types` with the proof,
-    /// or `untested` with the catalogue's reason.
+    /// or `untested` with the catalogue's reason. A rule another
+    /// verification of the run covers is not listed as a gap.
     pub fn assemble(krate: &str, results: Vec<RuleResult>, rules: Option<&RulePattern>) -> Report {
+        let covered_in_run: Vec<String> = results
+            .iter()
+            .filter(|r| !r.test.is_empty())
+            .map(|r| r.rule.clone())
+            .collect();
         let mut groups: BTreeMap<(String, Verification), Vec<RuleResult>> = BTreeMap::new();
         for result in results {
             groups
@@ -87,11 +147,17 @@ impl Report {
         let sections: Vec<Section> = groups
             .into_iter()
             .map(|((target, verification), mut rows)| {
+                let violated = violated_rows(&rows);
+                rows.extend(violated);
                 let missing: Vec<RuleResult> = RULES
                     .iter()
                     .filter(|rule| applies(rule.subject, verification))
                     .filter(|rule| rules.map_or(true, |p| p.matches(rule.id)))
                     .filter(|rule| !rows.iter().any(|row| covers(&row.rule, rule)))
+                    .filter(|rule| {
+                        !matches!(rule.check, Check::Tested { .. })
+                            || !covered_in_run.iter().any(|id| covers(id, rule))
+                    })
                     .map(|rule| from_catalogue(rule, &target, verification))
                     .collect();
                 rows.extend(missing);
@@ -100,17 +166,19 @@ impl Report {
                         .cmp(&order(&b.rule))
                         .then_with(|| a.test.cmp(&b.test))
                 });
+                let verdicts = rule_verdicts(&rows);
                 Section {
                     target,
                     verification,
                     rows,
+                    verdicts,
                 }
             })
             .collect();
         let summary = Summary::count(
             sections
                 .iter()
-                .flat_map(|s| s.rows.iter().map(|r| r.verdict)),
+                .flat_map(|s| s.verdicts.iter().map(|v| v.verdict)),
         );
         Report {
             krate: krate.to_owned(),
@@ -123,6 +191,87 @@ impl Report {
     pub fn results(&self) -> impl Iterator<Item = &RuleResult> {
         self.sections.iter().flat_map(|s| s.rows.iter())
     }
+
+    /// Whether the run fails: a rule failed, or (when `strict`) warned.
+    pub fn fails(&self, strict: bool) -> bool {
+        self.summary.failed > 0 || (strict && self.summary.warned > 0)
+    }
+}
+
+/// Whether a violation of `broken` counts against a row of `row`: the same
+/// rule, or one of its conditions.
+fn counts_against(broken: &str, row: &str) -> bool {
+    broken == row
+        || broken
+            .strip_prefix(row)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// A row for each rule broken during the group's tests that no test of the
+/// group has as its own: its verdict comes from what was seen, its message
+/// says where.
+fn violated_rows(rows: &[RuleResult]) -> Vec<RuleResult> {
+    let mut added: Vec<RuleResult> = Vec::new();
+    for row in rows {
+        for violation in &row.violations {
+            let has_row = rows
+                .iter()
+                .chain(&added)
+                .any(|r| counts_against(&violation.rule, &r.rule));
+            if has_row {
+                continue;
+            }
+            added.push(RuleResult {
+                target: row.target.clone(),
+                verification: row.verification,
+                rule: violation.rule.clone(),
+                test: String::new(),
+                verdict: if violation.warning {
+                    Verdict::Warned
+                } else {
+                    Verdict::Failed
+                },
+                message: Some(format!("seen in {}: {}", row.test, violation.message)),
+                duration_ms: 0.0,
+                trace: row.trace.clone(),
+                violations: Vec::new(),
+                module: row.module.clone(),
+            });
+        }
+    }
+    added
+}
+
+/// Each row's rule verdict, counting the violations every test of the
+/// section saw.
+fn rule_verdicts(rows: &[RuleResult]) -> Vec<RuleVerdict> {
+    rows.iter()
+        .map(|row| {
+            let seen_in: Vec<Seen> = rows
+                .iter()
+                .filter(|other| !other.test.is_empty())
+                .flat_map(|other| {
+                    other
+                        .violations
+                        .iter()
+                        .filter(|v| counts_against(&v.rule, &row.rule))
+                        .map(|v| Seen {
+                            test: other.test.clone(),
+                            violation: v.clone(),
+                        })
+                })
+                .collect();
+            let fails = seen_in.iter().any(|s| !s.violation.warning);
+            let verdict = match row.verdict {
+                Verdict::Failed => Verdict::Failed,
+                _ if fails => Verdict::Failed,
+                Verdict::Warned => Verdict::Warned,
+                _ if !seen_in.is_empty() => Verdict::Warned,
+                own => own,
+            };
+            RuleVerdict { verdict, seen_in }
+        })
+        .collect()
 }
 
 /// Which catalogue subjects a verification checks.
@@ -178,6 +327,8 @@ fn from_catalogue(rule: &Rule, target: &str, verification: Verification) -> Rule
         message: Some(message),
         duration_ms: 0.0,
         trace: Vec::new(),
+        violations: Vec::new(),
+        module: String::new(),
     }
 }
 
@@ -223,6 +374,8 @@ pub(crate) mod samples {
             message: message.map(str::to_owned),
             duration_ms: 12.5,
             trace: Vec::new(),
+            violations: Vec::new(),
+            module: String::new(),
         }
     }
 
@@ -286,11 +439,24 @@ pub(crate) mod samples {
         );
         sink.target = "sink".into();
         sink.verification = Verification::StreamletSink;
-        let results = vec![
-            failed,
-            result("3.8", "spec_3_08", Verdict::Passed, None),
-            sink,
-        ];
+        // §3.8's own check held, but it saw §1.1 broken; §3.10 (a MAY
+        // rule) only warned.
+        let mut saw = result("3.8", "spec_3_08", Verdict::Passed, None);
+        saw.violations = vec![reactive_streams_tck::outcome::Violation {
+            rule: "1.1".into(),
+            message: "§1.1: [publisher of 3] expected at most 1 on_next; actual: on_next #2 (value 1)"
+                .into(),
+            scenario: Some("publisher of 3".into()),
+            warning: false,
+        }];
+        saw.module = "my_crate::range::publisher".into();
+        let warned = result(
+            "3.10",
+            "spec_3_10",
+            Verdict::Warned,
+            Some("§3.10: expected on_next within request(1); actual: it came later"),
+        );
+        let results = vec![failed, saw, warned, sink];
         Report::assemble(
             "my-crate",
             results,
