@@ -2,7 +2,6 @@
 //! `run_all`.
 
 use reactive_streams::Publisher;
-use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::publisher_verification;
 use reactive_streams_tck::testkit::{AsyncRange, Failing, SyncRange};
