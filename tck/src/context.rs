@@ -287,6 +287,34 @@ impl RuleCx {
         failure
     }
 
+    /// The scenario named last, if any.
+    pub fn current_scenario(&self) -> Option<String> {
+        self.inner.state.lock().scenario.clone()
+    }
+
+    /// A failure of `rule` seen by something that belongs to `scenario`
+    /// (a probe): tagged with it, as "late, from an earlier scenario: …"
+    /// when the test has moved on to another, so a late signal is never
+    /// filed under the scenario that happens to be running.
+    pub fn failure_in(
+        &self,
+        scenario: Option<String>,
+        rule: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Failure {
+        let mut failure = Failure::new(rule, expected, actual);
+        let current = self.current_scenario();
+        failure.scenario = match scenario {
+            Some(own) if current.as_ref() != Some(&own) => {
+                Some(format!("late, from an earlier scenario: {own}"))
+            }
+            Some(own) => Some(own),
+            None => current,
+        };
+        failure
+    }
+
     /// Records a failure seen on any thread. The rule fails even if its body
     /// returns `Ok`; the first failure recorded is the one reported.
     pub fn record(&self, failure: Failure) {

@@ -352,11 +352,9 @@ thread_local! {
 
 /// What a generated `#[test]` calls. Not API: records the test's module
 /// path for the results it produces, makes the factory and target with
-/// `make` (a function generated beside the test module, where the user's
-/// expressions are evaluated in the user's own scope) and runs the test
-/// with `run`.
+/// `make` and runs the test with `run`.
 #[doc(hidden)]
-pub fn __generated<F>(module: &str, make: fn() -> (F, String), run: impl FnOnce(F, &str)) {
+pub fn __generated<F>(module: &str, make: impl FnOnce() -> (F, String), run: impl FnOnce(F, &str)) {
     GENERATED_MODULE.with(|slot| *slot.borrow_mut() = module.to_owned());
     let (factory, target) = make();
     run(factory, &target);
@@ -365,24 +363,6 @@ pub fn __generated<F>(module: &str, make: fn() -> (F, String), run: impl FnOnce(
 /// The module path recorded by [`__generated`] on this thread, if any.
 fn generated_module() -> String {
     GENERATED_MODULE.with(|slot| slot.borrow().clone())
-}
-
-/// Generates, beside a verification's test module, the function its tests
-/// call for the factory and the target name. Not API. The function is
-/// named like the module (functions and modules live in different
-/// namespaces), so the user's expressions are evaluated where the macro
-/// was invoked: `self::`, `super::` and the module's imports mean what
-/// they mean there, and no glob import is needed.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __verification_factory {
-    ($name:ident, $bound:path, $factory:expr, $target:expr) => {
-        #[doc(hidden)]
-        #[allow(dead_code)]
-        fn $name() -> (impl $bound, ::std::string::String) {
-            ($factory, ::std::string::String::from($target))
-        }
-    };
 }
 
 /// The full text of a result that broke rules, as a generated test panics

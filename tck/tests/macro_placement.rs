@@ -1,13 +1,9 @@
 //! The verification macros compose: invoked at the crate root, inside a
 //! user's module (one module per type), several times in one module under
 //! different names, and deep in nested modules, with factory expressions
-//! that use paths relative to where the macro was invoked (`self::`,
-//! `super::`, a private item, a module-local import). This file compiling
-//! is the proof; its generated tests run the (fast) conforming range.
-//!
-//! The generated code names the factory through a function generated
-//! beside the test module, so it needs no glob import of the invoking
-//! module; see `reactive_streams_tck::__verification_factory`.
+//! naming a private item, a module-local import, an item named like the
+//! verification, or a `crate::` path. This file compiling is the proof;
+//! its generated tests run the (fast) conforming range.
 
 use reactive_streams::Publisher;
 use reactive_streams_tck::publisher::PublisherFactory;
@@ -30,23 +26,23 @@ impl PublisherFactory for Ranges {
 // At the crate root.
 publisher_verification!(at_the_root, Ranges(0));
 
-/// One module per verified type, naming its factory with `self::`.
+/// One module per verified type, its factory made by a private function
+/// named like the verification.
 mod per_type {
-    fn make() -> super::Ranges {
-        super::Ranges(10)
+    fn range() -> crate::Ranges {
+        crate::Ranges(10)
     }
 
-    reactive_streams_tck::publisher_verification!(range, self::make());
+    reactive_streams_tck::publisher_verification!(range, range());
 }
 
 /// Several verifications of one type in one module, each under its own
-/// name, with `super::` paths and a display name computed from a private
-/// constant.
+/// name, with `crate::` paths and a display name from a private constant.
 mod several {
     const NAME: &str = "several::second";
 
-    reactive_streams_tck::publisher_verification!(first, super::Ranges(20));
-    reactive_streams_tck::publisher_verification!(second, super::Ranges(30), NAME);
+    reactive_streams_tck::publisher_verification!(first, crate::Ranges(20));
+    reactive_streams_tck::publisher_verification!(second, crate::Ranges(30), NAME);
 
     /// Deeper still, with the factory brought in by a module-local import.
     mod nested {

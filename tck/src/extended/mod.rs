@@ -140,18 +140,19 @@ macro_rules! publisher_extended_verification {
         $crate::publisher_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__verification_factory!($name, $crate::publisher::PublisherFactory, $factory, $target);
         mod $name {
             mod publisher {
+                #[allow(unused_imports)]
+                use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated("tck_extended_schedules", target, factory)
 });
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated("tck_extended_stress", target, factory)
 });
                 }
@@ -181,24 +182,25 @@ macro_rules! processor_extended_verification {
         $crate::processor_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__verification_factory!($name, $crate::processor::ProcessorFactory, $factory, $target);
         mod $name {
             mod processor {
+                #[allow(unused_imports)]
+                use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_processor("tck_extended_schedules", target, factory)
 });
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_processor("tck_extended_stress", target, factory)
 });
                 }
                 #[test]
                 fn tck_extended_upstream() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_processor("tck_extended_upstream", target, factory)
 });
                 }
@@ -225,18 +227,19 @@ macro_rules! subscriber_blackbox_extended_verification {
         $crate::subscriber_blackbox_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__verification_factory!($name, $crate::subscriber::blackbox::SubscriberBlackboxFactory, $factory, $target);
         mod $name {
             mod subscriber_blackbox {
+                #[allow(unused_imports)]
+                use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_blackbox("tck_extended_schedules", target, factory)
 });
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_blackbox("tck_extended_stress", target, factory)
 });
                 }
@@ -254,12 +257,13 @@ macro_rules! subscriber_whitebox_extended_verification {
         $crate::subscriber_whitebox_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__verification_factory!($name, $crate::subscriber::whitebox::SubscriberWhiteboxFactory, $factory, $target);
         mod $name {
             mod subscriber_whitebox {
+                #[allow(unused_imports)]
+                use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_whitebox("tck_extended_schedules", target, factory)
 });
                 }
@@ -282,18 +286,19 @@ macro_rules! streamlet_source_extended_verification {
         $crate::streamlet_source_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__verification_factory!($name, $crate::streamlet::source::SourceFactory, $factory, $target);
         mod $name {
             mod streamlet_source {
+                #[allow(unused_imports)]
+                use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_source("tck_extended_schedules", target, factory)
 });
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_source("tck_extended_stress", target, factory)
 });
                 }
@@ -314,12 +319,13 @@ macro_rules! streamlet_sink_extended_verification {
         $crate::streamlet_sink_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__verification_factory!($name, $crate::streamlet::sink::SinkFactory, $factory, $target);
         mod $name {
             mod streamlet_sink {
+                #[allow(unused_imports)]
+                use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::extended::__run_generated_sink("tck_extended_schedules", target, factory)
 });
                 }

@@ -193,15 +193,16 @@ macro_rules! datum_lifecycle_verification {
         $crate::datum_lifecycle_verification!($name, $factory, stringify!($name));
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__verification_factory!($name, $crate::lifecycle::LifecycleFactory, $factory, $target);
         mod $name {
             mod datum_lifecycle {
-                $crate::__lifecycle_test!(done_1, $name);
-                $crate::__lifecycle_test!(done_2, $name);
-                $crate::__lifecycle_test!(done_3, $name);
-                $crate::__lifecycle_test!(done_4, $name);
-                $crate::__lifecycle_test!(done_5, $name);
-                $crate::__lifecycle_test!(done_6, $name);
+                #[allow(unused_imports)]
+                use super::super::*;
+                $crate::__lifecycle_test!(done_1, $factory, $target);
+                $crate::__lifecycle_test!(done_2, $factory, $target);
+                $crate::__lifecycle_test!(done_3, $factory, $target);
+                $crate::__lifecycle_test!(done_4, $factory, $target);
+                $crate::__lifecycle_test!(done_5, $factory, $target);
+                $crate::__lifecycle_test!(done_6, $factory, $target);
             }
         }
     };
@@ -211,10 +212,10 @@ macro_rules! datum_lifecycle_verification {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __lifecycle_test {
-    ($test:ident, $name:ident) => {
+    ($test:ident, $factory:expr, $target:expr) => {
         #[test]
         fn $test() {
-            $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+            $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::lifecycle::__run_generated(stringify!($test), target, factory)
 });
         }

@@ -110,6 +110,29 @@ pub(crate) struct Shared<T> {
     label: String,
     state: Mutex<State<T>>,
     changed: Condvar,
+    /// The scenario the test last used this probe in: a signal that
+    /// arrives after the test moved on is reported as late, from it.
+    scenario: Mutex<Option<String>>,
+}
+
+impl<T> Shared<T> {
+    /// A failure of `rule` seen by this probe, tagged with the probe's
+    /// scenario (marked late when the test has moved on from it).
+    pub(crate) fn failure_of(
+        &self,
+        rule: &str,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Failure {
+        let scenario = self.scenario.lock().clone();
+        self.cx.failure_in(scenario, rule, expected, actual)
+    }
+
+    /// A failure of the rule under test seen by this probe.
+    pub(crate) fn failure(&self, expected: impl Into<String>, actual: impl Into<String>) -> Failure {
+        let rule = self.cx.rule().to_owned();
+        self.failure_of(&rule, expected, actual)
+    }
 }
 
 /// The test's end of a recording subscriber. See the [module](self) docs.
@@ -133,6 +156,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                     ..Behaviour::default()
                 })),
                 changed: Condvar::new(),
+                scenario: Mutex::new(cx.current_scenario()),
             }),
         }
     }
@@ -180,6 +204,9 @@ impl<T: Debug + Send + 'static> Probe<T> {
 
     /// The rule context this probe records into.
     pub fn cx(&self) -> &RuleCx {
+        // Every use by the test goes through here: the probe belongs to
+        // the scenario it was last used in.
+        *self.shared.scenario.lock() = self.shared.cx.current_scenario();
         &self.shared.cx
     }
 
@@ -232,7 +259,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let started = Instant::now();
         let result = self
             .cx()
-            .try_step("3.16", self.event(&format!("request({n})")), || {
+            .try_step("3.16", self.event(&format!("request({})", show_demand(n))), || {
                 subscription.request(n)
             });
         let took = started.elapsed();
@@ -323,6 +350,26 @@ impl<T> State<T> {
     pub(crate) fn note_request(&mut self, n: u64) {
         if n > 0 && !self.cancel_returned && self.terminal.is_none() {
             self.requested = demand::add(self.requested, n);
+        } else if self.cancel_returned {
+            self.requests_after_cancel += 1;
         }
+    }
+}
+
+/// A demand as every message prints it: `∞` for `u64::MAX`, `2^63−1` and
+/// `2^63` for the §3.17 boundary, the number otherwise.
+///
+/// ```
+/// use reactive_streams_tck::probe::show_demand;
+/// assert_eq!(show_demand(u64::MAX), "∞");
+/// assert_eq!(show_demand(i64::MAX as u64), "2^63−1");
+/// assert_eq!(show_demand(3), "3");
+/// ```
+pub fn show_demand(n: u64) -> String {
+    match n {
+        u64::MAX => String::from("∞"),
+        n if n == i64::MAX as u64 => String::from("2^63−1"),
+        n if n == 1 << 63 => String::from("2^63"),
+        n => n.to_string(),
     }
 }

@@ -28,6 +28,9 @@ pub(crate) struct State<T> {
     /// (§3.6) and adds no demand. A request racing with a `cancel()` still
     /// in progress may reach the publisher first, so it counts.
     pub(crate) cancel_returned: bool,
+    /// Requests made after `cancel()` returned (they add no demand): an
+    /// `on_next` beyond demand after one of them breaks §3.6, not §1.1.
+    pub(crate) requests_after_cancel: u64,
     pub(crate) dropped: bool,
     /// The thread inside a probe-issued `request`, for §3.10 / §3.11.
     pub(crate) requesting: Option<ThreadId>,
@@ -75,6 +78,7 @@ impl<T> State<T> {
             terminal: None,
             cancelled: false,
             cancel_returned: false,
+            requests_after_cancel: 0,
             dropped: false,
             requesting: None,
             sync_nexts: 0,

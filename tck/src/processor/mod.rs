@@ -302,13 +302,14 @@ macro_rules! __processor_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_factory!($name, $crate::processor::ProcessorFactory, $factory, $target);
         mod $name {
             mod processor {
+                #[allow(unused_imports)]
+                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::processor::__run_generated(stringify!($test), target, factory)
 });
                     }

@@ -227,13 +227,14 @@ macro_rules! __publisher_tests {
         vec![$((stringify!($test), $crate::publisher::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_factory!($name, $crate::publisher::PublisherFactory, $factory, $target);
         mod $name {
             mod publisher {
+                #[allow(unused_imports)]
+                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::publisher::__run_generated(stringify!($test), target, factory)
 });
                     }

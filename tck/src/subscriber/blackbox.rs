@@ -178,13 +178,14 @@ macro_rules! __subscriber_blackbox_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_factory!($name, $crate::subscriber::blackbox::SubscriberBlackboxFactory, $factory, $target);
         mod $name {
             mod subscriber_blackbox {
+                #[allow(unused_imports)]
+                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::subscriber::blackbox::__run_generated(stringify!($test), target, factory)
 });
                     }

@@ -142,13 +142,14 @@ macro_rules! __streamlet_sink_tests {
         vec![$((stringify!($test), $crate::streamlet::sink::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_factory!($name, $crate::streamlet::sink::SinkFactory, $factory, $target);
         mod $name {
             mod streamlet_sink {
+                #[allow(unused_imports)]
+                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::streamlet::sink::__run_generated(stringify!($test), target, factory)
 });
                     }

@@ -147,13 +147,14 @@ macro_rules! __streamlet_source_tests {
         vec![$((stringify!($test), $crate::streamlet::source::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_factory!($name, $crate::streamlet::source::SourceFactory, $factory, $target);
         mod $name {
             mod streamlet_source {
+                #[allow(unused_imports)]
+                use super::super::*;
                 $(
                     #[test]
                     fn $test() {
-                        $crate::runner::__generated(module_path!(), super::super::$name, |factory, target| {
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
     $crate::streamlet::source::__run_generated(stringify!($test), target, factory)
 });
                     }
