@@ -182,7 +182,10 @@ where
                 })
             }
             // The rule thread is stuck; it is left behind, detached.
-            Err(Stuck { signals_late, late_ms }) => Err(watchdog_failure(&cx, env, signals_late, late_ms)),
+            Err(Stuck {
+                signals_late,
+                late_ms,
+            }) => Err(watchdog_failure(&cx, env, signals_late, late_ms)),
         },
     };
 
@@ -317,9 +320,8 @@ fn watchdog_failure(cx: &RuleCx, env: &TestEnv, signals_late: u64, late_ms: u128
         .rev()
         .find(|s| s.thread == rule_thread)
         .or(steps.last());
-    let emitting = (signals_late > 0).then(|| {
-        format!("kept emitting: {signals_late} signals in the last {late_ms} ms")
-    });
+    let emitting = (signals_late > 0)
+        .then(|| format!("kept emitting: {signals_late} signals in the last {late_ms} ms"));
     match (stuck, emitting) {
         (Some(step), emitting) => {
             // When it started goes to the trace: the message stays
@@ -340,7 +342,9 @@ fn watchdog_failure(cx: &RuleCx, env: &TestEnv, signals_late: u64, late_ms: u128
             }
             cx.failure(format!("{} to return", step.what), actual)
         }
-        (None, Some(emitting)) => cx.failure("the rule test to finish", format!("{head} — {emitting}")),
+        (None, Some(emitting)) => {
+            cx.failure("the rule test to finish", format!("{head} — {emitting}"))
+        }
         (None, None) => cx.failure("the rule test to finish", head),
     }
 }
@@ -484,7 +488,10 @@ mod tests {
             Ok(Outcome::Passed)
         });
         let message = result.message.unwrap();
-        assert!(message.contains("— cancel() again never returned"), "{message}");
+        assert!(
+            message.contains("— cancel() again never returned"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -520,7 +527,9 @@ mod tests {
         assert!(!result.fails_run(false));
         assert!(result.fails_run(true));
         let timing = run_rule(&meta(), &TestEnv::default(), |cx| {
-            Err(cx.failure("cancel() to return within 1 ms", "it took 5 ms").as_timing())
+            Err(cx
+                .failure("cancel() to return within 1 ms", "it took 5 ms")
+                .as_timing())
         });
         assert_eq!(timing.verdict, Verdict::Warned);
     }

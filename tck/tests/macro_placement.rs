@@ -7,8 +7,8 @@
 
 use reactive_streams::Publisher;
 use reactive_streams_tck::publisher::PublisherFactory;
-use reactive_streams_tck::testkit::{Failing, SyncRange};
 use reactive_streams_tck::publisher_verification;
+use reactive_streams_tck::testkit::{Failing, SyncRange};
 
 /// A conforming range; `start` tells the placements apart.
 pub struct Ranges(pub u64);

@@ -146,15 +146,31 @@ macro_rules! publisher_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated("tck_extended_schedules", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated("tck_extended_stress", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated(
+                                "tck_extended_stress",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
             }
         }
@@ -188,21 +204,45 @@ macro_rules! processor_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_processor("tck_extended_schedules", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_processor(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_processor("tck_extended_stress", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_processor(
+                                "tck_extended_stress",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
                 #[test]
                 fn tck_extended_upstream() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_processor("tck_extended_upstream", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_processor(
+                                "tck_extended_upstream",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
             }
         }
@@ -233,15 +273,31 @@ macro_rules! subscriber_blackbox_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_blackbox("tck_extended_schedules", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_blackbox(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_blackbox("tck_extended_stress", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_blackbox(
+                                "tck_extended_stress",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
             }
         }
@@ -263,9 +319,17 @@ macro_rules! subscriber_whitebox_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_whitebox("tck_extended_schedules", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_whitebox(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
             }
         }
@@ -292,15 +356,31 @@ macro_rules! streamlet_source_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_source("tck_extended_schedules", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_source(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_source("tck_extended_stress", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_source(
+                                "tck_extended_stress",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
             }
         }
@@ -325,9 +405,17 @@ macro_rules! streamlet_sink_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::extended::__run_generated_sink("tck_extended_schedules", target, factory)
-});
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_sink(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
             }
         }

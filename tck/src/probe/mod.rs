@@ -129,7 +129,11 @@ impl<T> Shared<T> {
     }
 
     /// A failure of the rule under test seen by this probe.
-    pub(crate) fn failure(&self, expected: impl Into<String>, actual: impl Into<String>) -> Failure {
+    pub(crate) fn failure(
+        &self,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Failure {
         let rule = self.cx.rule().to_owned();
         self.failure_of(&rule, expected, actual)
     }
@@ -257,11 +261,11 @@ impl<T: Debug + Send + 'static> Probe<T> {
             state.requesting = Some(std::thread::current().id());
         }
         let started = Instant::now();
-        let result = self
-            .cx()
-            .try_step("3.16", self.event(&format!("request({})", show_demand(n))), || {
-                subscription.request(n)
-            });
+        let result = self.cx().try_step(
+            "3.16",
+            self.event(&format!("request({})", show_demand(n))),
+            || subscription.request(n),
+        );
         let took = started.elapsed();
         self.shared.state.lock().requesting = None;
         result.map(|_| took)

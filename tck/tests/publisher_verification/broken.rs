@@ -55,7 +55,10 @@ fn a_broken_publisher_fails_the_rules_it_breaks(
     // The exact rules broken, and where each was seen: a fault reported
     // under the wrong rule changes a line here.
     insta::assert_snapshot!(format!("{fault:?}_rules"), broken_rules(&results));
-    insta::assert_snapshot!(format!("{fault:?}"), stable(&intended_message(&results, intended)));
+    insta::assert_snapshot!(
+        format!("{fault:?}"),
+        stable(&intended_message(&results, intended))
+    );
     let expected: BTreeSet<&str> = failing.iter().copied().collect();
     assert_eq!(failed, expected, "{fault:?}");
 }

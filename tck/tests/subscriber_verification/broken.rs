@@ -234,10 +234,7 @@ fn failed(result: &RuleResult) -> String {
     }
     match result.violations.iter().find(|v| !v.warning) {
         Some(violation) => violation.message.clone(),
-        None => panic!(
-            "{} was expected to fail: {:?}",
-            result.test, result.message
-        ),
+        None => panic!("{} was expected to fail: {:?}", result.test, result.message),
     }
 }
 

@@ -125,7 +125,11 @@ fn failures(out: &mut String, section: &Section) {
 }
 
 fn failure_block(out: &mut String, failure: &RuleResult, verdict: Verdict) {
-    let mark = if verdict == Verdict::Warned { " (warning)" } else { "" };
+    let mark = if verdict == Verdict::Warned {
+        " (warning)"
+    } else {
+        ""
+    };
     let test = if failure.test.is_empty() {
         String::new()
     } else {

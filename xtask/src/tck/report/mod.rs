@@ -379,6 +379,11 @@ pub(crate) mod samples {
         }
     }
 
+    /// A passing publisher result of `rule`.
+    pub fn passing_result(rule: &str, test: &str) -> RuleResult {
+        result(rule, test, Verdict::Passed, None)
+    }
+
     /// Everything passes or is skipped; only §1 is selected.
     pub fn passing() -> Report {
         let results = vec![
@@ -444,8 +449,9 @@ pub(crate) mod samples {
         let mut saw = result("3.8", "spec_3_08", Verdict::Passed, None);
         saw.violations = vec![reactive_streams_tck::outcome::Violation {
             rule: "1.1".into(),
-            message: "§1.1: [publisher of 3] expected at most 1 on_next; actual: on_next #2 (value 1)"
-                .into(),
+            message:
+                "§1.1: [publisher of 3] expected at most 1 on_next; actual: on_next #2 (value 1)"
+                    .into(),
             scenario: Some("publisher of 3".into()),
             warning: false,
         }];
@@ -493,6 +499,56 @@ mod tests {
             .unwrap();
         let ids: Vec<&str> = sink.rows.iter().map(|r| r.rule.as_str()).collect();
         assert_eq!(ids, ["streamlet.3.c", "streamlet.5", "streamlet.6"]);
+    }
+
+    #[test]
+    fn a_rule_another_verification_covers_is_not_a_gap() {
+        let mut publisher = samples::passing_result("3.9", "spec_3_09");
+        publisher.verification = Verification::Publisher;
+        let mut subscriber = samples::passing_result("3.1", "spec_3_01");
+        subscriber.verification = Verification::SubscriberBlackbox;
+        let report = Report::assemble(
+            "my-crate",
+            vec![publisher, subscriber],
+            Some(&RulePattern::parse("3.1,3.9").unwrap()),
+        );
+        let section = &report.sections[0];
+        assert_eq!(section.verification, Verification::Publisher);
+        let ids: Vec<&str> = section.rows.iter().map(|r| r.rule.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["3.9"],
+            "§3.1 is covered by the subscriber verification"
+        );
+        assert_eq!(report.summary.untested, 0);
+    }
+
+    #[test]
+    fn a_rule_seen_broken_elsewhere_fails_and_says_where() {
+        let report = samples::broken();
+        let section = &report.sections[0];
+        let (row, verdict) = section.rows().find(|(r, _)| r.rule == "1.1").unwrap();
+        assert_eq!(verdict.verdict, Verdict::Failed);
+        assert_eq!(verdict.seen_in[0].test, "spec_3_08");
+        assert!(row
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("seen in spec_3_08: §1.1"));
+        let (_, own) = section.rows().find(|(r, _)| r.rule == "3.8").unwrap();
+        assert_eq!(own.verdict, Verdict::Passed, "§3.8's own check held");
+        assert_eq!(section.failed_rules(), ["1.1", "3.9"]);
+        assert!(report.fails(false));
+    }
+
+    #[test]
+    fn warnings_fail_only_a_strict_run() {
+        let mut warned = samples::passing_result("3.4", "spec_3_04");
+        warned.verdict = Verdict::Warned;
+        let report = Report::assemble("c", vec![warned], Some(&RulePattern::parse("3.4").unwrap()));
+        assert_eq!(report.summary.warned, 1);
+        assert!(!report.fails(false));
+        assert!(report.fails(true));
     }
 
     #[test]
