@@ -130,7 +130,8 @@ impl Report {
     /// the group applies to that no test of the whole run covers (those
     /// selected by `rules`, when given): `enforced_by_types` with the proof,
     /// or `untested` with the catalogue's reason. A rule another
-    /// verification of the run covers is not listed as a gap.
+    /// verification of the run covers, or that only other verifications
+    /// can check, is not listed as a gap (see `is_gap`).
     pub fn assemble(krate: &str, results: Vec<RuleResult>, rules: Option<&RulePattern>) -> Report {
         let covered_in_run: Vec<String> = results
             .iter()
@@ -154,10 +155,7 @@ impl Report {
                     .filter(|rule| applies(rule.subject, verification))
                     .filter(|rule| rules.map_or(true, |p| p.matches(rule.id)))
                     .filter(|rule| !rows.iter().any(|row| covers(&row.rule, rule)))
-                    .filter(|rule| {
-                        !matches!(rule.check, Check::Tested { .. })
-                            || !covered_in_run.iter().any(|id| covers(id, rule))
-                    })
+                    .filter(|rule| is_gap(rule, verification, &covered_in_run))
                     .map(|rule| from_catalogue(rule, &target, verification))
                     .collect();
                 rows.extend(missing);
@@ -195,6 +193,22 @@ impl Report {
     /// Whether the run fails: a rule failed, or (when `strict`) warned.
     pub fn fails(&self, strict: bool) -> bool {
         self.summary.failed > 0 || (strict && self.summary.warned > 0)
+    }
+}
+
+/// Whether an uncovered catalogue rule is a gap of a `verification`
+/// section: enforced by types and untested rules always show; a tested
+/// rule shows only when this verification has a test for it and no test of
+/// the run covered it (a publisher's §3.1, which only the subscriber
+/// verifications can check, is not a publisher gap).
+fn is_gap(rule: &Rule, verification: Verification, covered_in_run: &[String]) -> bool {
+    match rule.check {
+        Check::Tested { tests } => {
+            let prefix = format!("{}::", verification.as_str());
+            tests.iter().any(|t| t.starts_with(&prefix))
+                && !covered_in_run.iter().any(|id| covers(id, rule))
+        }
+        Check::EnforcedByTypes { .. } | Check::Untested { .. } => true,
     }
 }
 
