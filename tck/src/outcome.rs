@@ -40,6 +40,25 @@ pub fn only_warns(rule: &str, strict: bool) -> bool {
             .is_some_and(|found| matches!(found.level, Level::Should | Level::May))
 }
 
+/// The file a process writes into [`REPORT_DIR_ENV`] when its first rule
+/// test starts: a runner that finds it but no result knows the process
+/// ended in the middle of a rule test (`std::process::exit` in the code
+/// under test), not that it ran none.
+pub const STARTED_FILE: &str = "started.mark";
+
+/// Writes [`STARTED_FILE`] into the folder named by [`REPORT_DIR_ENV`], if
+/// it is set; once per process.
+pub fn mark_started() {
+    static MARKED: std::sync::Once = std::sync::Once::new();
+    MARKED.call_once(|| {
+        if let Some(dir) = std::env::var_os(REPORT_DIR_ENV).filter(|d| !d.is_empty()) {
+            let dir = Path::new(&dir);
+            let _ = std::fs::create_dir_all(dir)
+                .and_then(|_| std::fs::write(dir.join(STARTED_FILE), b""));
+        }
+    });
+}
+
 /// What a rule test concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

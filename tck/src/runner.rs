@@ -143,6 +143,7 @@ pub fn run_rule<B>(meta: &RuleMeta, env: &TestEnv, body: B) -> RuleResult
 where
     B: FnOnce(&RuleCx) -> RuleBody + Send + 'static,
 {
+    crate::outcome::mark_started();
     let started = Instant::now();
     let cx = RuleCx::new(meta.rule.clone(), meta.test.clone(), *env);
     let (sender, receiver) = crossbeam_channel::bounded(1);

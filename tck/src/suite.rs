@@ -55,9 +55,6 @@ pub(crate) fn plain<X>(table: Vec<(&'static str, Body<X>)>) -> Table<X> {
 pub(crate) enum Vacuity {
     /// Never: every run counts.
     Allowed,
-    /// Before running, if the subject's declarations skip every test that
-    /// needs anything from it ([`declared_skips`]).
-    Declared,
     /// After running, if every result that is not enforced by types is a
     /// skip.
     Observed,
@@ -103,7 +100,7 @@ impl<X: Send + Sync + 'static> Suite<X> {
         }
     }
 
-    fn resolved_env(&self) -> Result<TestEnv, ConfigError> {
+    pub(crate) fn resolved_env(&self) -> Result<TestEnv, ConfigError> {
         match self.env {
             Some(env) => Ok(env),
             None => TestEnv::try_from_env(),
@@ -149,11 +146,6 @@ impl<X: Send + Sync + 'static> Suite<X> {
         vacuity: Vacuity,
     ) -> Result<Vec<RuleResult>, ConfigError> {
         let env = self.resolved_env()?;
-        if vacuity == Vacuity::Declared {
-            if let Some(reasons) = declared_skips(&table, &self.subject) {
-                return Err(ConfigError::EverythingSkipped { reasons });
-            }
-        }
         let mut results: Vec<Option<RuleResult>> = table.iter().map(|_| None).collect();
         let mut pending: Vec<(usize, &'static str, Test<X>)> = table
             .into_iter()

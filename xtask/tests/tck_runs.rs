@@ -153,6 +153,11 @@ fn a_failing_crate_reports_each_way_a_rule_test_can_go_wrong() {
     );
     assert!(message("1.5").starts_with("the test wrote no result"));
     assert!(
+        message("1.2").starts_with("the process exited with status 3 in the middle of the test"),
+        "{}",
+        message("1.2")
+    );
+    assert!(
         message("1.7")
             .starts_with("the test reported `passed` but then failed: the test process aborted"),
         "{}",

@@ -3,7 +3,7 @@
 //!
 //! The [publisher verification](crate::publisher) runs fixed scenarios,
 //! one per rule. Some bugs only show under other schedules — demand that is
-//! lost when two requests race, an extra element only after `request(∞)`
+//! lost when several threads request in turn, an extra element only after `request(∞)`
 //! follows a small request. The extended verification looks for them:
 //!
 //! * **`tck_extended_schedules`** (rule id `tck.extended_schedules`):

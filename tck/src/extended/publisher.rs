@@ -155,11 +155,14 @@ fn schedules<F: PublisherFactory>(
         Ok(failed) => failed.is_some(),
         Err(failure) => return Err(failure),
     };
-    let strategy = schedule::schedules(schedule::Offer {
-        max_elements: factory.max_elements(),
-        multiple_subscribers: factory.supports_multiple_subscribers(),
-        failed,
-    });
+    let strategy = schedule::schedules_of_lengths(
+        schedule::Offer {
+            max_elements: factory.max_elements(),
+            multiple_subscribers: factory.supports_multiple_subscribers(),
+            failed,
+        },
+        factory.min_elements(),
+    );
     let meta = case_meta(target, "tck_extended_schedules");
     explore::explore(cx, config, "schedule", strategy, |case: &Schedule| {
         let (factory, case) = (factory.clone(), case.clone());
@@ -187,6 +190,13 @@ fn stress<F: PublisherFactory>(
         return Ok(Outcome::Skipped(format!(
             "needs publishers of up to {needed} elements; the factory's max_elements() is {}",
             factory.max_elements()
+        )));
+    }
+    let fewest = StressPlan::min_elements_needed(threads);
+    if factory.min_elements() > fewest {
+        return Ok(Outcome::Skipped(format!(
+            "needs publishers of as few as {fewest} elements; the factory's min_elements() is {}",
+            factory.min_elements()
         )));
     }
     let meta = case_meta(target, "tck_extended_stress");

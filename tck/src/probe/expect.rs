@@ -102,6 +102,29 @@ impl<T: Debug + Send + 'static> Probe<T> {
         }
     }
 
+    /// `on_complete` once every element of a finite publisher was requested
+    /// and consumed: at once, or — from a publisher that learns it is
+    /// exhausted only when asked for one element more — in answer to one
+    /// more `request(1)`, which must bring no element. §1.5 sets no
+    /// deadline for `on_complete`, and §3.11 lets `request` signal it; a
+    /// publisher that never completes still fails here.
+    pub fn expect_complete_at_end(&self) -> Result<(), Failure> {
+        let window = self.cx().env().no_signal_timeout();
+        match self.poll_signal(window) {
+            Some(Signal::Complete) => Ok(()),
+            Some(other) => Err(self
+                .cx()
+                .failure("on_complete", format!("{} arrived", other.describe()))),
+            None => {
+                self.cx().trace(
+                    "no on_complete yet: request(1), for a publisher that finds its end when asked for more",
+                );
+                self.request(1)?;
+                self.expect_complete()
+            }
+        }
+    }
+
     /// The next signal, which must be `on_error`.
     pub fn expect_error(&self) -> Result<StreamError, Failure> {
         match self.next_signal("on_error")? {

@@ -112,14 +112,19 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                         "request({}) from {from}",
                         crate::probe::show_demand(n)
                     ));
-                    if let Err(failure) = cx.try_step("3.16", what, || subscription.request(n)) {
+                    let result = shared.serially(&what, || {
+                        cx.try_step("3.16", what.clone(), || subscription.request(n))
+                    });
+                    if let Err(failure) = result {
                         cx.record(failure);
                     }
                 }
             }
             Reaction::Cancel(subscription) => {
                 let what = shared.event(&format!("cancel() from {description}"));
-                let result = cx.try_step("3.15", what, || subscription.cancel());
+                let result = shared.serially(&what, || {
+                    cx.try_step("3.15", what.clone(), || subscription.cancel())
+                });
                 shared.state.lock().cancel_returned = true;
                 if let Err(failure) = result {
                     cx.record(failure);
@@ -398,7 +403,12 @@ mod tests {
 
     #[test]
     fn a_signal_from_another_thread_while_one_runs_breaks_1_3() {
-        let cx = RuleCx::new("1.3", "spec_1_03", TestEnv::default());
+        // The second on_next's request waits its turn (§2.7) behind the
+        // blocked one; a short timeout ends that wait.
+        let env = TestEnv::builder()
+            .timeout(std::time::Duration::from_millis(50))
+            .build();
+        let cx = RuleCx::new("1.3", "spec_1_03", env);
         let probe = Probe::<u64>::new(&cx, "probe").request_on_next(1);
         let handle = attach(&probe);
         let (done, other_thread_done) = crossbeam_channel::bounded(1);
@@ -427,6 +437,64 @@ mod tests {
             cx.first_failure().unwrap().to_string(),
             "§1.3: expected signals to reach the subscriber one at a time; actual: on_next(1) \
              entered while another signal was still running on another thread"
+        );
+    }
+
+    /// Its `Drop` panics.
+    struct PanicsOnDrop;
+
+    impl Subscription for PanicsOnDrop {
+        fn request(&self, _: u64) {}
+        fn cancel(&self) {}
+    }
+
+    impl Drop for PanicsOnDrop {
+        fn drop(&mut self) {
+            panic!("dropping the subscription is broken");
+        }
+    }
+
+    #[test]
+    fn a_panicking_subscription_drop_is_never_run_while_unwinding() {
+        let cx = RuleCx::new("1.5", "spec_1_05", TestEnv::default());
+        let probe = Probe::<u64>::new(&cx, "probe");
+        let handle = attach(&probe);
+        handle.subscribe_signal(Arc::new(PanicsOnDrop));
+        handle.complete_signal();
+        drop(handle);
+        // Dropping the probe while unwinding would abort the process if it
+        // ran the subscription's Drop there.
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let _probe = probe;
+            crate::context::quietly(|| panic!("the rule body panicked"));
+        }));
+        assert!(unwound.is_err());
+        assert!(!cx.has_failed());
+        let deferred = cx.take_deferred();
+        assert_eq!(deferred.len(), 1, "the drop is left to the cleanup");
+        // The runner's cleanup runs it under catch_unwind, as here.
+        for cleanup in deferred {
+            let dropped = crate::context::quietly(|| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(cleanup))
+            });
+            assert!(dropped.is_err());
+        }
+    }
+
+    #[test]
+    fn a_panicking_subscription_drop_fails_the_rule_saying_so() {
+        let cx = RuleCx::new("1.5", "spec_1_05", TestEnv::default());
+        let probe = Probe::<u64>::new(&cx, "probe");
+        let handle = attach(&probe);
+        handle.subscribe_signal(Arc::new(PanicsOnDrop));
+        handle.complete_signal();
+        drop(handle);
+        drop(probe);
+        assert_eq!(
+            cx.first_failure().unwrap().to_string(),
+            "§1.5: expected dropping the subscription (the probe's reference, after the \
+             subscription closed) to return normally; actual: it panicked: dropping the \
+             subscription is broken"
         );
     }
 }

@@ -15,6 +15,15 @@
 //! | `on_next` nested inside `request` from `on_next` no deeper than the declared bound | §3.3 |
 //! | `request` and `cancel` called by the probe return normally | §3.16, §3.15 |
 //!
+//! The probe obeys the contract it checks: its calls on the subscription
+//! are serial (§2.7). Threads of a test that request at once (§1.3, §3.8,
+//! the stress tests), a request from inside `on_next` and the cancel of a
+//! dropped probe take turns on one lock: each call starts after the one
+//! before has returned, a happens-before edge, never overlapping. A call
+//! from inside a signal that itself runs inside the probe's `request` on
+//! the same thread is a nested call (§3.3), not an overlap, and goes
+//! through.
+//!
 //! A violation is recorded in the [rule context](crate::context::RuleCx)
 //! and fails the rule, whichever thread saw it.
 //!
@@ -55,7 +64,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, ReentrantMutex};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 
 use crate::context::{Failure, RuleCx};
@@ -110,6 +119,9 @@ pub(crate) struct Shared<T> {
     label: String,
     state: Mutex<State<T>>,
     changed: Condvar,
+    /// Held during every call on the subscription (§2.7); reentrant for
+    /// the nested calls of §3.3.
+    calls: ReentrantMutex<()>,
     /// The scenario the test last used this probe in: a signal that
     /// arrives after the test moved on is reported as late, from it.
     scenario: Mutex<Option<String>>,
@@ -160,6 +172,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                     ..Behaviour::default()
                 })),
                 changed: Condvar::new(),
+                calls: ReentrantMutex::new(()),
                 scenario: Mutex::new(cx.current_scenario()),
             }),
         }
@@ -255,20 +268,21 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// [`Probe::request`], returning how long the call took (§3.4).
     pub fn request_timed(&self, n: u64) -> Result<Duration, Failure> {
         let subscription = self.subscription()?;
-        {
-            let mut state = self.shared.state.lock();
-            state.note_request(n);
-            state.requesting = Some(std::thread::current().id());
-        }
-        let started = Instant::now();
-        let result = self.cx().try_step(
-            "3.16",
-            self.event(&format!("request({})", show_demand(n))),
-            || subscription.request(n),
-        );
-        let took = started.elapsed();
-        self.shared.state.lock().requesting = None;
-        result.map(|_| took)
+        let what = self.event(&format!("request({})", show_demand(n)));
+        self.shared.serially(&what, || {
+            {
+                let mut state = self.shared.state.lock();
+                state.note_request(n);
+                state.requesting = Some(std::thread::current().id());
+            }
+            let started = Instant::now();
+            let result = self
+                .cx()
+                .try_step("3.16", what.clone(), || subscription.request(n))
+                .map(|_| started.elapsed());
+            self.shared.state.lock().requesting = None;
+            result
+        })
     }
 
     /// `cancel()` on the subscription. A panic is a §3.15 failure.
@@ -279,14 +293,17 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// [`Probe::cancel`], returning how long the call took (§3.5).
     pub fn cancel_timed(&self) -> Result<Duration, Failure> {
         let subscription = self.subscription()?;
-        self.shared.state.lock().note_cancel();
-        let started = Instant::now();
-        let result = self
-            .cx()
-            .try_step("3.15", self.event("cancel()"), || subscription.cancel());
-        self.shared.state.lock().cancel_returned = true;
-        result?;
-        Ok(started.elapsed())
+        let what = self.event("cancel()");
+        self.shared.serially(&what, || {
+            self.shared.state.lock().note_cancel();
+            let started = Instant::now();
+            let result = self
+                .cx()
+                .try_step("3.15", what.clone(), || subscription.cancel())
+                .map(|_| started.elapsed());
+            self.shared.state.lock().cancel_returned = true;
+            result
+        })
     }
 
     /// How many `on_next` arrived so far.
@@ -322,6 +339,36 @@ impl<T: Debug + Send + 'static> Probe<T> {
 }
 
 impl<T> Shared<T> {
+    /// Runs `call`, the call `what` on the subscription, once no other
+    /// thread is inside one (§2.7). Waiting longer than the timeout for
+    /// the call before to return fails §3.4 (`request` returns in a
+    /// timely manner), saying which call held its turn and for how long.
+    pub(crate) fn serially<R>(
+        &self,
+        what: &str,
+        call: impl FnOnce() -> Result<R, Failure>,
+    ) -> Result<R, Failure> {
+        let started = Instant::now();
+        let Some(_turn) = self.calls.try_lock_for(self.cx.env().timeout()) else {
+            let before = self.state.lock().calling.clone();
+            let before = before.as_deref().unwrap_or("the call before it");
+            return Err(self.cx.failure_of(
+                "3.4",
+                format!(
+                    "{before} to return, so that {what} could follow it (the probe's calls on one subscription are serial, §2.7)"
+                ),
+                format!(
+                    "{before} was still running after {} ms",
+                    started.elapsed().as_millis()
+                ),
+            ));
+        };
+        let outer = self.state.lock().calling.replace(what.to_string());
+        let result = call();
+        self.state.lock().calling = outer;
+        result
+    }
+
     /// `what`, prefixed with the probe's label unless it is the default
     /// one: messages read "cancel()" or "second: cancel()".
     fn event(&self, what: &str) -> String {
@@ -329,6 +376,27 @@ impl<T> Shared<T> {
             what.to_string()
         } else {
             format!("{}: {what}", self.label)
+        }
+    }
+}
+
+impl<T: Debug + Send + 'static> Probe<T> {
+    /// Drops the probe's reference to a closed subscription — perhaps the
+    /// last one, so the user's `Drop` runs here. Never while unwinding (a
+    /// panic in that `Drop` would abort the test process): then the
+    /// cleanup after the rule drops it. Otherwise a panic in it fails the
+    /// rule, saying where it came from.
+    fn release(&self, subscription: Arc<dyn Subscription>) {
+        let cx = &self.shared.cx;
+        if std::thread::panicking() {
+            cx.defer(move || drop(subscription));
+            return;
+        }
+        let what = self.shared.event(
+            "dropping the subscription (the probe's reference, after the subscription closed)",
+        );
+        if let Err(failure) = cx.try_step(cx.rule(), what, || drop(subscription)) {
+            cx.record(failure);
         }
     }
 }
@@ -344,9 +412,20 @@ impl<T: Debug + Send + 'static> Drop for Probe<T> {
         let open = state.terminal.is_none() && !state.cancelled;
         state.queue.clear();
         drop(state);
-        if let (Some(subscription), true) = (subscription, open) {
-            self.shared.cx.defer(move || subscription.cancel());
+        let Some(subscription) = subscription else {
+            return;
+        };
+        if !open {
+            return self.release(subscription);
         }
+        let shared = self.shared.clone();
+        self.shared.cx.defer(move || {
+            // Serial with any call still running (§2.7).
+            let _ = shared.serially("cancel() of a dropped probe", || {
+                subscription.cancel();
+                Ok(())
+            });
+        });
     }
 }
 

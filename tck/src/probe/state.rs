@@ -34,6 +34,9 @@ pub(crate) struct State<T> {
     pub(crate) dropped: bool,
     /// The thread inside a probe-issued `request`, for §3.10 / §3.11.
     pub(crate) requesting: Option<ThreadId>,
+    /// The call on the subscription in progress (`request(1)`, `cancel()`),
+    /// for the message of a call that waited too long for its turn.
+    pub(crate) calling: Option<String>,
     pub(crate) sync_nexts: u64,
     pub(crate) sync_terminals: u64,
     /// Signals that arrived after the probe cancelled.
@@ -81,6 +84,7 @@ impl<T> State<T> {
             requests_after_cancel: 0,
             dropped: false,
             requesting: None,
+            calling: None,
             sync_nexts: 0,
             sync_terminals: 0,
             after_cancel: 0,

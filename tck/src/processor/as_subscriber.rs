@@ -30,6 +30,14 @@ impl<F: ProcessorFactory> Subject for ProcessorSubject<F> {
         self.factory.propagates_cancellation()
     }
 
+    fn request_reaches_subscription(&self) -> bool {
+        false
+    }
+
+    fn recovers_from_errors(&self) -> bool {
+        self.factory.recovers_from_errors()
+    }
+
     fn outputs_for(&self, inputs: u64) -> u64 {
         super::passing::outputs_for(&*self.factory, inputs)
     }

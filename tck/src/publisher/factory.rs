@@ -47,6 +47,16 @@ pub trait PublisherFactory: Send + Sync + 'static {
         u64::MAX
     }
 
+    /// The fewest elements [`create_publisher`](PublisherFactory::create_publisher)
+    /// can be asked for; 0 (the default) means it can make empty
+    /// publishers. A `just`-like publisher that always has exactly one
+    /// element declares 1 here and 1 as
+    /// [`max_elements`](PublisherFactory::max_elements). Rules needing a
+    /// shorter publisher are skipped, saying so.
+    fn min_elements(&self) -> u64 {
+        0
+    }
+
     /// How deep `on_next` may nest synchronously inside a `request` made
     /// from `on_next` (§3.3). 1, the default and the recommendation, means
     /// no nesting at all.

@@ -97,11 +97,19 @@ impl Needs {
 
     /// The reason to skip, if the factory does not meet these needs.
     pub fn unmet<F: PublisherFactory>(&self, factory: &F) -> Option<String> {
-        let max = factory.max_elements();
+        let (min, max) = (factory.min_elements(), factory.max_elements());
+        let plural = if self.elements == 1 { "" } else { "s" };
         if self.elements > max {
-            let plural = if self.elements == 1 { "" } else { "s" };
             return Some(format!(
                 "needs a publisher of {} element{plural}; the factory's max_elements() is {max}",
+                self.elements
+            ));
+        }
+        // A test needing `elements` makes publishers of that length; tests
+        // needing none adapt to the lengths the factory declares.
+        if self.elements > 0 && self.elements < min {
+            return Some(format!(
+                "needs a publisher of {} element{plural}; the factory's min_elements() is {min}",
                 self.elements
             ));
         }
@@ -141,11 +149,22 @@ fn table<F: PublisherFactory>() -> Table<F> {
         .collect()
 }
 
-/// The skip reasons, if the factory's declarations skip every rule test
-/// that needs anything at all (elements, a failed publisher, several
-/// subscribers): what runs then (an empty publisher completing) proves
-/// next to nothing.
+/// The reasons, if the factory's declarations are a configuration error:
+/// lengths it cannot make (`min_elements() > max_elements()`), or skips of
+/// every rule test that needs anything at all (elements, a failed
+/// publisher, several subscribers). An always-empty publisher
+/// (`max_elements() == 0`) is not an error: it is what it declares, and the
+/// tests that need no element verify it.
 pub(crate) fn everything_skipped<F: PublisherFactory>(factory: &F) -> Option<Vec<String>> {
+    let (min, max) = (factory.min_elements(), factory.max_elements());
+    if min > max {
+        return Some(vec![format!(
+            "the factory's min_elements() ({min}) exceeds its max_elements() ({max}): no length is left to ask create_publisher for"
+        )]);
+    }
+    if max == 0 {
+        return None;
+    }
     declared_skips(&table::<F>(), factory)
 }
 
@@ -194,9 +213,16 @@ impl<F: PublisherFactory> PublisherVerification<F> {
     ///
     /// An error if the environment variables cannot be read, or if the
     /// factory's declarations would skip every rule test that needs an
-    /// element (a green run that proves nothing).
+    /// element (a green run that proves nothing) — unless it declares an
+    /// always-empty publisher (`max_elements() == 0`), which the tests
+    /// needing no element verify.
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        self.suite.run_all(table::<F>(), Vacuity::Declared)
+        // Checked before running (the other verifications check after).
+        self.suite.resolved_env()?;
+        if let Some(reasons) = everything_skipped(&*self.suite.subject) {
+            return Err(ConfigError::EverythingSkipped { reasons });
+        }
+        self.suite.run_all(table::<F>(), Vacuity::Allowed)
     }
 }
 

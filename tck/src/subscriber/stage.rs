@@ -28,6 +28,23 @@ pub(crate) trait Subject: Send + Sync + 'static {
         true
     }
 
+    /// Whether the puppet's `trigger_request(n)` is the subscriber's own
+    /// `request(n)` on the subscription, so that the demand grows by `n`
+    /// at once. Not for a processor: the puppet is its downstream, and it
+    /// may turn downstream demand into upstream demand later, in batches,
+    /// one at a time or ahead by a prefetch; the rule tests then judge
+    /// what reaches downstream.
+    fn request_reaches_subscription(&self) -> bool {
+        true
+    }
+
+    /// Whether the subscriber may recover from `on_error` (a processor
+    /// switching to a fallback): it need not process the error itself,
+    /// and may stay open after it.
+    fn recovers_from_errors(&self) -> bool {
+        false
+    }
+
     /// How many signals to its processing logic the first `inputs`
     /// elements make: all of them for a subscriber; for a filtering
     /// processor, only the ones that pass.

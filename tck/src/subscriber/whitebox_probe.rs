@@ -388,7 +388,11 @@ impl<T> WhiteboxProbe<T> {
 
     /// Waits up to the timeout for a terminal report; every report so far.
     pub(crate) fn wait_terminal_report(&self) -> Vec<Report> {
-        let timeout = self.shared.cx.env().timeout();
+        self.wait_terminal_report_within(self.shared.cx.env().timeout())
+    }
+
+    /// Waits up to `timeout` for a terminal report; every report so far.
+    pub(crate) fn wait_terminal_report_within(&self, timeout: Duration) -> Vec<Report> {
         let terminal = |r: &Report| !matches!(r, Report::Next(_));
         self.wait(timeout, |s| {
             s.reports.iter().any(terminal).then(|| s.reports.clone())

@@ -45,13 +45,13 @@ fn an_extra_element_after_a_late_unbounded_request_needs_a_generated_schedule() 
 }
 
 #[test]
-fn demand_lost_when_requests_race_needs_the_stress() {
-    quick_passes(Flaw::RacyBatchDemand);
-    let message = extended(Flaw::RacyBatchDemand, "tck_extended_stress", 1, 20);
+fn demand_lost_across_requesting_threads_needs_the_stress() {
+    quick_passes(Flaw::ForeignBatchDemand);
+    let message = extended(Flaw::ForeignBatchDemand, "tck_extended_stress", 1, 20);
     eprintln!("{message}");
     assert!(
         message.contains("§3.8: expected ")
-            && message.contains("demand was lost when requests raced"),
+            && message.contains("demand was lost when several threads requested"),
         "{message}"
     );
     assert!(message.contains("what each thread did"), "{message}");

@@ -2,9 +2,9 @@
 //! side, which only the extended processor `tck_extended_schedules` or
 //! `tck_extended_stress` reaches.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::thread::ThreadId;
 
 use reactive_streams::demand::EFFECTIVELY_UNBOUNDED;
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
@@ -18,16 +18,14 @@ pub enum ProcessorFlaw {
     /// at least one element, the next element goes out twice: one element
     /// too many, only under that schedule (§1.1).
     ReplayAfterUnbounded,
-    /// Downstream requests of more than one element pass a check-then-act
-    /// window, held open (bounded) until another such request enters it;
-    /// the one that finds the window taken is dropped. So two of them at
-    /// once always lose one (§3.8). Requests of 1, all the quick
-    /// verification sends from several threads, go straight through.
-    RacyBatchDemand,
+    /// A downstream request of more than one element made on a thread
+    /// other than the one that subscribed is forwarded as `request(1)`:
+    /// demand is lost when several threads request in turn (§3.8; §2.7
+    /// lets calls come from any thread, one after the other). Requests of
+    /// 1, all the quick verification sends from several threads, go
+    /// straight through.
+    ForeignBatchDemand,
 }
-
-/// How long a racy request holds its window open waiting for another.
-const RACE_WINDOW: Duration = Duration::from_millis(5);
 
 /// Makes [`FlawedIdentity`] processors with one flaw.
 pub struct FlawedIdentities(pub ProcessorFlaw);
@@ -81,7 +79,7 @@ impl Publisher<u64> for FlawedIdentity {
                 delivered: AtomicU64::new(0),
                 replay: AtomicBool::new(false),
                 cancelled: AtomicBool::new(false),
-                in_window: AtomicU32::new(0),
+                subscriber_thread: std::thread::current().id(),
             }),
         }));
     }
@@ -93,7 +91,7 @@ struct Shared {
     delivered: AtomicU64,
     replay: AtomicBool,
     cancelled: AtomicBool,
-    in_window: AtomicU32,
+    subscriber_thread: ThreadId,
 }
 
 /// The identity processor's downstream subscriber, as the flaw sees it.
@@ -143,21 +141,12 @@ impl Subscription for FlawedSubscription {
                     shared.replay.store(true, Ordering::SeqCst);
                 }
             }
-            ProcessorFlaw::RacyBatchDemand if n > 1 => {
-                let taken = shared.in_window.fetch_add(1, Ordering::SeqCst) > 0;
-                let deadline = Instant::now() + RACE_WINDOW;
-                while !taken
-                    && shared.in_window.load(Ordering::SeqCst) < 2
-                    && Instant::now() < deadline
-                {
-                    std::thread::yield_now();
-                }
-                shared.in_window.fetch_sub(1, Ordering::SeqCst);
-                if taken {
-                    return;
-                }
+            ProcessorFlaw::ForeignBatchDemand
+                if n > 1 && std::thread::current().id() != shared.subscriber_thread =>
+            {
+                return self.subscription.request(1);
             }
-            ProcessorFlaw::RacyBatchDemand => {}
+            ProcessorFlaw::ForeignBatchDemand => {}
         }
         self.subscription.request(n);
     }

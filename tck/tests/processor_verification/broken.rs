@@ -130,3 +130,11 @@ fn ignoring_late_subscribers_fails_the_late_subscriber_check() {
     assert_eq!(result.verdict, Verdict::Failed, "{:?}", result.message);
     insta::assert_snapshot!("ignores_late_subscribers", result.message.unwrap());
 }
+
+/// §3.8 judges a processor by what reaches downstream (it may pull upstream
+/// later, in batches or one at a time): one that never passes demand
+/// upstream still fails it.
+#[test]
+fn a_processor_never_requesting_upstream_still_fails_3_08() {
+    failed(Identities::with(Quirk::NeverRequestsUpstream), "spec_3_08");
+}

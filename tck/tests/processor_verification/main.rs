@@ -6,3 +6,4 @@ mod broken;
 mod conforming;
 mod factories;
 mod filtering;
+mod unusual;

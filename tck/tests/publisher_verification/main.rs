@@ -6,6 +6,7 @@ mod broken;
 mod configuration;
 mod conforming;
 mod faulty;
+mod unusual;
 
 use std::time::Duration;
 

@@ -30,8 +30,6 @@ pub enum Bug {
     StopsTwice,
     /// Stops when the stream ends, as cleanup (streamlet.6.e).
     StopsAfterEnd,
-    /// Never starts (tck.starts).
-    NeverStarts,
     /// Declares that it stops after five elements, but never stops
     /// (tck.stops_after).
     NeverStops,
@@ -49,7 +47,6 @@ pub struct BuggySink {
 impl Sink<u64> for BuggySink {
     fn greet(&mut self, talkback: Arc<dyn Talkback>) {
         match self.bug {
-            Bug::NeverStarts => {}
             Bug::RequestsBeforeStart => {
                 talkback.request();
                 talkback.start();

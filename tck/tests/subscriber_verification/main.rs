@@ -5,3 +5,4 @@
 mod broken;
 mod conforming;
 mod factories;
+mod unusual;

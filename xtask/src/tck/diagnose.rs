@@ -107,6 +107,28 @@ pub fn problem(ending: &Ending, stderr: &str) -> Option<Problem> {
     }
 }
 
+/// The message for a process that started a rule test and exited with a
+/// status of its own before the test reported (`std::process::exit` in the
+/// code under test); `None` for a panic (libtest's status), a signal or a
+/// kill, which [`problem`] explains.
+pub fn exit_mid_test(ending: &Ending, stderr: &str) -> Option<String> {
+    let Ending::Exited(status) = ending else {
+        return None;
+    };
+    let code = status.code().filter(|code| *code != TEST_FAILED_CODE)?;
+    if !status.success() && stderr.contains("has overflowed its stack") {
+        return None;
+    }
+    let said = if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!(": {}", tail(stderr))
+    };
+    Some(format!(
+        "the process exited with status {code} in the middle of the test (the code under test called std::process::exit before the rule test reported a result){said}"
+    ))
+}
+
 #[cfg(unix)]
 fn signal_of(status: &ExitStatus) -> Option<i32> {
     use std::os::unix::process::ExitStatusExt;

@@ -213,12 +213,14 @@ fn reflexes() -> impl Strategy<Value = Reflexes> {
         })
 }
 
-fn made(offer: Offer) -> SBoxedStrategy<Made> {
+fn made(offer: Offer, min_elements: u64) -> SBoxedStrategy<Made> {
     let infinite = if offer.max_elements == u64::MAX { 1 } else { 0 };
     let failed = if offer.failed { 1 } else { 0 };
+    let fewest = min_elements.min(offer.max_elements);
+    let most = offer.max_elements.min(MAX_ELEMENTS).max(fewest);
     // Finite first: proptest shrinks towards the first alternative.
     prop_oneof![
-        8 => (0..=offer.max_elements.min(MAX_ELEMENTS)).prop_map(Made::Elements),
+        8 => (fewest..=most).prop_map(Made::Elements),
         infinite => Just(Made::Infinite),
         failed => Just(Made::Failed),
     ]
@@ -227,13 +229,19 @@ fn made(offer: Offer) -> SBoxedStrategy<Made> {
 
 /// Schedules for a factory offering `offer`.
 pub fn schedules(offer: Offer) -> SBoxedStrategy<Schedule> {
+    schedules_of_lengths(offer, 0)
+}
+
+/// Schedules for a factory offering `offer` whose publishers have at least
+/// `min_elements` elements (its `min_elements()`).
+pub fn schedules_of_lengths(offer: Offer, min_elements: u64) -> SBoxedStrategy<Schedule> {
     // Proptest shrinks a tuple one member at a time, in order: steps
     // first, so that the publisher is shrunk against the shortest
     // schedule.
     (
         prop::collection::vec(step(offer.multiple_subscribers), 0..=MAX_STEPS),
         reflexes(),
-        made(offer),
+        made(offer, min_elements),
     )
         .prop_map(|(steps, mut reflexes, made)| {
             if made == Made::Infinite {

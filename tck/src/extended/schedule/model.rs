@@ -100,14 +100,19 @@ impl SubModel {
     }
 
     /// Whether `on_complete` is owed once the owed elements have come: all
-    /// of them were demanded and nobody cancelled.
+    /// of them and one more were demanded, and nobody cancelled. With
+    /// exactly the elements demanded, `on_complete` may come or not: a
+    /// publisher may learn that it is exhausted only when asked for one
+    /// element more (§1.5 sets no deadline, §3.11 lets `request` complete).
     pub(crate) fn completion_owed(&self, elements: u64) -> bool {
+        let beyond = self.on_next > 0 || self.requested > elements;
         !self.is_cancelled()
             && !self.fails
             && !self.illegal_demand
             && !self.errored
             && self.requested > 0
             && self.owed(elements) == elements
+            && beyond
     }
 
     /// Whether `on_error` is owed and has not come yet: the subscription

@@ -49,9 +49,26 @@ pub(crate) fn create_failed<F: PublisherFactory>(
     })
 }
 
-/// `min(n, max_elements())`.
+/// `n`, brought within `min_elements()..=max_elements()`.
 pub(crate) fn up_to<F: PublisherFactory>(f: &F, n: u64) -> u64 {
-    n.min(f.max_elements())
+    let max = f.max_elements();
+    n.min(max).max(f.min_elements().min(max))
+}
+
+/// Whether the factory declares it can make a publisher of `n` elements;
+/// if not, the scenario needing one is left out and the trace says why.
+pub(crate) fn can_make<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> bool {
+    let (min, max) = (f.min_elements(), f.max_elements());
+    let can = (min..=max).contains(&n);
+    if !can {
+        cx.trace(format!(
+            "left out: a publisher of {} (the factory makes {}..={})",
+            show(n),
+            show(min),
+            show(max)
+        ));
+    }
+    can
 }
 
 /// A probe subscribed to `publisher`, its `on_subscribe` received.

@@ -4,7 +4,7 @@ use std::sync::Barrier;
 
 use reactive_streams::rules::{self, Check};
 
-use super::{create, create_failed, def, fresh, show, subscribed, up_to};
+use super::{can_make, create, create_failed, def, fresh, show, subscribed, up_to};
 use crate::context::Outcome;
 use crate::probe::{Probe, Signal};
 use crate::publisher::{Needs, PublisherFactory, RuleDef};
@@ -115,20 +115,24 @@ pub fn spec_1_04<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// §1.5: a finite publisher completes: an empty one, and one whose
-/// elements were all requested exactly (no extra demand needed).
+/// elements were all requested exactly — at once, or on one more
+/// `request` if it finds its end only when asked for more (the rule sets
+/// no deadline).
 pub fn spec_1_05<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::NOTHING, |cx, f| {
-        cx.scenario("publisher of 0, request(1)");
-        let (probe, _publisher) = fresh(cx, f, 0)?;
-        probe.request(1)?;
-        probe.expect_complete()?;
+        if can_make(cx, f, 0) {
+            cx.scenario("publisher of 0, request(1)");
+            let (probe, _publisher) = fresh(cx, f, 0)?;
+            probe.request(1)?;
+            probe.expect_complete()?;
+        }
         let n = up_to(f, 3);
         if n > 0 {
             cx.scenario(format!("publisher of {n}, request({n})"));
             let (probe, _publisher) = fresh(cx, f, n)?;
             probe.request(n)?;
             probe.expect_next_n(n)?;
-            probe.expect_complete()?;
+            probe.expect_complete_at_end()?;
         }
         Ok(Outcome::Passed)
     })
@@ -143,7 +147,7 @@ pub fn spec_1_06<F: PublisherFactory>() -> RuleDef<F> {
         let (probe, _publisher) = fresh(cx, f, 1)?;
         probe.request(1)?;
         probe.expect_next()?;
-        probe.expect_complete()?;
+        probe.expect_complete_at_end()?;
         after_terminal(&probe)?;
 
         cx.scenario(
@@ -241,8 +245,10 @@ pub fn spec_1_09<F: PublisherFactory>() -> RuleDef<F> {
         let n = up_to(f, 1);
         cx.scenario(format!("publisher of {n}, no request"));
         let (_probe, publisher) = fresh(cx, f, n)?;
-        cx.scenario("publisher of 0, no request");
-        fresh(cx, f, 0)?;
+        if can_make(cx, f, 0) {
+            cx.scenario("publisher of 0, no request");
+            fresh(cx, f, 0)?;
+        }
         if !f.supports_multiple_subscribers() {
             cx.scenario("single-subscriber publisher, a second subscriber");
             subscribed(Probe::new(cx, "second"), &*publisher)?;
@@ -286,8 +292,8 @@ pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
                 first.expect_next()?;
                 second.expect_next()?;
             }
-            first.expect_complete()?;
-            second.expect_complete()?;
+            first.expect_complete_at_end()?;
+            second.expect_complete_at_end()?;
             Ok(Outcome::Passed)
         },
     )

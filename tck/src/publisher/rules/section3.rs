@@ -285,7 +285,7 @@ pub fn spec_3_11<F: PublisherFactory>() -> RuleDef<F> {
         let (probe, _publisher) = fresh(cx, f, 1)?;
         probe.request(1)?;
         probe.expect_next()?;
-        probe.expect_complete()?;
+        probe.expect_complete_at_end()?;
         probe.expect_no_signal()?;
         let (_, terminals) = probe.synchronous_signals();
         cx.trace(format!(

@@ -50,10 +50,11 @@ fn greeted<F: SinkFactory>(cx: &RuleCx, f: &F) -> Result<Probe<F>, Failure> {
     Ok(probe)
 }
 
-/// Why a test that needs a started stream is skipped.
+/// Why a test that needs a started stream is skipped: a sink MAY start
+/// the stream (rule 5), so one that does not breaks no rule.
 fn never_started(cx: &RuleCx) -> Outcome {
     Outcome::Skipped(format!(
-        "the sink did not start the stream within {} ms of its greet (see tck_starts)",
+        "needs a started stream: the sink did not start it within {} ms of its greet, as rule 5 allows (a sink MAY start)",
         cx.env().timeout().as_millis()
     ))
 }
@@ -71,17 +72,14 @@ fn feed<F: SinkFactory>(f: &F, probe: &Probe<F>, from: u64, n: u64) -> Result<u6
 }
 
 /// `tck.starts`: the sink starts the stream once greeted. The TCK can
-/// verify little else of a sink that never does.
+/// verify little else of a sink that never does; but rule 5 only says a
+/// sink MAY start, so one that does not is skipped, not failed.
 pub fn tck_starts<F: SinkFactory>() -> RuleDef<F> {
     always(|cx, f| {
         cx.scenario("greeted");
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
-            return Err(cx.failure_of(
-                "tck.starts",
-                "the sink to start the stream once greeted (the TCK verifies sinks that start by themselves)",
-                format!("no start within {} ms", cx.env().timeout().as_millis()),
-            ));
+            return Ok(never_started(cx));
         }
         Ok(Outcome::Passed)
     })

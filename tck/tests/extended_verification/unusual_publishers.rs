@@ -1,0 +1,67 @@
+//! Correct-but-unusual publishers (see `tests/support/unusual_publishers.rs`)
+//! pass the extended verification: generated schedules and stress, no
+//! failure, every skip with a reason.
+
+use reactive_streams_tck::extended::PublisherExtendedVerification;
+use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::publisher::PublisherFactory;
+
+#[path = "../support/unusual_publishers.rs"]
+mod corpus;
+
+use corpus::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
+
+fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
+    PublisherExtendedVerification::new(factory)
+        .env(crate::env())
+        .config(crate::config(300, 20))
+        .run_all()
+        .unwrap()
+}
+
+/// No failure; every skip carries a reason. Returns the skips as
+/// `test: reason`.
+fn assert_accepted(results: &[RuleResult]) -> Vec<String> {
+    let mut skipped = Vec::new();
+    for r in results {
+        let message = r.message.as_deref().unwrap_or_default();
+        assert_ne!(
+            r.verdict,
+            Verdict::Failed,
+            "{} {}: {message}",
+            r.target,
+            r.test
+        );
+        if r.verdict == Verdict::Skipped {
+            assert!(!message.is_empty(), "{} skipped without a reason", r.test);
+            skipped.push(format!("{}: {message}", r.test));
+        }
+    }
+    skipped
+}
+
+#[test]
+fn a_publisher_finding_its_end_lazily_passes() {
+    assert_eq!(assert_accepted(&results(LazyEnds)), Vec::<String>::new());
+}
+
+#[test]
+fn a_publisher_relying_on_serial_calls_passes() {
+    assert_eq!(assert_accepted(&results(SerialOnly)), Vec::<String>::new());
+}
+
+#[test]
+fn an_always_empty_publisher_passes_its_schedules() {
+    assert_eq!(
+        assert_accepted(&results(AlwaysEmpty)),
+        ["tck_extended_stress: needs publishers of up to 99 elements; the factory's max_elements() is 0"]
+    );
+}
+
+#[test]
+fn a_just_like_publisher_passes_its_schedules() {
+    assert_eq!(
+        assert_accepted(&results(JustOnes)),
+        ["tck_extended_stress: needs publishers of up to 99 elements; the factory's max_elements() is 1"]
+    );
+}

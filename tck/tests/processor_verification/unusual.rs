@@ -1,0 +1,146 @@
+//! Correct-but-unusual processors (issue 14, families 3 and 4): each pulls
+//! upstream in its own way, or recovers from an upstream error, as the
+//! specification allows; each passes the whole processor verification with
+//! no failure, and every skip says why.
+
+#[path = "../common/pacer.rs"]
+pub mod pacer;
+
+use pacer::{Pacer, Pull};
+use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+use reactive_streams_tck::processor_verification;
+
+use crate::factories::generous;
+
+/// Processors pulling by `pull`, recovering with `fallback` if given.
+pub struct Pacers {
+    pub pull: Pull,
+    pub fallback: Option<Vec<u64>>,
+}
+
+impl Pacers {
+    pub const fn pulling(pull: Pull) -> Self {
+        Pacers {
+            pull,
+            fallback: None,
+        }
+    }
+}
+
+impl ProcessorFactory for Pacers {
+    type Input = u64;
+    type Output = u64;
+    type Processor = Pacer;
+
+    fn create_processor(&self) -> Pacer {
+        match &self.fallback {
+            Some(fallback) => Pacer::recovering(self.pull, fallback.clone()),
+            None => Pacer::new(self.pull),
+        }
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn supports_multiple_subscribers(&self) -> bool {
+        false
+    }
+
+    fn recovers_from_errors(&self) -> bool {
+        self.fallback.is_some()
+    }
+
+    fn max_upstream_demand(&self) -> u64 {
+        self.pull.ahead()
+    }
+}
+
+const PREFETCH: Pull = Pull::Prefetch { high: 8, low: 2 };
+
+fn later() -> Pacers {
+    Pacers::pulling(Pull::Later)
+}
+fn batches() -> Pacers {
+    Pacers::pulling(Pull::Batch(3))
+}
+fn lock_step() -> Pacers {
+    Pacers::pulling(Pull::LockStep)
+}
+fn prefetching() -> Pacers {
+    Pacers::pulling(PREFETCH)
+}
+fn recovering_empty() -> Pacers {
+    Pacers {
+        pull: Pull::LockStep,
+        fallback: Some(Vec::new()),
+    }
+}
+fn recovering_fallback() -> Pacers {
+    Pacers {
+        pull: PREFETCH,
+        fallback: Some(vec![1000, 1001]),
+    }
+}
+
+/// Runs the whole verification; no failure, and every skip has a reason.
+fn passes(name: &str, factory: Pacers) -> Vec<RuleResult> {
+    let results = ProcessorVerification::new(factory)
+        .env(generous())
+        .run_all()
+        .unwrap();
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or_default()))
+        .collect();
+    assert!(failed.is_empty(), "{name}: {failed:#?}");
+    for r in &results {
+        if r.verdict == Verdict::Skipped {
+            assert!(
+                r.message.as_deref().is_some_and(|m| !m.is_empty()),
+                "{name}: {} skipped without a reason",
+                r.test
+            );
+        }
+    }
+    results
+}
+
+#[test]
+fn a_processor_pulling_later_passes() {
+    passes("later", later());
+}
+
+#[test]
+fn a_processor_pulling_in_batches_passes() {
+    passes("batches", batches());
+}
+
+#[test]
+fn a_lock_step_processor_passes() {
+    passes("lock-step", lock_step());
+}
+
+#[test]
+fn a_prefetching_processor_passes() {
+    passes("prefetch", prefetching());
+}
+
+#[test]
+fn a_processor_recovering_with_an_empty_fallback_passes() {
+    passes("recovering (empty)", recovering_empty());
+}
+
+#[test]
+fn a_processor_recovering_with_a_fallback_passes() {
+    passes("recovering (fallback)", recovering_fallback());
+}
+
+processor_verification!(pacer_later, later());
+processor_verification!(pacer_batches, batches());
+processor_verification!(pacer_lock_step, lock_step());
+processor_verification!(pacer_prefetch, prefetching());
+processor_verification!(pacer_recovering_empty, recovering_empty());
+processor_verification!(pacer_recovering_fallback, recovering_fallback());

@@ -1,0 +1,279 @@
+//! Correct-but-unusual publishers, written from the rule texts alone (not
+//! from the reference implementation): each does something the spec allows
+//! and a careless TCK would call a failure.
+//!
+//! | publisher | freedom it uses |
+//! |---|---|
+//! | [`Pull`] with `lazy_end` | learns that its iterator is exhausted only when asked for one element more: after `request(n)` it delivers the `n` elements of a stream of `n`, and `on_complete` comes with the next `request` (§1.5 sets no deadline, §3.11 lets `request` complete) |
+//! | [`Pull`] of length 0, [`AlwaysEmpty`] | always empty: `max_elements() == 0` |
+//! | [`Pull`] of length 1, [`JustOnes`] | can only make exactly one element: `min_elements() == max_elements() == 1` |
+//! | [`Pull`] with `serial_only` | relies on §2.7: a call of `request` or `cancel` that overlaps another one from a different thread panics, saying so |
+//!
+//! Shared by the quick (`publisher_verification`) and the extended
+//! (`extended_verification`) self-tests.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::thread::ThreadId;
+
+use parking_lot::Mutex;
+use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams_tck::publisher::PublisherFactory;
+use reactive_streams_tck::testkit::Failing;
+
+/// A synchronous publisher that pulls its elements from an iterator, on the
+/// thread that calls `request`. See the [module](self) docs.
+#[derive(Debug, Clone, Copy)]
+pub struct Pull {
+    /// How many elements (`u64::MAX`: infinite).
+    pub count: u64,
+    /// Whether the end is found only by pulling once more (with demand).
+    pub lazy_end: bool,
+    /// Whether overlapping calls on a subscription are reported (§2.7).
+    pub serial_only: bool,
+}
+
+impl Publisher<u64> for Pull {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let source: Box<dyn Iterator<Item = u64> + Send> = if self.count == u64::MAX {
+            Box::new(0..)
+        } else {
+            Box::new(0..self.count)
+        };
+        let subscription = Arc::new(PullSubscription {
+            lazy_end: self.lazy_end,
+            calls: self.serial_only.then(|| Mutex::new(None)),
+            state: Mutex::new(PullState {
+                subscriber: None,
+                source: source.peekable(),
+                demand: 0,
+                // A request from inside on_subscribe only adds demand.
+                draining: true,
+                stopped: false,
+                illegal: false,
+            }),
+        });
+        subscriber.on_subscribe(subscription.clone());
+        let mut state = subscription.state.lock();
+        state.subscriber = Some(subscriber);
+        state.draining = false;
+        drop(state);
+        subscription.drain();
+    }
+}
+
+struct PullSubscription {
+    lazy_end: bool,
+    /// The thread inside `request`/`cancel`, and how deeply (a `request`
+    /// from `on_next` inside `request` is on the same thread: §3.3).
+    calls: Option<Mutex<Option<(ThreadId, u32)>>>,
+    state: Mutex<PullState>,
+}
+
+struct PullState {
+    subscriber: Option<Box<dyn Subscriber<u64>>>,
+    source: std::iter::Peekable<Box<dyn Iterator<Item = u64> + Send>>,
+    demand: u64,
+    draining: bool,
+    /// Cancelled or terminated.
+    stopped: bool,
+    illegal: bool,
+}
+
+impl PullSubscription {
+    /// Only one thread drains at a time; the others leave their demand.
+    fn drain(&self) {
+        let mut state = self.state.lock();
+        if state.draining {
+            return;
+        }
+        state.draining = true;
+        loop {
+            let Some(mut subscriber) = state.subscriber.take() else {
+                state.draining = false;
+                return;
+            };
+            if state.stopped {
+                state.draining = false;
+                drop(state);
+                drop(subscriber);
+                return;
+            }
+            if state.illegal {
+                state.stopped = true;
+                state.draining = false;
+                drop(state);
+                subscriber.on_error(StreamError::illegal_demand(0));
+                return;
+            }
+            // An eager publisher looks ahead; a lazy one only pulls when
+            // it has demand to fill.
+            let ended = (!self.lazy_end || state.demand > 0) && state.source.peek().is_none();
+            if ended {
+                state.stopped = true;
+                state.draining = false;
+                drop(state);
+                subscriber.on_complete();
+                return;
+            }
+            if state.demand == 0 {
+                state.subscriber = Some(subscriber);
+                state.draining = false;
+                return;
+            }
+            let element = state.source.next().expect("peeked");
+            state.demand = demand::fulfil(state.demand, 1);
+            drop(state);
+            subscriber.on_next(element);
+            state = self.state.lock();
+            state.subscriber = Some(subscriber);
+        }
+    }
+
+    /// Runs `call` as one call on the subscription; with `serial_only`,
+    /// a call overlapping one on another thread panics (§2.7 broken).
+    fn serially(&self, what: &str, call: impl FnOnce()) {
+        let Some(calls) = &self.calls else {
+            return call();
+        };
+        let me = std::thread::current().id();
+        {
+            let mut owner = calls.lock();
+            match &mut *owner {
+                Some((thread, depth)) if *thread == me => *depth += 1,
+                Some((thread, _)) => panic!(
+                    "§2.7 broken: {what} on {me:?} overlapped a call still running on {thread:?}"
+                ),
+                None => *owner = Some((me, 1)),
+            }
+        }
+        // Widen the window an overlapping call would hit.
+        for _ in 0..3 {
+            std::thread::yield_now();
+        }
+        call();
+        let mut owner = calls.lock();
+        if let Some((_, depth)) = &mut *owner {
+            *depth -= 1;
+            if *depth == 0 {
+                *owner = None;
+            }
+        }
+    }
+}
+
+impl Subscription for PullSubscription {
+    fn request(&self, n: u64) {
+        self.serially(&format!("request({n})"), || {
+            {
+                let mut state = self.state.lock();
+                if state.stopped {
+                    return;
+                }
+                if n == 0 {
+                    state.illegal = true;
+                } else {
+                    state.demand = demand::add(state.demand, n);
+                }
+            }
+            self.drain();
+        });
+    }
+
+    fn cancel(&self) {
+        self.serially("cancel()", || {
+            let subscriber = {
+                let mut state = self.state.lock();
+                state.stopped = true;
+                // A running drain owns the subscriber and drops it.
+                if state.draining {
+                    None
+                } else {
+                    state.subscriber.take()
+                }
+            };
+            drop(subscriber);
+        });
+    }
+}
+
+fn failed() -> Option<Box<dyn Publisher<u64>>> {
+    Some(Box::new(Failing::new("failed on purpose")))
+}
+
+/// Publishers that find their end lazily.
+pub struct LazyEnds;
+
+impl PublisherFactory for LazyEnds {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Pull {
+            count: elements,
+            lazy_end: true,
+            serial_only: false,
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        failed()
+    }
+}
+
+/// A publisher that is always empty.
+pub struct AlwaysEmpty;
+
+impl PublisherFactory for AlwaysEmpty {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        assert_eq!(elements, 0, "an always-empty publisher has no element");
+        Box::new(Pull {
+            count: 0,
+            lazy_end: false,
+            serial_only: false,
+        })
+    }
+    fn max_elements(&self) -> u64 {
+        0
+    }
+}
+
+/// A `just`-like publisher: exactly one element, always.
+pub struct JustOnes;
+
+impl PublisherFactory for JustOnes {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        assert_eq!(elements, 1, "a just-like publisher has exactly one element");
+        Box::new(Pull {
+            count: 1,
+            lazy_end: false,
+            serial_only: false,
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        failed()
+    }
+    fn min_elements(&self) -> u64 {
+        1
+    }
+    fn max_elements(&self) -> u64 {
+        1
+    }
+}
+
+/// Publishers that rely on §2.7 (serial calls on a subscription).
+pub struct SerialOnly;
+
+impl PublisherFactory for SerialOnly {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Pull {
+            count: elements,
+            lazy_end: false,
+            serial_only: true,
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        failed()
+    }
+}
