@@ -291,7 +291,7 @@ pub fn broken_rules(results: &[crate::outcome::RuleResult]) -> String {
             (rule, line)
         })
         .collect();
-    lines.sort_by(|a, b| rule_order(&a.0).cmp(&rule_order(&b.0)));
+    lines.sort_by_key(|line| rule_order(&line.0));
     lines.into_iter().map(|(_, line)| line + "\n").collect()
 }
 

@@ -11,9 +11,9 @@ mod processors;
 mod source_stress;
 mod streamlets;
 mod subscribers;
-mod unusual_publishers;
 mod unusual_consumers;
 mod unusual_processors;
+mod unusual_publishers;
 
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::extended::ExtendedConfig;
