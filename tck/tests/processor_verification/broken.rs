@@ -102,7 +102,7 @@ fn a_processor_declaring_no_cancel_propagation_passes_the_rest() {
         assert!(
             result.broken_rules().is_empty(),
             "{}",
-            reactive_streams_tck::runner::failure_text(&result)
+            reactive_streams_tck::runner::failure_text(result)
         );
     }
 }
