@@ -51,6 +51,11 @@ pub struct Failure {
     pub actual: String,
     /// The scenario of the rule test that was running, if it named one.
     pub scenario: Option<String>,
+    /// Whether this is a timing verdict: a call took longer than a bound
+    /// the TCK chose (`RS_TCK_PROMPT_MS`) where the rule's text says only
+    /// "timely". Such a failure warns instead of failing, unless the run
+    /// is strict.
+    pub timing: bool,
 }
 
 impl Failure {
@@ -65,7 +70,20 @@ impl Failure {
             expected: expected.into(),
             actual: actual.into(),
             scenario: None,
+            timing: false,
         }
+    }
+
+    /// This failure as a timing verdict (see [`Failure::timing`](Self#structfield.timing)).
+    pub fn as_timing(mut self) -> Self {
+        self.timing = true;
+        self
+    }
+
+    /// Whether this failure only warns when the run is not strict: a
+    /// timing verdict, or a broken SHOULD or MAY rule.
+    pub fn warns(&self) -> bool {
+        self.timing || crate::outcome::only_warns(&self.rule, false)
     }
 
     /// How reports name the rule: `§1.1`, or `tck.name` as is.
@@ -134,7 +152,15 @@ struct State {
     omitted: u64,
     failures: Vec<Failure>,
     steps: Vec<Step>,
+    /// The innermost step that unwound most recently (a panic the runner
+    /// attributes to it).
+    unwound: Option<Step>,
     next_step_id: u64,
+    /// Each thread's last trace event, for naming what a stuck thread
+    /// was doing.
+    last_event: std::collections::HashMap<String, String>,
+    /// How many signals (`on_…` events) have been traced.
+    signals: u64,
     deferred: Vec<Box<dyn FnOnce() + Send>>,
     scenario: Option<String>,
     sealed: bool,
@@ -145,6 +171,23 @@ struct Step {
     id: u64,
     rule: String,
     what: String,
+    thread: String,
+    started: Duration,
+}
+
+/// A step still running: what the watchdog names when a rule hangs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningStep {
+    /// The rule the step's call is governed by.
+    pub rule: String,
+    /// The call, e.g. `request(1)`.
+    pub what: String,
+    /// The thread the call is running on.
+    pub thread: String,
+    /// When the call started, since the rule test started.
+    pub started: Duration,
+    /// The last event that thread recorded.
+    pub last_event: Option<String>,
 }
 
 impl fmt::Debug for RuleCx {
@@ -202,6 +245,12 @@ impl RuleCx {
         if state.sealed {
             return;
         }
+        if event.event.starts_with("on_") {
+            state.signals += 1;
+        }
+        state
+            .last_event
+            .insert(event.thread.clone(), event.event.clone());
         if state.head.len() < TRACE_HEAD {
             state.head.push(event);
         } else {
@@ -239,6 +288,34 @@ impl RuleCx {
         failure
     }
 
+    /// The scenario named last, if any.
+    pub fn current_scenario(&self) -> Option<String> {
+        self.inner.state.lock().scenario.clone()
+    }
+
+    /// A failure of `rule` seen by something that belongs to `scenario`
+    /// (a probe): tagged with it, as "late, from an earlier scenario: …"
+    /// when the test has moved on to another, so a late signal is never
+    /// filed under the scenario that happens to be running.
+    pub fn failure_in(
+        &self,
+        scenario: Option<String>,
+        rule: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Failure {
+        let mut failure = Failure::new(rule, expected, actual);
+        let current = self.current_scenario();
+        failure.scenario = match scenario {
+            Some(own) if current.as_ref() != Some(&own) => {
+                Some(format!("late, from an earlier scenario: {own}"))
+            }
+            Some(own) => Some(own),
+            None => current,
+        };
+        failure
+    }
+
     /// Records a failure seen on any thread. The rule fails even if its body
     /// returns `Ok`; the first failure recorded is the one reported.
     pub fn record(&self, failure: Failure) {
@@ -259,14 +336,37 @@ impl RuleCx {
         self.inner.state.lock().failures.first().cloned()
     }
 
+    /// Every failure recorded, in the order they were recorded (at most
+    /// 16 are kept).
+    pub fn failures(&self) -> Vec<Failure> {
+        self.inner.state.lock().failures.clone()
+    }
+
+    /// How many signals (`on_subscribe`, `on_next`, …) have been traced so
+    /// far: the watchdog tells a publisher that keeps emitting from one
+    /// that is stuck.
+    pub fn signals(&self) -> u64 {
+        self.inner.state.lock().signals
+    }
+
     /// Runs `f` as a named step (`"request(1)"`), so that a panic or a hang
-    /// inside it is reported as "in request(1)" against `rule`. The step is
-    /// left in place if `f` unwinds, for the runner to read.
+    /// inside it is reported as "in request(1)" against `rule`. If `f`
+    /// unwinds the step is remembered as the one that panicked (for the
+    /// runner to read) and is no longer running, so the watchdog never
+    /// names a call that has already ended.
     pub fn step<R>(&self, rule: &str, what: impl Into<String>, f: impl FnOnce() -> R) -> R {
+        struct Guard<'a> {
+            cx: &'a RuleCx,
+            id: u64,
+        }
+        impl Drop for Guard<'_> {
+            fn drop(&mut self) {
+                self.cx.end_step(self.id, std::thread::panicking());
+            }
+        }
         let id = self.push_step(rule, what.into());
-        let result = f();
-        self.pop_step(id);
-        result
+        let _guard = Guard { cx: self, id };
+        f()
     }
 
     /// Runs `f` as a named step and turns a panic inside it into a failure
@@ -281,7 +381,7 @@ impl RuleCx {
         let what = what.into();
         let id = self.push_step(rule, what.clone());
         let result = quietly(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
-        self.pop_step(id);
+        self.end_step(id, false);
         result.map_err(|payload| {
             if let Some(location) = take_panic_location() {
                 self.trace(format!("panicked at {location}"));
@@ -296,6 +396,7 @@ impl RuleCx {
 
     fn push_step(&self, rule: &str, what: String) -> u64 {
         self.trace(what.clone());
+        let started = self.elapsed();
         let mut state = self.inner.state.lock();
         state.next_step_id += 1;
         let id = state.next_step_id;
@@ -303,16 +404,50 @@ impl RuleCx {
             id,
             rule: rule.to_string(),
             what,
+            thread: thread_label(),
+            started,
         });
         id
     }
 
-    fn pop_step(&self, id: u64) {
+    fn end_step(&self, id: u64, unwinding: bool) {
         // Steps of different threads interleave, so remove by identity.
         let mut state = self.inner.state.lock();
         if let Some(at) = state.steps.iter().rposition(|s| s.id == id) {
-            state.steps.remove(at);
+            let step = state.steps.remove(at);
+            // An unwind passes the innermost step first; outer steps of the
+            // same unwind (smaller ids) keep it as the one that panicked.
+            if unwinding && state.unwound.as_ref().map_or(true, |u| u.id < step.id) {
+                state.unwound = Some(step);
+            }
         }
+    }
+
+    /// The step a panic unwound from most recently: (rule, description).
+    pub fn unwound_step(&self) -> Option<(String, String)> {
+        self.inner
+            .state
+            .lock()
+            .unwound
+            .as_ref()
+            .map(|s| (s.rule.clone(), s.what.clone()))
+    }
+
+    /// The steps still running, innermost last, each with its thread and
+    /// that thread's last recorded event.
+    pub fn running_steps(&self) -> Vec<RunningStep> {
+        let state = self.inner.state.lock();
+        state
+            .steps
+            .iter()
+            .map(|s| RunningStep {
+                rule: s.rule.clone(),
+                what: s.what.clone(),
+                thread: s.thread.clone(),
+                started: s.started,
+                last_event: state.last_event.get(&s.thread).cloned(),
+            })
+            .collect()
     }
 
     /// Schedules `f` to run after the rule test has concluded, on a detached

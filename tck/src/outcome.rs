@@ -16,6 +16,30 @@ use serde::{Deserialize, Serialize};
 /// its [`RuleResult`] as JSON. Unset: nothing is written.
 pub const REPORT_DIR_ENV: &str = "RS_TCK_REPORT_DIR";
 
+/// The environment variable that makes SHOULD and MAY rules count like
+/// MUST rules: `RS_TCK_STRICT=1` (what `cargo xtask tck --strict` sets).
+pub const STRICT_ENV: &str = "RS_TCK_STRICT";
+
+/// Whether [`STRICT_ENV`] asks for a strict run (`1`, `true`, `yes`).
+pub fn strict_from_env() -> bool {
+    std::env::var(STRICT_ENV).is_ok_and(|value| {
+        matches!(
+            value.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes"
+        )
+    })
+}
+
+/// Whether a broken `rule` only warns: SHOULD and MAY rules (and their
+/// conditions) do, unless the run is strict. MUST rules, `tck.*` checks
+/// and ids the catalogue does not know always fail.
+pub fn only_warns(rule: &str, strict: bool) -> bool {
+    use reactive_streams::rules::Level;
+    !strict
+        && reactive_streams::rules::find(rule)
+            .is_some_and(|found| matches!(found.level, Level::Should | Level::May))
+}
+
 /// The file a process writes into [`REPORT_DIR_ENV`] when its first rule
 /// test starts: a runner that finds it but no result knows the process
 /// ended in the middle of a rule test (`std::process::exit` in the code
@@ -43,6 +67,9 @@ pub enum Verdict {
     Passed,
     /// The implementation broke the rule; the message says how.
     Failed,
+    /// The implementation broke a SHOULD or MAY rule: reported, but the
+    /// run still passes unless it is strict ([`STRICT_ENV`]).
+    Warned,
     /// The test did not run; the message says why (for example, the factory
     /// declared no failed publisher).
     Skipped,
@@ -53,11 +80,13 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// `passed`, `failed`, `skipped`, `enforced_by_types` or `untested`.
+    /// `passed`, `failed`, `warned`, `skipped`, `enforced_by_types` or
+    /// `untested`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Verdict::Passed => "passed",
             Verdict::Failed => "failed",
+            Verdict::Warned => "warned",
             Verdict::Skipped => "skipped",
             Verdict::EnforcedByTypes => "enforced_by_types",
             Verdict::Untested => "untested",
@@ -166,9 +195,69 @@ pub struct RuleResult {
     /// The signal trace that led to a failure (empty otherwise).
     #[serde(default)]
     pub trace: Vec<TraceEvent>,
+    /// Rules other than [`rule`](Self::rule) that the implementation broke
+    /// while this test ran (a §1.1 overflow seen while testing §3.7). The
+    /// test's own verdict is about its own rule; reports count these
+    /// against the rules they name.
+    #[serde(default)]
+    pub violations: Vec<Violation>,
+    /// The Rust module path of the generated test
+    /// (`my_crate::range::publisher`), telling two verifications of one
+    /// target apart; empty when the result was not made by a generated test.
+    #[serde(default)]
+    pub module: String,
+}
+
+/// A rule broken during a rule test of another rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// The rule broken: a catalogue id, a Streamlet condition, `done.N` or
+    /// `tck.<name>`.
+    pub rule: String,
+    /// What the rule required and what happened instead.
+    pub message: String,
+    /// The scenario it was seen in, if the test named one.
+    #[serde(default)]
+    pub scenario: Option<String>,
+    /// Whether it only warns: a SHOULD or MAY rule, or a timing bound the
+    /// TCK chose (see [`Verdict::Warned`]).
+    #[serde(default)]
+    pub warning: bool,
+}
+
+impl Violation {
+    /// Whether this violation breaks the run: one that does not only warn,
+    /// or any in a strict run.
+    pub fn fails(&self, strict: bool) -> bool {
+        strict || !self.warning
+    }
 }
 
 impl RuleResult {
+    /// Whether this result makes the run fail: its own rule failed, or a
+    /// rule broken during it is one that fails (see [`Violation::fails`]);
+    /// in a strict run a warning fails too.
+    pub fn fails_run(&self, strict: bool) -> bool {
+        self.verdict == Verdict::Failed
+            || (strict && self.verdict == Verdict::Warned)
+            || self.violations.iter().any(|v| v.fails(strict))
+    }
+
+    /// Every rule this result shows broken: its own (when it failed or
+    /// warned) and those of its violations, in that order, without repeats.
+    pub fn broken_rules(&self) -> Vec<&str> {
+        let mut rules: Vec<&str> = Vec::new();
+        if matches!(self.verdict, Verdict::Failed | Verdict::Warned) {
+            rules.push(&self.rule);
+        }
+        for violation in &self.violations {
+            if !rules.contains(&violation.rule.as_str()) {
+                rules.push(&violation.rule);
+            }
+        }
+        rules
+    }
+
     /// The file name this result is written under in the report folder.
     pub fn file_name(&self) -> String {
         let safe = |s: &str| -> String {
@@ -230,6 +319,13 @@ mod tests {
                 thread: "main".into(),
                 event: "request(0)".into(),
             }],
+            violations: vec![Violation {
+                rule: "1.1".into(),
+                message: "§1.1: expected at most 1 on_next; actual: 2".into(),
+                scenario: Some("publisher of 3".into()),
+                warning: false,
+            }],
+            module: "my::tests::range::publisher".into(),
         }
     }
 
@@ -243,9 +339,12 @@ mod tests {
             "verdict",
             "message",
             "duration_ms",
+            "violations",
+            "module",
         ] {
             assert!(value.get(field).is_some(), "{field}");
         }
+        assert_eq!(value["violations"][0]["rule"], "1.1");
         assert_eq!(value["verdict"], "failed");
         assert_eq!(value["verification"], "publisher");
     }
@@ -261,6 +360,20 @@ mod tests {
             "my__Range__publisher__spec_3_09.json"
         );
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn should_rules_only_warn_unless_strict() {
+        assert!(only_warns("3.4", false));
+        assert!(!only_warns("3.4", true));
+        assert!(!only_warns("3.9", false));
+        assert!(!only_warns("tck.configuration", false));
+        let mut result = sample();
+        result.verdict = Verdict::Warned;
+        result.violations.clear();
+        assert!(!result.fails_run(false));
+        assert!(result.fails_run(true));
+        assert_eq!(sample().broken_rules(), ["3.9", "1.1"]);
     }
 
     #[test]

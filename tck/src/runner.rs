@@ -11,14 +11,20 @@
 //!   §3.15);
 //! * one that deadlocks or never returns yields `Failed` with
 //!   "watchdog: the rule did not finish within N ms — request(1) never
-//!   returned (deadlock?)": the [context](crate::context::RuleCx) knows the
-//!   step in progress. The stuck thread is left behind, detached;
+//!   returned: still running at the watchdog, on thread T; that thread's last
+//!   recorded step: …": the [context](crate::context::RuleCx) knows the
+//!   steps still running (a step that panicked is no longer one). A
+//!   publisher still signalling then is "kept emitting: N signals in the
+//!   last M ms". The stuck thread is left behind, detached;
 //! * a publisher that keeps signalling from a leaked thread after the rule
 //!   ended writes into that rule's sealed context and disturbs no other rule.
 //!
 //! A failure recorded on any thread (a probe callback, a helper thread)
-//! fails the rule even if its body returned `Ok`; the first one recorded is
-//! the message.
+//! counts even if the body returned `Ok`. Failures of the test's own rule
+//! decide its verdict; failures of other rules become the result's
+//! [`violations`](RuleResult::violations), so a §1.1 overflow seen while
+//! testing §3.7 is reported against §1.1, not §3.7. SHOULD/MAY rules and
+//! timing bounds give `Warned` instead of `Failed`.
 //!
 //! ```
 //! use reactive_streams_tck::context::{Outcome, RuleCx};
@@ -46,7 +52,7 @@ use crate::context::{
     panic_message, quietly, rule_label, take_panic_location, Failure, Outcome, RuleBody, RuleCx,
 };
 use crate::env::TestEnv;
-use crate::outcome::{RuleResult, Verdict, Verification};
+use crate::outcome::{strict_from_env, RuleResult, Verdict, Verification, Violation};
 
 /// The stack given to each rule thread: roomy, so that a publisher recursing
 /// a little deeper than it should is caught by the probes' depth bound
@@ -65,6 +71,9 @@ pub struct RuleMeta {
     pub rule: String,
     /// The generated test's name.
     pub test: String,
+    /// The module path of the generated test (`module_path!()`), empty
+    /// when the rule test was not run by a generated test.
+    pub module: String,
 }
 
 impl RuleMeta {
@@ -80,7 +89,14 @@ impl RuleMeta {
             target: target.into(),
             rule: rule.into(),
             test: test.into(),
+            module: String::new(),
         }
+    }
+
+    /// The same metadata, recording the generated test's module path.
+    pub fn in_module(mut self, module: impl Into<String>) -> Self {
+        self.module = module.into();
+        self
     }
 }
 
@@ -121,6 +137,14 @@ pub fn rule_of_test(test: &str) -> String {
 
 /// Runs `body` as the rule test `meta` under `env`'s watchdog and returns
 /// its result. Never panics and never hangs longer than the watchdog.
+///
+/// The verdict is about the test's own rule (`meta.rule`, or one of its
+/// conditions): `failed` if it was broken, `warned` if only a SHOULD/MAY
+/// rule or a timing bound was, `passed` if its check held. Rules broken
+/// along the way that are not the test's own become
+/// [`violations`](RuleResult::violations); if one of them stopped the test
+/// before its own check concluded, the verdict is `skipped` with
+/// "not concluded".
 pub fn run_rule<B>(meta: &RuleMeta, env: &TestEnv, body: B) -> RuleResult
 where
     B: FnOnce(&RuleCx) -> RuleBody + Send + 'static,
@@ -145,14 +169,14 @@ where
 
     let verdict: Result<Outcome, Failure> = match spawned {
         Err(error) => Err(cx.failure("the TCK to start the rule thread", error.to_string())),
-        Ok(handle) => match receiver.recv_timeout(env.watchdog()) {
+        Ok(handle) => match wait_watched(&cx, env, &receiver) {
             Ok(Ok(result)) => {
                 let _ = handle.join();
                 result
             }
             Ok(Err(payload)) => {
                 let _ = handle.join();
-                Err(match cx.current_step() {
+                Err(match cx.unwound_step() {
                     Some((rule, what)) => cx.failure_of(
                         rule,
                         format!("{what} to return normally"),
@@ -164,33 +188,18 @@ where
                     ),
                 })
             }
-            Err(_) => {
-                // The rule thread is stuck; it is left behind, detached. A
-                // hang breaks the rule under test (the call that hung is
-                // named), unlike a panic, which breaks §3.15 / §3.16 / §1.9.
-                let ms = env.watchdog().as_millis();
-                Err(match cx.current_step() {
-                    Some((_, what)) => cx.failure(
-                        format!("{what} to return"),
-                        format!(
-                            "watchdog: the rule did not finish within {ms} ms — {what} never returned (deadlock?)"
-                        ),
-                    ),
-                    None => cx.failure(
-                        "the rule test to finish",
-                        format!("watchdog: the rule did not finish within {ms} ms"),
-                    ),
-                })
-            }
+            // The rule thread is stuck; it is left behind, detached.
+            Err(Stuck {
+                signals_late,
+                late_ms,
+            }) => Err(watchdog_failure(&cx, env, signals_late, late_ms)),
         },
     };
 
     if let Err(failure) = &verdict {
         cx.record(failure.clone());
     }
-    // The first failure in time wins: a §1.1 violation seen on the
-    // publisher's thread explains the timeout the body reported later.
-    let first = cx.first_failure();
+    let failures = cx.failures();
     let deferred = cx.take_deferred();
     let trace = cx.seal();
     if !deferred.is_empty() {
@@ -205,13 +214,45 @@ where
                 }
             });
     }
-    let (verdict, message) = match (first, verdict) {
-        (Some(failure), _) => (Verdict::Failed, Some(failure.to_string())),
-        (None, Ok(Outcome::Passed)) => (Verdict::Passed, None),
-        (None, Ok(Outcome::Skipped(reason))) => (Verdict::Skipped, Some(reason)),
-        (None, Ok(Outcome::EnforcedByTypes(proof))) => (Verdict::EnforcedByTypes, Some(proof)),
-        (None, Err(failure)) => (Verdict::Failed, Some(failure.to_string())),
+    let (own, others): (Vec<Failure>, Vec<Failure>) = failures
+        .into_iter()
+        .partition(|failure| is_own(&meta.rule, &failure.rule));
+    let mut violations: Vec<Violation> = Vec::new();
+    for failure in others {
+        let violation = Violation {
+            rule: failure.rule.clone(),
+            message: failure.to_string(),
+            scenario: failure.scenario.clone(),
+            warning: failure.warns(),
+        };
+        if !violations.contains(&violation) {
+            violations.push(violation);
+        }
+    }
+    let (verdict, message) = if !own.is_empty() {
+        // A failure that fails outranks one that only warns.
+        let first = own.iter().find(|f| !f.warns()).unwrap_or(&own[0]);
+        let verdict = if first.warns() {
+            Verdict::Warned
+        } else {
+            Verdict::Failed
+        };
+        (verdict, Some(first.to_string()))
+    } else {
+        match verdict {
+            Ok(Outcome::Passed) => (Verdict::Passed, None),
+            Ok(Outcome::Skipped(reason)) => (Verdict::Skipped, Some(reason)),
+            Ok(Outcome::EnforcedByTypes(proof)) => (Verdict::EnforcedByTypes, Some(proof)),
+            Err(failure) => (
+                Verdict::Skipped,
+                Some(format!(
+                    "not concluded: {} was broken first (see the violations)",
+                    failure.rule_label()
+                )),
+            ),
+        }
     };
+    let keep_trace = matches!(verdict, Verdict::Failed | Verdict::Warned) || !violations.is_empty();
     RuleResult {
         target: meta.target.clone(),
         verification: meta.verification,
@@ -220,34 +261,153 @@ where
         verdict,
         message,
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-        trace: if verdict == Verdict::Failed {
-            trace
+        trace: if keep_trace { trace } else { Vec::new() },
+        violations,
+        module: if meta.module.is_empty() {
+            generated_module()
         } else {
-            Vec::new()
+            meta.module.clone()
         },
     }
 }
 
-/// The full text of a failed result, as a generated test panics with it:
-/// target, test, rule, the message and the trace.
+/// Whether a failure of `failed` is one of the test's own rule `own`: the
+/// rule itself, one of its conditions, or the rule a condition belongs to.
+fn is_own(own: &str, failed: &str) -> bool {
+    let within = |id: &str, parent: &str| {
+        id.strip_prefix(parent)
+            .is_some_and(|rest| rest.starts_with('.'))
+    };
+    own == failed || within(failed, own) || within(own, failed)
+}
+
+/// The rule thread did not report within the watchdog.
+struct Stuck {
+    /// Signals traced during the last stretch before the watchdog fired.
+    signals_late: u64,
+    /// How long that stretch was, in milliseconds.
+    late_ms: u128,
+}
+
+/// Waits for the rule thread's report for at most the watchdog, in two
+/// stretches so that a publisher still emitting at the end can be told
+/// from one that is stuck: the last fifth counts the signals traced.
+fn wait_watched<T>(
+    cx: &RuleCx,
+    env: &TestEnv,
+    receiver: &crossbeam_channel::Receiver<T>,
+) -> Result<T, Stuck> {
+    let watchdog = env.watchdog();
+    let last = watchdog / 5;
+    if let Ok(report) = receiver.recv_timeout(watchdog - last) {
+        return Ok(report);
+    }
+    let before = cx.signals();
+    match receiver.recv_timeout(last) {
+        Ok(report) => Ok(report),
+        Err(_) => Err(Stuck {
+            signals_late: cx.signals() - before,
+            late_ms: last.as_millis(),
+        }),
+    }
+}
+
+/// What the watchdog reports, against the rule under test: the call still
+/// running (with when it started and its thread's last event), or a
+/// publisher that kept emitting, or the bare timeout.
+fn watchdog_failure(cx: &RuleCx, env: &TestEnv, signals_late: u64, late_ms: u128) -> Failure {
+    let ms = env.watchdog().as_millis();
+    let head = format!("watchdog: the rule did not finish within {ms} ms");
+    let steps = cx.running_steps();
+    // The rule thread's own innermost call blocks the body; a helper
+    // thread's call is named when the rule thread has none.
+    let rule_thread = format!("rs-tck:{}", cx.test());
+    let stuck = steps
+        .iter()
+        .rev()
+        .find(|s| s.thread == rule_thread)
+        .or(steps.last());
+    let emitting = (signals_late > 0)
+        .then(|| format!("kept emitting: {signals_late} signals in the last {late_ms} ms"));
+    match (stuck, emitting) {
+        (Some(step), emitting) => {
+            // When it started goes to the trace: the message stays
+            // deterministic.
+            cx.trace(format!(
+                "watchdog: {} still running, called at +{} ms",
+                step.what,
+                step.started.as_millis()
+            ));
+            let mut actual = format!(
+                "{head} — {} never returned: still running at the watchdog, on thread {}",
+                step.what, step.thread
+            );
+            if let Some(emitting) = emitting {
+                let _ = write!(actual, "; {emitting}");
+            } else if let Some(event) = &step.last_event {
+                let _ = write!(actual, "; that thread's last recorded step: {event}");
+            }
+            cx.failure(format!("{} to return", step.what), actual)
+        }
+        (None, Some(emitting)) => {
+            cx.failure("the rule test to finish", format!("{head} — {emitting}"))
+        }
+        (None, None) => cx.failure("the rule test to finish", head),
+    }
+}
+
+thread_local! {
+    /// The module path of the generated test running on this thread.
+    static GENERATED_MODULE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// What a generated `#[test]` calls. Not API: records the test's module
+/// path for the results it produces, makes the factory and target with
+/// `make` and runs the test with `run`.
+#[doc(hidden)]
+pub fn __generated<F>(module: &str, make: impl FnOnce() -> (F, String), run: impl FnOnce(F, &str)) {
+    GENERATED_MODULE.with(|slot| *slot.borrow_mut() = module.to_owned());
+    let (factory, target) = make();
+    run(factory, &target);
+}
+
+/// The module path recorded by [`__generated`] on this thread, if any.
+fn generated_module() -> String {
+    GENERATED_MODULE.with(|slot| slot.borrow().clone())
+}
+
+/// The full text of a result that broke rules, as a generated test panics
+/// (or warns) with it: target, test, rule, the message, every other rule
+/// broken during the test, and the trace.
 pub fn failure_text(result: &RuleResult) -> String {
     let mut text = String::new();
     let summary = reactive_streams::rules::find(&result.rule)
         .map(|rule| format!(" — {}", rule.summary))
         .unwrap_or_default();
+    let verdict = match result.verdict {
+        Verdict::Failed => "FAILED",
+        Verdict::Warned => "WARNED",
+        Verdict::Skipped => "NOT CONCLUDED",
+        _ => "PASSED",
+    };
     let _ = writeln!(
         text,
-        "{} {}::{} FAILED ({}{summary})",
+        "{} {}::{} {verdict} ({}{summary})",
         result.target,
         result.verification,
         result.test,
         rule_label(&result.rule),
     );
-    let _ = writeln!(
-        text,
-        "{}",
-        result.message.as_deref().unwrap_or("(no message)")
-    );
+    if let Some(message) = &result.message {
+        let _ = writeln!(text, "{message}");
+    }
+    if !result.violations.is_empty() {
+        let _ = writeln!(text, "other rules broken during this test:");
+        for violation in &result.violations {
+            let mark = if violation.warning { " (warning)" } else { "" };
+            let _ = writeln!(text, "  {}{mark}", violation.message);
+        }
+    }
     if !result.trace.is_empty() {
         let _ = writeln!(text, "trace:");
         for event in &result.trace {
@@ -258,14 +418,22 @@ pub fn failure_text(result: &RuleResult) -> String {
 }
 
 /// What a generated `#[test]` does with a result: writes it to the report
-/// folder, panics with [`failure_text`] if it failed, prints the reason if
-/// it was skipped.
+/// folder, panics with [`failure_text`] if it breaks the run (its own MUST
+/// rule failed, or a MUST rule was violated during it; with `RS_TCK_STRICT=1`
+/// also a SHOULD/MAY rule or a timing bound), prints `warning:` with the
+/// text if it only warns, and prints the reason if it was skipped.
 pub fn conclude(result: &RuleResult) {
     if let Err(error) = result.write_to_report_dir() {
         eprintln!("rs-tck: could not write the result to the report folder: {error}");
     }
+    let strict = strict_from_env();
+    if result.fails_run(strict) {
+        panic!("{}", failure_text(result));
+    }
+    if !result.broken_rules().is_empty() {
+        println!("warning: {}", failure_text(result));
+    }
     match result.verdict {
-        Verdict::Failed => panic!("{}", failure_text(result)),
         Verdict::Skipped => println!(
             "skipped: {}",
             result.message.as_deref().unwrap_or("(no reason)")
@@ -274,7 +442,7 @@ pub fn conclude(result: &RuleResult) {
             "enforced_by_types: {}",
             result.message.as_deref().unwrap_or("")
         ),
-        Verdict::Passed | Verdict::Untested => {}
+        Verdict::Passed | Verdict::Failed | Verdict::Warned | Verdict::Untested => {}
     }
 }
 
@@ -300,10 +468,91 @@ mod tests {
             Ok(Outcome::Passed)
         });
         assert_eq!(result.verdict, Verdict::Failed);
+        let message = result.message.unwrap();
         assert_eq!(
-            result.message.unwrap(),
-            "§3.5: expected cancel() to return; actual: watchdog: the rule did not finish within 50 ms — cancel() never returned (deadlock?)"
+            message,
+            "§3.5: expected cancel() to return; actual: watchdog: the rule did not finish within 50 ms — cancel() never returned: still running at the watchdog, on thread rs-tck:spec_3_05; that thread's last recorded step: cancel()"
         );
+    }
+
+    #[test]
+    fn a_step_that_panicked_is_not_named_as_stuck() {
+        let env = TestEnv::builder()
+            .watchdog(Duration::from_millis(50))
+            .build();
+        let (_keep, never) = crossbeam_channel::bounded::<()>(0);
+        let result = run_rule(&meta(), &env, move |cx| {
+            let _ = cx.try_step("3.5", "cancel()", || panic!("cancel is broken"));
+            let inner = cx.clone();
+            let _ = crate::context::quietly(|| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                    inner.step("3.16", "request(1)", || panic!("x"))
+                }))
+            });
+            cx.step("3.5", "cancel() again", || {
+                let _ = never.recv();
+            });
+            Ok(Outcome::Passed)
+        });
+        let message = result.message.unwrap();
+        assert!(
+            message.contains("— cancel() again never returned"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_publisher_that_keeps_emitting_is_told_from_a_stuck_one() {
+        let env = TestEnv::builder()
+            .watchdog(Duration::from_millis(500))
+            .build();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let result = run_rule(&meta(), &env, move |cx| {
+            cx.step("3.16", "request(∞)", || {
+                while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                    cx.trace("on_next(1)");
+                    std::thread::yield_now();
+                }
+            });
+            Ok(Outcome::Passed)
+        });
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let message = result.message.unwrap();
+        assert!(message.contains("request(∞) never returned"), "{message}");
+        assert!(message.contains("; kept emitting: "), "{message}");
+        assert!(message.contains(" signals in the last 100 ms"), "{message}");
+    }
+
+    #[test]
+    fn a_should_rule_or_a_timing_bound_only_warns() {
+        let should = RuleMeta::new(Verification::Publisher, "t", "3.4", "spec_3_04");
+        let result = run_rule(&should, &TestEnv::default(), |cx| {
+            Err(cx.failure("request(1) to return within 1 ms", "it took 5 ms"))
+        });
+        assert_eq!(result.verdict, Verdict::Warned);
+        assert!(!result.fails_run(false));
+        assert!(result.fails_run(true));
+        let timing = run_rule(&meta(), &TestEnv::default(), |cx| {
+            Err(cx
+                .failure("cancel() to return within 1 ms", "it took 5 ms")
+                .as_timing())
+        });
+        assert_eq!(timing.verdict, Verdict::Warned);
+    }
+
+    #[test]
+    fn another_rule_broken_first_leaves_the_own_rule_not_concluded() {
+        let result = run_rule(&meta(), &TestEnv::default(), |cx| {
+            Err(cx.failure_of("1.1", "at most 1 on_next", "2"))
+        });
+        assert_eq!(result.verdict, Verdict::Skipped);
+        assert_eq!(
+            result.message.as_deref(),
+            Some("not concluded: §1.1 was broken first (see the violations)")
+        );
+        assert_eq!(result.broken_rules(), ["1.1"]);
+        assert!(result.fails_run(false));
     }
 
     #[test]
@@ -315,8 +564,13 @@ mod tests {
                 .unwrap();
             Ok(Outcome::Passed)
         });
-        assert_eq!(result.verdict, Verdict::Failed);
-        assert_eq!(result.message.unwrap(), "§1.1: expected x; actual: y");
+        // §1.1 is not the test's own rule (§3.5): the test passed, and the
+        // violation is recorded against §1.1.
+        assert_eq!(result.verdict, Verdict::Passed);
+        assert_eq!(result.violations.len(), 1);
+        assert_eq!(result.violations[0].rule, "1.1");
+        assert_eq!(result.violations[0].message, "§1.1: expected x; actual: y");
+        assert!(result.fails_run(false));
         assert!(!result.trace.is_empty());
     }
 

@@ -262,3 +262,55 @@ impl<T> Publisher<T> for Failing {
         subscriber.on_error(StreamError::msg(self.message.clone()));
     }
 }
+
+/// Every rule a run shows broken, one line each in spec order: the rule
+/// and `failed` or `warned`. What the self-tests snapshot for each broken
+/// implementation, so that a fault reported under the wrong rule shows up
+/// as a changed line. (Which tests saw it is left out: on a loaded machine
+/// a racy fault may show in one test more or less.)
+pub fn broken_rules(results: &[crate::outcome::RuleResult]) -> String {
+    use std::collections::BTreeMap;
+    let mut seen: BTreeMap<String, bool> = BTreeMap::new();
+    for result in results {
+        if matches!(
+            result.verdict,
+            crate::outcome::Verdict::Failed | crate::outcome::Verdict::Warned
+        ) {
+            *seen.entry(result.rule.clone()).or_default() |=
+                result.verdict == crate::outcome::Verdict::Failed;
+        }
+        for violation in &result.violations {
+            *seen.entry(violation.rule.clone()).or_default() |= !violation.warning;
+        }
+    }
+    let mut lines: Vec<(String, String)> = seen
+        .into_iter()
+        .map(|(rule, fails)| {
+            let level = if fails { "failed" } else { "warned" };
+            let line = format!("{}: {level}", crate::context::rule_label(&rule));
+            (rule, line)
+        })
+        .collect();
+    lines.sort_by_key(|line| rule_order(&line.0));
+    lines.into_iter().map(|(_, line)| line + "\n").collect()
+}
+
+/// Spec order for rule ids: numbers compared as numbers.
+fn rule_order(id: &str) -> Vec<(String, u64)> {
+    id.split('.')
+        .map(|part| match part.parse::<u64>() {
+            Ok(n) => (String::new(), n),
+            Err(_) => (part.to_owned(), 0),
+        })
+        .collect()
+}
+
+/// Whether any result breaks a rule at all (failed, warned, or saw
+/// another rule broken): what a conforming implementation must never do.
+pub fn anything_broken(results: &[crate::outcome::RuleResult]) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| !r.broken_rules().is_empty())
+        .map(crate::runner::failure_text)
+        .collect()
+}

@@ -146,11 +146,31 @@ macro_rules! publisher_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::extended::__run_generated("tck_extended_schedules", $target, $factory);
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::extended::__run_generated("tck_extended_stress", $target, $factory);
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated(
+                                "tck_extended_stress",
+                                target,
+                                factory,
+                            )
+                        },
+                    );
                 }
             }
         }
@@ -184,26 +204,44 @@ macro_rules! processor_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::extended::__run_generated_processor(
-                        "tck_extended_schedules",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_processor(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::extended::__run_generated_processor(
-                        "tck_extended_stress",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_processor(
+                                "tck_extended_stress",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
                 #[test]
                 fn tck_extended_upstream() {
-                    $crate::extended::__run_generated_processor(
-                        "tck_extended_upstream",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_processor(
+                                "tck_extended_upstream",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
             }
@@ -235,18 +273,30 @@ macro_rules! subscriber_blackbox_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::extended::__run_generated_blackbox(
-                        "tck_extended_schedules",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_blackbox(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::extended::__run_generated_blackbox(
-                        "tck_extended_stress",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_blackbox(
+                                "tck_extended_stress",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
             }
@@ -269,10 +319,16 @@ macro_rules! subscriber_whitebox_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::extended::__run_generated_whitebox(
-                        "tck_extended_schedules",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_whitebox(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
             }
@@ -300,18 +356,30 @@ macro_rules! streamlet_source_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::extended::__run_generated_source(
-                        "tck_extended_schedules",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_source(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
                 #[test]
                 fn tck_extended_stress() {
-                    $crate::extended::__run_generated_source(
-                        "tck_extended_stress",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_source(
+                                "tck_extended_stress",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
             }
@@ -337,10 +405,16 @@ macro_rules! streamlet_sink_extended_verification {
                 use super::super::*;
                 #[test]
                 fn tck_extended_schedules() {
-                    $crate::extended::__run_generated_sink(
-                        "tck_extended_schedules",
-                        $target,
-                        $factory,
+                    $crate::runner::__generated(
+                        module_path!(),
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| {
+                            $crate::extended::__run_generated_sink(
+                                "tck_extended_schedules",
+                                target,
+                                factory,
+                            )
+                        },
                     );
                 }
             }

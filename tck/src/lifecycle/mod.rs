@@ -215,7 +215,13 @@ macro_rules! __lifecycle_test {
     ($test:ident, $factory:expr, $target:expr) => {
         #[test]
         fn $test() {
-            $crate::lifecycle::__run_generated(stringify!($test), $target, $factory);
+            $crate::runner::__generated(
+                module_path!(),
+                || ($factory, ::std::string::String::from($target)),
+                |factory, target| {
+                    $crate::lifecycle::__run_generated(stringify!($test), target, factory)
+                },
+            );
         }
     };
 }

@@ -47,7 +47,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             if synchronous { " [inside request]" } else { "" }
         )));
         if entered == Entered::Concurrent && state.first_report("1.3") {
-            cx.record(cx.failure_of(
+            cx.record(shared.failure_of(
                 "1.3",
                 "signals to reach the subscriber one at a time",
                 format!("{description} entered while another signal was still running on another thread"),
@@ -55,7 +55,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         }
         let is_subscribe = description == "on_subscribe";
         if !is_subscribe && state.subscribes == 0 && state.first_report("1.9-first") {
-            cx.record(cx.failure_of(
+            cx.record(shared.failure_of(
                 "1.9",
                 "on_subscribe before any other signal",
                 format!("{description} came first"),
@@ -63,7 +63,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         }
         if let Some(terminal) = state.terminal.clone() {
             if state.first_report("1.7") {
-                cx.record(cx.failure_of(
+                cx.record(shared.failure_of(
                     "1.7",
                     format!("no signal after {terminal}"),
                     format!("{description} followed it"),
@@ -100,8 +100,8 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     } else {
                         cx.rule().to_string()
                     };
-                    cx.record(cx.failure_of(
-                        rule,
+                    cx.record(shared.failure_of(
+                        &rule,
                         "signals to stop after cancel()",
                         format!(
                             "more than {} signals arrived after cancel(); the probe unwound the publisher",
@@ -132,7 +132,10 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     } else {
                         "on_next"
                     };
-                    let what = shared.event(&format!("request({n}) from {from}"));
+                    let what = shared.event(&format!(
+                        "request({}) from {from}",
+                        crate::probe::show_demand(n)
+                    ));
                     let result = shared.serially(&what, || {
                         cx.try_step("3.16", what.clone(), || subscription.request(n))
                     });
@@ -215,7 +218,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 .is_some_and(|first| Arc::ptr_eq(first, &subscription));
             if state.subscribes > 1 && same {
                 if state.first_report("1.9-once") {
-                    shared.cx.record(shared.cx.failure_of(
+                    shared.cx.record(shared.failure_of(
                         "1.9",
                         "on_subscribe at most once (§2.12)",
                         "a second on_subscribe",
@@ -225,7 +228,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
             if state.subscribes > 1 {
                 if state.first_report("1.9-once") {
-                    shared.cx.record(shared.cx.failure_of(
+                    shared.cx.record(shared.failure_of(
                         "1.9",
                         "on_subscribe at most once (§2.12)",
                         "a second on_subscribe",
@@ -256,8 +259,22 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             if state.is_synchronous() {
                 state.sync_nexts += 1;
             }
-            if state.nexts > state.requested && state.first_report("1.1") {
-                cx.record(cx.failure_of(
+            if state.nexts > state.requested
+                && state.requests_after_cancel > 0
+                && state.first_report("1.1")
+            {
+                // Beyond the demand before cancel(), after a request made
+                // after it: the request had an effect.
+                cx.record(shared.failure_of(
+                    "3.6",
+                    format!(
+                        "requests after cancel() to have no effect: at most {} on_next (requested before it)",
+                        state.requested
+                    ),
+                    format!("{description} was on_next number {}", state.nexts),
+                ));
+            } else if state.nexts > state.requested && state.first_report("1.1") {
+                cx.record(shared.failure_of(
                     "1.1",
                     format!(
                         "at most {} on_next (the total requested so far)",
@@ -325,7 +342,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             let depth = state.depth();
             if depth > state.behaviour.depth_bound {
                 if state.first_report("3.3") {
-                    cx.record(cx.failure_of(
+                    cx.record(shared.failure_of(
                         "3.3",
                         format!(
                             "synchronous recursion on_next → request → on_next at most {} deep (the declared bound)",

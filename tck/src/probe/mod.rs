@@ -131,6 +131,33 @@ pub(crate) struct Shared<T> {
     /// Held during every call on the subscription (§2.7); reentrant for
     /// the nested calls of §3.3.
     calls: ReentrantMutex<()>,
+    /// The scenario the test last used this probe in: a signal that
+    /// arrives after the test moved on is reported as late, from it.
+    scenario: Mutex<Option<String>>,
+}
+
+impl<T> Shared<T> {
+    /// A failure of `rule` seen by this probe, tagged with the probe's
+    /// scenario (marked late when the test has moved on from it).
+    pub(crate) fn failure_of(
+        &self,
+        rule: &str,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Failure {
+        let scenario = self.scenario.lock().clone();
+        self.cx.failure_in(scenario, rule, expected, actual)
+    }
+
+    /// A failure of the rule under test seen by this probe.
+    pub(crate) fn failure(
+        &self,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Failure {
+        let rule = self.cx.rule().to_owned();
+        self.failure_of(&rule, expected, actual)
+    }
 }
 
 /// The test's end of a recording subscriber. See the [module](self) docs.
@@ -155,6 +182,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                 })),
                 changed: Condvar::new(),
                 calls: ReentrantMutex::new(()),
+                scenario: Mutex::new(cx.current_scenario()),
             }),
         }
     }
@@ -246,6 +274,9 @@ impl<T: Debug + Send + 'static> Probe<T> {
 
     /// The rule context this probe records into.
     pub fn cx(&self) -> &RuleCx {
+        // Every use by the test goes through here: the probe belongs to
+        // the scenario it was last used in.
+        *self.shared.scenario.lock() = self.shared.cx.current_scenario();
         &self.shared.cx
     }
 
@@ -290,7 +321,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// [`Probe::request`], returning how long the call took (§3.4).
     pub fn request_timed(&self, n: u64) -> Result<Duration, Failure> {
         let subscription = self.subscription()?;
-        let what = self.event(&format!("request({n})"));
+        let what = self.event(&format!("request({})", show_demand(n)));
         self.shared.serially(&what, || {
             {
                 let mut state = self.shared.state.lock();
@@ -461,6 +492,26 @@ impl<T> State<T> {
     pub(crate) fn note_request(&mut self, n: u64) {
         if n > 0 && !self.cancel_returned && self.terminal.is_none() {
             self.requested = demand::add(self.requested, n);
+        } else if self.cancel_returned {
+            self.requests_after_cancel += 1;
         }
+    }
+}
+
+/// A demand as every message prints it: `∞` for `u64::MAX`, `2^63−1` and
+/// `2^63` for the §3.17 boundary, the number otherwise.
+///
+/// ```
+/// use reactive_streams_tck::probe::show_demand;
+/// assert_eq!(show_demand(u64::MAX), "∞");
+/// assert_eq!(show_demand(i64::MAX as u64), "2^63−1");
+/// assert_eq!(show_demand(3), "3");
+/// ```
+pub fn show_demand(n: u64) -> String {
+    match n {
+        u64::MAX => String::from("∞"),
+        n if n == i64::MAX as u64 => String::from("2^63−1"),
+        n if n == 1 << 63 => String::from("2^63"),
+        n => n.to_string(),
     }
 }

@@ -32,6 +32,9 @@ pub(crate) struct State<T> {
     /// When the stream became quiet after `cancel()`: the cancel had
     /// returned and no signal was running (see `Probe::bound_signals_after_cancel`).
     pub(crate) quiet_since: Option<std::time::Instant>,
+    /// Requests made after `cancel()` returned (they add no demand): an
+    /// `on_next` beyond demand after one of them breaks §3.6, not §1.1.
+    pub(crate) requests_after_cancel: u64,
     pub(crate) dropped: bool,
     /// The thread inside a probe-issued `request`, for §3.10 / §3.11.
     pub(crate) requesting: Option<ThreadId>,
@@ -88,6 +91,7 @@ impl<T> State<T> {
             cancelled: false,
             cancel_returned: false,
             quiet_since: None,
+            requests_after_cancel: 0,
             dropped: false,
             requesting: None,
             calling: None,

@@ -318,7 +318,9 @@ macro_rules! __processor_tests {
                 $(
                     #[test]
                     fn $test() {
-                        $crate::processor::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
+    $crate::processor::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

@@ -260,7 +260,9 @@ macro_rules! __publisher_tests {
                 $(
                     #[test]
                     fn $test() {
-                        $crate::publisher::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
+    $crate::publisher::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

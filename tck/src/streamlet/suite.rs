@@ -29,11 +29,7 @@ pub(crate) fn tests<F: 'static>(defs: Vec<(&'static str, RuleDef<F>)>) -> Table<
         .collect()
 }
 
-/// `3`, or `∞` for `u64::MAX`.
+/// `3`, or `∞` for `u64::MAX` (one vocabulary: [`show_demand`](crate::probe::show_demand)).
 pub(crate) fn show(n: u64) -> String {
-    if n == u64::MAX {
-        String::from("∞")
-    } else {
-        n.to_string()
-    }
+    crate::probe::show_demand(n)
 }

@@ -200,7 +200,9 @@ macro_rules! __subscriber_blackbox_tests {
                 $(
                     #[test]
                     fn $test() {
-                        $crate::subscriber::blackbox::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
+    $crate::subscriber::blackbox::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

@@ -316,7 +316,7 @@ impl Handle {
 
 impl Subscription for Handle {
     fn request(&self, n: u64) {
-        let what = format!("request({n})");
+        let what = format!("request({})", crate::probe::show_demand(n));
         self.call(what, |state| {
             if !state.cancelled {
                 state.demand = demand::add(state.demand, n);

@@ -262,7 +262,9 @@ macro_rules! __subscriber_whitebox_tests {
                 $(
                     #[test]
                     fn $test() {
-                        $crate::subscriber::whitebox::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
+    $crate::subscriber::whitebox::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

@@ -12,7 +12,7 @@ fn quick_passes(flaw: Flaw) {
     let results = PublisherVerification::new(Flawed(flaw)).run_all().unwrap();
     let failed: Vec<_> = results
         .iter()
-        .filter(|r| r.verdict == Verdict::Failed)
+        .filter(|r| !r.broken_rules().is_empty())
         .collect();
     assert!(
         failed.is_empty(),

@@ -2,7 +2,6 @@
 //! `run_all`.
 
 use reactive_streams::Publisher;
-use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::publisher_verification;
 use reactive_streams_tck::testkit::{AsyncRange, Failing, SyncRange};
@@ -48,7 +47,7 @@ fn run_all_passes_both_ranges() {
         }
         let failed: Vec<_> = results
             .iter()
-            .filter(|r| r.verdict == Verdict::Failed)
+            .filter(|r| !r.broken_rules().is_empty())
             .collect();
         assert!(failed.is_empty(), "{failed:#?}");
     }

@@ -39,7 +39,7 @@ streamlet_sink_verification!(take_five, conforming::GoodSink::TakeFivePulling);
 fn failed_tests(results: &[RuleResult]) -> Vec<String> {
     results
         .iter()
-        .filter(|r| r.verdict == Verdict::Failed)
+        .filter(|r| !r.broken_rules().is_empty())
         .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or("")))
         .collect()
 }

@@ -74,6 +74,12 @@ pub struct Args {
     #[arg(long)]
     pub extended: bool,
 
+    /// Count SHOULD and MAY rules, and timing bounds the TCK chose
+    /// (RS_TCK_PROMPT_MS), like MUST rules: a warning then fails the run.
+    /// Passed to each test as RS_TCK_STRICT=1.
+    #[arg(long)]
+    pub strict: bool,
+
     /// How many rule test processes run at once. Default: the number of CPUs.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: Option<u64>,

@@ -66,6 +66,7 @@ fn verify(args: &Args) -> Result<ExitCode, Fatal> {
         deadline: args.test_deadline(),
         timeout_ms: args.timeout_ms,
         no_signal_ms: args.no_signal_ms,
+        strict: args.strict,
         dir: krate.dir().to_path_buf(),
         scratch: scratch.path().to_path_buf(),
         jobs: args.jobs(),
@@ -89,7 +90,7 @@ fn verify(args: &Args) -> Result<ExitCode, Fatal> {
         Format::Junit => report::junit::render(&report),
     };
     output::write(args.output.as_deref(), &text)?;
-    Ok(if report.summary.failed > 0 {
+    Ok(if report.fails(args.strict) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

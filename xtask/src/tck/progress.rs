@@ -81,11 +81,13 @@ impl Progress {
 }
 
 /// The verdict a rule test process is shown with: failed if any of its
-/// results failed.
+/// results failed or saw a MUST rule broken, warned if one only warned.
 fn worst(ran: &Ran) -> Verdict {
     let verdicts = || ran.results.iter().map(|r| r.verdict);
-    if verdicts().any(|v| v == Verdict::Failed) {
+    if ran.results.iter().any(|r| r.fails_run(false)) {
         Verdict::Failed
+    } else if ran.results.iter().any(|r| !r.broken_rules().is_empty()) {
+        Verdict::Warned
     } else {
         verdicts().next().unwrap_or(Verdict::Failed)
     }

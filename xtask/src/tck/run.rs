@@ -33,6 +33,8 @@ pub struct Settings {
     pub timeout_ms: Option<u64>,
     /// Passed as [`NO_SIGNAL_ENV`] when given.
     pub no_signal_ms: Option<u64>,
+    /// Passed as `RS_TCK_STRICT=1` when set.
+    pub strict: bool,
     /// The working folder of the processes (the crate's folder).
     pub dir: PathBuf,
     /// A fresh folder for the report folders and output of the processes.
@@ -179,6 +181,9 @@ fn spawn_and_wait(
     if let Some(ms) = settings.timeout_ms {
         command.env(TIMEOUT_ENV, ms.to_string());
     }
+    if settings.strict {
+        command.env(reactive_streams_tck::outcome::STRICT_ENV, "1");
+    }
     if let Some(ms) = settings.no_signal_ms {
         command.env(NO_SIGNAL_ENV, ms.to_string());
     }
@@ -238,6 +243,8 @@ fn synthesise(planned: &Planned, message: String, elapsed: Duration) -> RuleResu
         message: Some(message),
         duration_ms: elapsed.as_secs_f64() * 1000.0,
         trace: Vec::new(),
+        violations: Vec::new(),
+        module: String::new(),
     }
 }
 
@@ -245,7 +252,11 @@ fn synthesise(planned: &Planned, message: String, elapsed: Duration) -> RuleResu
 /// not fail cannot stand when the process then died, and a failure keeps
 /// its message with what happened after it added.
 fn merge(result: &mut RuleResult, problem: &diagnose::Problem) {
-    if result.verdict == Verdict::Failed {
+    // A test panics on purpose when its result breaks the run: its own
+    // rule failed, or a rule broken during it is one that fails (any, in a
+    // strict run).
+    let expected_panic = problem.is_panic && result.fails_run(true);
+    if result.verdict == Verdict::Failed || expected_panic {
         if !problem.is_panic {
             let message = result.message.take().unwrap_or_default();
             result.message = Some(format!("{message}; then {}", problem.message));
@@ -280,6 +291,8 @@ mod tests {
             message: message.map(str::to_owned),
             duration_ms: 1.0,
             trace: Vec::new(),
+            violations: Vec::new(),
+            module: String::new(),
         }
     }
 

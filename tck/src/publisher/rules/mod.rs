@@ -27,13 +27,9 @@ pub(crate) fn def<F: PublisherFactory>(
     RuleDef { needs, run }
 }
 
-/// `3`, or `∞` for `u64::MAX`.
+/// `3`, or `∞` for `u64::MAX` (one vocabulary: [`show_demand`](crate::probe::show_demand)).
 pub(crate) fn show(n: u64) -> String {
-    if n == u64::MAX {
-        String::from("∞")
-    } else {
-        n.to_string()
-    }
+    crate::probe::show_demand(n)
 }
 
 /// `create_publisher(n)` as a step: a panic fails the rule under test.

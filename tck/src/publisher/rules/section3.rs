@@ -114,14 +114,18 @@ fn expect_next_until_failed<T: std::fmt::Debug + Send + 'static>(
 /// can make one call slow, a blocking implementation makes all slow.
 const PROMPT_ATTEMPTS: u32 = 3;
 
-fn prompt_failure(cx: &RuleCx, call: &str) -> Failure {
+/// A timing verdict: what was measured against the bound the TCK chose
+/// (the rule says only "timely"), so it warns unless the run is strict.
+fn prompt_failure(cx: &RuleCx, call: &str, fastest: std::time::Duration) -> Failure {
+    let bound = cx.env().prompt().as_millis();
     cx.failure(
+        format!("{call} to return within the {bound} ms bound (RS_TCK_PROMPT_MS)"),
         format!(
-            "{call} to return within {} ms (RS_TCK_PROMPT_MS)",
-            cx.env().prompt().as_millis()
+            "took {} ms against the {bound} ms bound (RS_TCK_PROMPT_MS), the fastest of {PROMPT_ATTEMPTS} attempts",
+            fastest.as_millis()
         ),
-        format!("it took longer in each of {PROMPT_ATTEMPTS} attempts"),
     )
+    .as_timing()
 }
 
 /// §3.4: `request` returns promptly, within [`TestEnv::prompt`](crate::env::TestEnv::prompt).
@@ -129,16 +133,18 @@ pub fn spec_3_04<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(2), |cx, f| {
         let n = f.max_elements();
         cx.scenario(format!("publisher of {}, request(1)", show(n)));
+        let mut fastest = std::time::Duration::MAX;
         for _ in 0..PROMPT_ATTEMPTS {
             let (probe, _publisher) = fresh(cx, f, n)?;
             let took = probe.request_timed(1)?;
             cx.trace(format!("request(1) took {took:?}"));
+            fastest = fastest.min(took);
             if took <= cx.env().prompt() {
                 probe.expect_next()?;
                 return Ok(Outcome::Passed);
             }
         }
-        Err(prompt_failure(cx, "request(1)"))
+        Err(prompt_failure(cx, "request(1)", fastest))
     })
 }
 
@@ -149,34 +155,38 @@ pub fn spec_3_05<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(2), |cx, f| {
         let n = f.max_elements();
         cx.scenario(format!("publisher of {}, request(1), cancel()", show(n)));
-        let mut prompt = false;
-        for _ in 0..PROMPT_ATTEMPTS {
+        let mut fastest = std::time::Duration::MAX;
+        for attempt in 1..=PROMPT_ATTEMPTS {
             let (probe, _publisher) = fresh(cx, f, n)?;
             probe.request(1)?;
             probe.expect_next()?;
             let took = probe.cancel_timed()?;
             cx.trace(format!("cancel() took {took:?}"));
-            if took <= cx.env().prompt() {
-                prompt = true;
-                cx.scenario("cancel() again, then from two threads at once");
-                probe.cancel()?;
-                let barrier = Barrier::new(2);
-                std::thread::scope(|scope| {
-                    for _ in 0..2 {
-                        scope.spawn(|| {
-                            barrier.wait();
-                            if let Err(failure) = probe.cancel() {
-                                cx.record(failure);
-                            }
-                        });
-                    }
-                });
-                probe.expect_no_signal_as("no signal after cancel()")?;
-                break;
+            fastest = fastest.min(took);
+            let prompt = took <= cx.env().prompt();
+            if !prompt && attempt < PROMPT_ATTEMPTS {
+                continue;
             }
-        }
-        if !prompt {
-            return Err(prompt_failure(cx, "cancel()"));
+            if !prompt {
+                // Slowness is a timing verdict; idempotence and thread
+                // safety are checked all the same.
+                cx.record(prompt_failure(cx, "cancel()", fastest));
+            }
+            cx.scenario("cancel() again, then from two threads at once");
+            probe.cancel()?;
+            let barrier = Barrier::new(2);
+            std::thread::scope(|scope| {
+                for _ in 0..2 {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        if let Err(failure) = probe.cancel() {
+                            cx.record(failure);
+                        }
+                    });
+                }
+            });
+            probe.expect_no_signal_as("no signal after cancel()")?;
+            break;
         }
         Ok(Outcome::Passed)
     })

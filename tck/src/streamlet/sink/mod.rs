@@ -149,7 +149,9 @@ macro_rules! __streamlet_sink_tests {
                 $(
                     #[test]
                     fn $test() {
-                        $crate::streamlet::sink::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
+    $crate::streamlet::sink::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

@@ -154,7 +154,9 @@ macro_rules! __streamlet_source_tests {
                 $(
                     #[test]
                     fn $test() {
-                        $crate::streamlet::source::__run_generated(stringify!($test), $target, $factory);
+                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
+    $crate::streamlet::source::__run_generated(stringify!($test), target, factory)
+});
                     }
                 )*
             }

@@ -5,7 +5,7 @@
 //! {
 //!   "crate": "my-crate",
 //!   "summary": {
-//!     "passed": 40, "failed": 1, "skipped": 2,
+//!     "passed": 40, "failed": 1, "warned": 1, "skipped": 2,
 //!     "enforced_by_types": 1, "untested": 5, "total": 49
 //!   },
 //!   "results": [
@@ -17,15 +17,21 @@
 //!       "verdict": "failed",
 //!       "message": "request(0) was answered with on_next(1)",
 //!       "duration_ms": 2.4,
-//!       "trace": [{ "at_micros": 1234, "thread": "main", "event": "request(0)" }]
+//!       "trace": [{ "at_micros": 1234, "thread": "main", "event": "request(0)" }],
+//!       "violations": [
+//!         { "rule": "1.1", "message": "§1.1: …", "scenario": "publisher of 3", "warning": false }
+//!       ],
+//!       "module": "my_crate::range::publisher",
+//!       "rule_verdict": "failed",
+//!       "violated_in": []
 //!     }
 //!   ]
 //! }
 //! ```
 //!
 //! * `crate`: the verified package.
-//! * `summary`: how many `results` have each verdict; `total` is their
-//!   number.
+//! * `summary`: how many `results` have each `rule_verdict`; `total` is
+//!   their number.
 //! * `results`: one object per rule and target (and verification), grouped
 //!   by target and verification, in spec order, `tck.*` checks last:
 //!   * `target`: the verified type as the verification macro names it;
@@ -34,16 +40,28 @@
 //!     `streamlet_sink`;
 //!   * `rule`: the catalogue id (`3.9`, `streamlet.2.c`) or `tck.<name>`;
 //!   * `test`: the generated test's name; empty for rules no test covered;
-//!   * `verdict`: `passed`, `failed`, `skipped`, `enforced_by_types` or
-//!     `untested` (a catalogue rule that applies to the verification but no
-//!     test of this run covered; `message` says why);
+//!   * `verdict`: the test's own rule: `passed`, `failed`, `warned` (a
+//!     SHOULD/MAY rule or a timing bound did not hold; fails the run only
+//!     with `--strict`), `skipped` (also "not concluded: …" when another
+//!     rule broke first), `enforced_by_types` or `untested` (a catalogue
+//!     rule that applies to the verification but that no test of the whole
+//!     run covered; `message` says why);
 //!   * `message`: why it failed, was skipped or is not tested; `null` when it
 //!     passed;
 //!   * `duration_ms`: wall time of the test (0 for rules no test ran);
 //!   * `trace`: the signals that led to a failure, each with `at_micros`
-//!     (since the test started), `thread` and `event`; empty otherwise.
+//!     (since the test started), `thread` and `event`; empty otherwise;
+//!   * `violations`: other rules broken while this test ran, each with
+//!     `rule`, `message`, `scenario` (or `null`) and `warning`;
+//!   * `module`: the Rust module path of the generated test, telling two
+//!     verifications of one target apart (empty if unknown);
+//!   * `rule_verdict`: the rule's verdict for the target, counting every
+//!     test: `failed` when a test saw the rule broken even if its own test
+//!     passed;
+//!   * `violated_in`: the tests (other than the rule's own) that saw it
+//!     broken.
 
-use reactive_streams_tck::outcome::RuleResult;
+use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use serde::Serialize;
 
 use super::{Report, Summary};
@@ -53,15 +71,39 @@ struct Document<'a> {
     #[serde(rename = "crate")]
     krate: &'a str,
     summary: Summary,
-    results: Vec<&'a RuleResult>,
+    results: Vec<Row<'a>>,
+}
+
+/// A result with what the report concluded about its rule.
+#[derive(Serialize)]
+struct Row<'a> {
+    #[serde(flatten)]
+    result: &'a RuleResult,
+    rule_verdict: Verdict,
+    violated_in: Vec<&'a str>,
 }
 
 /// Renders the report as pretty-printed JSON.
 pub fn render(report: &Report) -> String {
+    let results = report
+        .sections
+        .iter()
+        .flat_map(|section| section.rows())
+        .map(|(result, rule)| {
+            let mut violated_in: Vec<&str> =
+                rule.seen_in.iter().map(|seen| seen.test.as_str()).collect();
+            violated_in.dedup();
+            Row {
+                result,
+                rule_verdict: rule.verdict,
+                violated_in,
+            }
+        })
+        .collect();
     let document = Document {
         krate: &report.krate,
         summary: report.summary,
-        results: report.results().collect(),
+        results,
     };
     let mut text = serde_json::to_string_pretty(&document).expect("a report serialises");
     text.push('\n');
@@ -98,6 +140,7 @@ mod tests {
         for field in [
             "passed",
             "failed",
+            "warned",
             "skipped",
             "enforced_by_types",
             "untested",
@@ -115,6 +158,10 @@ mod tests {
                 "message",
                 "duration_ms",
                 "trace",
+                "violations",
+                "module",
+                "rule_verdict",
+                "violated_in",
             ] {
                 assert!(result.get(field).is_some(), "{field} in {result}");
             }

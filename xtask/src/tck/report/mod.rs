@@ -9,7 +9,7 @@ pub mod markdown;
 use std::collections::BTreeMap;
 
 use reactive_streams::rules::{Check, Rule, Subject, RULES};
-use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification};
+use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification, Violation};
 use serde::Serialize;
 
 use super::pattern::RulePattern;
@@ -35,6 +35,54 @@ pub struct Section {
     /// One row per result, in spec order, then `tck.*` checks, then ids the
     /// catalogue does not know.
     pub rows: Vec<RuleResult>,
+    /// For each row (same index), the rule's verdict for this target: a
+    /// rule broken during any test of the section fails (or warns) even if
+    /// its own test passed.
+    pub verdicts: Vec<RuleVerdict>,
+}
+
+/// The verdict of a row's rule for its target, counting every test of the
+/// section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleVerdict {
+    /// `failed` if the row's own test failed or a test saw the rule broken
+    /// (a MUST rule); `warned` likewise for a SHOULD/MAY rule or a timing
+    /// bound; otherwise the row's own verdict.
+    pub verdict: Verdict,
+    /// Where the rule was seen broken by tests other than its own.
+    pub seen_in: Vec<Seen>,
+}
+
+/// A rule broken during another rule's test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seen {
+    /// The test it was seen in.
+    pub test: String,
+    /// What was seen.
+    pub violation: Violation,
+}
+
+impl Section {
+    /// The rows with their rule verdicts.
+    pub fn rows(&self) -> impl Iterator<Item = (&RuleResult, &RuleVerdict)> {
+        self.rows.iter().zip(&self.verdicts)
+    }
+
+    /// How many rows have each rule verdict.
+    pub fn summary(&self) -> Summary {
+        Summary::count(self.verdicts.iter().map(|v| v.verdict))
+    }
+
+    /// The ids of the rules that failed, in spec order, without repeats.
+    pub fn failed_rules(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = Vec::new();
+        for (row, verdict) in self.rows() {
+            if verdict.verdict == Verdict::Failed && !ids.contains(&row.rule.as_str()) {
+                ids.push(&row.rule);
+            }
+        }
+        ids
+    }
 }
 
 /// How many rows have each verdict.
@@ -44,6 +92,9 @@ pub struct Summary {
     pub passed: usize,
     /// Rows that failed.
     pub failed: usize,
+    /// Rows whose SHOULD/MAY rule or timing bound did not hold: reported,
+    /// failing the run only when it is strict.
+    pub warned: usize,
     /// Rows a test skipped.
     pub skipped: usize,
     /// Catalogue rules that Rust's types enforce.
@@ -61,6 +112,7 @@ impl Summary {
             match verdict {
                 Verdict::Passed => summary.passed += 1,
                 Verdict::Failed => summary.failed += 1,
+                Verdict::Warned => summary.warned += 1,
                 Verdict::Skipped => summary.skipped += 1,
                 Verdict::EnforcedByTypes => summary.enforced_by_types += 1,
                 Verdict::Untested => summary.untested += 1,
@@ -72,11 +124,20 @@ impl Summary {
 }
 
 impl Report {
-    /// Groups `results` by target and verification and completes each group
-    /// with the catalogue rules it applies to that no result covers (those
+    /// Groups `results` by target and verification and completes each group:
+    /// a row for every rule broken during a test whose own rule it is not
+    /// (when no test of the group has that rule), then the catalogue rules
+    /// the group applies to that no test of the whole run covers (those
     /// selected by `rules`, when given): `enforced_by_types` with the proof,
-    /// or `untested` with the catalogue's reason.
+    /// or `untested` with the catalogue's reason. A rule another
+    /// verification of the run covers, or that only other verifications
+    /// can check, is not listed as a gap (see `is_gap`).
     pub fn assemble(krate: &str, results: Vec<RuleResult>, rules: Option<&RulePattern>) -> Report {
+        let covered_in_run: Vec<String> = results
+            .iter()
+            .filter(|r| !r.test.is_empty())
+            .map(|r| r.rule.clone())
+            .collect();
         let mut groups: BTreeMap<(String, Verification), Vec<RuleResult>> = BTreeMap::new();
         for result in results {
             groups
@@ -87,11 +148,14 @@ impl Report {
         let sections: Vec<Section> = groups
             .into_iter()
             .map(|((target, verification), mut rows)| {
+                let violated = violated_rows(&rows);
+                rows.extend(violated);
                 let missing: Vec<RuleResult> = RULES
                     .iter()
                     .filter(|rule| applies(rule.subject, verification))
                     .filter(|rule| rules.map_or(true, |p| p.matches(rule.id)))
                     .filter(|rule| !rows.iter().any(|row| covers(&row.rule, rule)))
+                    .filter(|rule| is_gap(rule, verification, &covered_in_run))
                     .map(|rule| from_catalogue(rule, &target, verification))
                     .collect();
                 rows.extend(missing);
@@ -100,17 +164,19 @@ impl Report {
                         .cmp(&order(&b.rule))
                         .then_with(|| a.test.cmp(&b.test))
                 });
+                let verdicts = rule_verdicts(&rows);
                 Section {
                     target,
                     verification,
                     rows,
+                    verdicts,
                 }
             })
             .collect();
         let summary = Summary::count(
             sections
                 .iter()
-                .flat_map(|s| s.rows.iter().map(|r| r.verdict)),
+                .flat_map(|s| s.verdicts.iter().map(|v| v.verdict)),
         );
         Report {
             krate: krate.to_owned(),
@@ -123,6 +189,103 @@ impl Report {
     pub fn results(&self) -> impl Iterator<Item = &RuleResult> {
         self.sections.iter().flat_map(|s| s.rows.iter())
     }
+
+    /// Whether the run fails: a rule failed, or (when `strict`) warned.
+    pub fn fails(&self, strict: bool) -> bool {
+        self.summary.failed > 0 || (strict && self.summary.warned > 0)
+    }
+}
+
+/// Whether an uncovered catalogue rule is a gap of a `verification`
+/// section: enforced by types and untested rules always show; a tested
+/// rule shows only when this verification has a test for it and no test of
+/// the run covered it (a publisher's §3.1, which only the subscriber
+/// verifications can check, is not a publisher gap).
+fn is_gap(rule: &Rule, verification: Verification, covered_in_run: &[String]) -> bool {
+    match rule.check {
+        Check::Tested { tests } => {
+            let prefix = format!("{}::", verification.as_str());
+            tests.iter().any(|t| t.starts_with(&prefix))
+                && !covered_in_run.iter().any(|id| covers(id, rule))
+        }
+        Check::EnforcedByTypes { .. } | Check::Untested { .. } => true,
+    }
+}
+
+/// Whether a violation of `broken` counts against a row of `row`: the same
+/// rule, or one of its conditions.
+fn counts_against(broken: &str, row: &str) -> bool {
+    broken == row
+        || broken
+            .strip_prefix(row)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// A row for each rule broken during the group's tests that no test of the
+/// group has as its own: its verdict comes from what was seen, its message
+/// says where.
+fn violated_rows(rows: &[RuleResult]) -> Vec<RuleResult> {
+    let mut added: Vec<RuleResult> = Vec::new();
+    for row in rows {
+        for violation in &row.violations {
+            let has_row = rows
+                .iter()
+                .chain(&added)
+                .any(|r| counts_against(&violation.rule, &r.rule));
+            if has_row {
+                continue;
+            }
+            added.push(RuleResult {
+                target: row.target.clone(),
+                verification: row.verification,
+                rule: violation.rule.clone(),
+                test: String::new(),
+                verdict: if violation.warning {
+                    Verdict::Warned
+                } else {
+                    Verdict::Failed
+                },
+                message: Some(format!("seen in {}: {}", row.test, violation.message)),
+                duration_ms: 0.0,
+                trace: row.trace.clone(),
+                violations: Vec::new(),
+                module: row.module.clone(),
+            });
+        }
+    }
+    added
+}
+
+/// Each row's rule verdict, counting the violations every test of the
+/// section saw.
+fn rule_verdicts(rows: &[RuleResult]) -> Vec<RuleVerdict> {
+    rows.iter()
+        .map(|row| {
+            let seen_in: Vec<Seen> = rows
+                .iter()
+                .filter(|other| !other.test.is_empty())
+                .flat_map(|other| {
+                    other
+                        .violations
+                        .iter()
+                        .filter(|v| counts_against(&v.rule, &row.rule))
+                        .map(|v| Seen {
+                            test: other.test.clone(),
+                            violation: v.clone(),
+                        })
+                })
+                .collect();
+            let fails = seen_in.iter().any(|s| !s.violation.warning);
+            let verdict = match row.verdict {
+                Verdict::Failed => Verdict::Failed,
+                _ if fails => Verdict::Failed,
+                Verdict::Warned => Verdict::Warned,
+                _ if !seen_in.is_empty() => Verdict::Warned,
+                own => own,
+            };
+            RuleVerdict { verdict, seen_in }
+        })
+        .collect()
 }
 
 /// Which catalogue subjects a verification checks.
@@ -180,6 +343,8 @@ fn from_catalogue(rule: &Rule, target: &str, verification: Verification) -> Rule
         message: Some(message),
         duration_ms: 0.0,
         trace: Vec::new(),
+        violations: Vec::new(),
+        module: String::new(),
     }
 }
 
@@ -225,7 +390,14 @@ pub(crate) mod samples {
             message: message.map(str::to_owned),
             duration_ms: 12.5,
             trace: Vec::new(),
+            violations: Vec::new(),
+            module: String::new(),
         }
+    }
+
+    /// A passing publisher result of `rule`.
+    pub fn passing_result(rule: &str, test: &str) -> RuleResult {
+        result(rule, test, Verdict::Passed, None)
     }
 
     /// Everything passes or is skipped; only §1 is selected.
@@ -288,11 +460,25 @@ pub(crate) mod samples {
         );
         sink.target = "sink".into();
         sink.verification = Verification::StreamletSink;
-        let results = vec![
-            failed,
-            result("3.8", "spec_3_08", Verdict::Passed, None),
-            sink,
-        ];
+        // §3.8's own check held, but it saw §1.1 broken; §3.10 (a MAY
+        // rule) only warned.
+        let mut saw = result("3.8", "spec_3_08", Verdict::Passed, None);
+        saw.violations = vec![reactive_streams_tck::outcome::Violation {
+            rule: "1.1".into(),
+            message:
+                "§1.1: [publisher of 3] expected at most 1 on_next; actual: on_next #2 (value 1)"
+                    .into(),
+            scenario: Some("publisher of 3".into()),
+            warning: false,
+        }];
+        saw.module = "my_crate::range::publisher".into();
+        let warned = result(
+            "3.10",
+            "spec_3_10",
+            Verdict::Warned,
+            Some("§3.10: expected on_next within request(1); actual: it came later"),
+        );
+        let results = vec![failed, saw, warned, sink];
         Report::assemble(
             "my-crate",
             results,
@@ -329,6 +515,56 @@ mod tests {
             .unwrap();
         let ids: Vec<&str> = sink.rows.iter().map(|r| r.rule.as_str()).collect();
         assert_eq!(ids, ["streamlet.3.c", "streamlet.5", "streamlet.6"]);
+    }
+
+    #[test]
+    fn a_rule_another_verification_covers_is_not_a_gap() {
+        let mut publisher = samples::passing_result("3.9", "spec_3_09");
+        publisher.verification = Verification::Publisher;
+        let mut subscriber = samples::passing_result("3.1", "spec_3_01");
+        subscriber.verification = Verification::SubscriberBlackbox;
+        let report = Report::assemble(
+            "my-crate",
+            vec![publisher, subscriber],
+            Some(&RulePattern::parse("3.1,3.9").unwrap()),
+        );
+        let section = &report.sections[0];
+        assert_eq!(section.verification, Verification::Publisher);
+        let ids: Vec<&str> = section.rows.iter().map(|r| r.rule.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["3.9"],
+            "§3.1 is covered by the subscriber verification"
+        );
+        assert_eq!(report.summary.untested, 0);
+    }
+
+    #[test]
+    fn a_rule_seen_broken_elsewhere_fails_and_says_where() {
+        let report = samples::broken();
+        let section = &report.sections[0];
+        let (row, verdict) = section.rows().find(|(r, _)| r.rule == "1.1").unwrap();
+        assert_eq!(verdict.verdict, Verdict::Failed);
+        assert_eq!(verdict.seen_in[0].test, "spec_3_08");
+        assert!(row
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("seen in spec_3_08: §1.1"));
+        let (_, own) = section.rows().find(|(r, _)| r.rule == "3.8").unwrap();
+        assert_eq!(own.verdict, Verdict::Passed, "§3.8's own check held");
+        assert_eq!(section.failed_rules(), ["1.1", "3.9"]);
+        assert!(report.fails(false));
+    }
+
+    #[test]
+    fn warnings_fail_only_a_strict_run() {
+        let mut warned = samples::passing_result("3.4", "spec_3_04");
+        warned.verdict = Verdict::Warned;
+        let report = Report::assemble("c", vec![warned], Some(&RulePattern::parse("3.4").unwrap()));
+        assert_eq!(report.summary.warned, 1);
+        assert!(!report.fails(false));
+        assert!(report.fails(true));
     }
 
     #[test]
