@@ -148,16 +148,6 @@ impl<T> Shared<T> {
         let scenario = self.scenario.lock().clone();
         self.cx.failure_in(scenario, rule, expected, actual)
     }
-
-    /// A failure of the rule under test seen by this probe.
-    pub(crate) fn failure(
-        &self,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
-    ) -> Failure {
-        let rule = self.cx.rule().to_owned();
-        self.failure_of(&rule, expected, actual)
-    }
 }
 
 /// The test's end of a recording subscriber. See the [module](self) docs.
@@ -244,7 +234,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
     }
 
     /// Holds "eventually" in §1.8 to a bound: a signal that begins more
-    /// than the no-signal window after `cancel()` returned and the signal
+    /// than the larger of the no-signal window and the prompt bound after `cancel()` returned and the signal
     /// running at that moment (if any) finished fails §1.8 as it arrives,
     /// even if the publisher drops the subscriber right after (a lingering
     /// thread, a worker that checks for cancellation only now and then).

@@ -169,6 +169,8 @@ pub(crate) fn explore_schedules<F: StreamFactory>(
             message: first.map(|f| f.to_string()),
             duration_ms: 0.0,
             trace,
+            violations: Vec::new(),
+            module: String::new(),
         }
     })
 }

@@ -298,8 +298,9 @@ struct Checkless {
 
 const CHECK_EVERY: u64 = 64;
 const TICK: Duration = Duration::from_millis(2);
-/// Longer than the self-tests' no-signal window (15 ms).
-const LINGER: Duration = Duration::from_millis(100);
+/// Longer than the bound on signals after cancel in the self-tests (the
+/// larger of the 15 ms no-signal window and the 100 ms prompt bound).
+const LINGER: Duration = Duration::from_millis(300);
 
 impl PublisherFactory for Checkless {
     type Element = u64;

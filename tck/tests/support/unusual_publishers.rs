@@ -138,19 +138,30 @@ impl PullSubscription {
             return call();
         };
         let me = std::thread::current().id();
-        {
+        let outermost = {
             let mut owner = calls.lock();
             match &mut *owner {
-                Some((thread, depth)) if *thread == me => *depth += 1,
+                Some((thread, depth)) if *thread == me => {
+                    *depth += 1;
+                    false
+                }
                 Some((thread, _)) => panic!(
                     "§2.7 broken: {what} on {me:?} overlapped a call still running on {thread:?}"
                 ),
-                None => *owner = Some((me, 1)),
+                None => {
+                    *owner = Some((me, 1));
+                    true
+                }
             }
-        }
-        // Widen the window an overlapping call would hit.
-        for _ in 0..3 {
-            std::thread::yield_now();
+        };
+        // Widen the window an overlapping call would hit. Only around the
+        // outermost call: a nested one (a request from on_next, §3.3) runs
+        // on the thread that already holds the turn, and yielding there
+        // would make long runs crawl on a loaded machine.
+        if outermost {
+            for _ in 0..3 {
+                std::thread::yield_now();
+            }
         }
         call();
         let mut owner = calls.lock();

@@ -218,7 +218,7 @@ pub fn spec_1_07<F: PublisherFactory>() -> RuleDef<F> {
 /// cancels from inside its third `on_next`; then asks for up to 1,000 and
 /// cancels from the test's thread after the third, while a worker may be
 /// emitting; there "eventually" is bounded: no signal may begin more than
-/// the no-signal window after `cancel()` returned and the signal in flight
+/// the larger of the no-signal window and the prompt bound after `cancel()` returned and the signal in flight
 /// finished ([`Probe::bound_signals_after_cancel`]). A publisher that never
 /// stops is itself stopped by the probe after a bounded flood (so a
 /// synchronous one cannot loop forever).
