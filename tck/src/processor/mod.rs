@@ -405,6 +405,9 @@ mod tests {
             "tck_cancel_propagates",
             "tck_bounded_upstream_demand",
         ]);
+        // §2.6 is about a subscriber that stops by itself (`stops_after`);
+        // a processor's subscriber side is driven by its downstream.
+        expected.retain(|test| *test != "spec_2_06");
         expected.sort_unstable();
         expected.dedup();
         let mut actual = TESTS.to_vec();

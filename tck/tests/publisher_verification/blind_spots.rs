@@ -25,7 +25,7 @@ fn failed_rules<F: PublisherFactory>(
         .expect("the factory is configured to run every rule");
     let failed = results
         .iter()
-        .filter(|r| r.verdict == Verdict::Failed)
+        .filter(|r| !r.broken_rules().is_empty())
         .map(|r| r.test.clone())
         .collect();
     (results, failed)
