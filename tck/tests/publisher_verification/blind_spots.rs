@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
 use reactive_streams::{Publisher, Subscriber, Subscription};
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::testkit::{Failing, SyncRange};
 

@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use reactive_streams::{Sink, StreamError, Talkback};
-use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
 
 const TAKE: u64 = 5;
