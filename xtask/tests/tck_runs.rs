@@ -88,10 +88,12 @@ fn rule_patterns_select_rules_and_their_catalogue_rows() {
         .iter()
         .map(|r| r["rule"].as_str().unwrap())
         .collect();
-    let expected: Vec<String> = (1..=17).map(|n| format!("3.{n}")).collect();
+    // §3.1 binds subscribers: only subscriber and processor verifications
+    // can check it, so it is no gap of this publisher-and-sink crate.
+    let expected: Vec<String> = (2..=17).map(|n| format!("3.{n}")).collect();
     assert_eq!(rules, expected);
     assert_eq!(value["summary"]["passed"], 1);
-    assert_eq!(value["summary"]["untested"], 16);
+    assert_eq!(value["summary"]["untested"], 15);
 }
 
 #[test]
