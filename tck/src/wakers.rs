@@ -82,11 +82,33 @@ impl WakeProbe {
         self.issued.lock().iter().map(Weak::strong_count).sum()
     }
 
+    /// Waits until no clone of its [`Waker`]s is alive, at most until
+    /// `deadline`; whether none is. Every dropped target notifies, so
+    /// another thread's drop is seen at once.
+    fn wait_no_clones(&self, deadline: Instant) -> bool {
+        let mut guard = self.lock.lock();
+        while self.clones_alive() > 0 {
+            if self.woken.wait_until(&mut guard, deadline).timed_out() {
+                return self.clones_alive() == 0;
+            }
+        }
+        true
+    }
+
     fn record_wake(&self) {
         self.cx.trace(format!("wake({})", self.name));
         let _guard = self.lock.lock();
         self.wakes.fetch_add(1, Ordering::SeqCst);
         self.woken.notify_all();
+    }
+}
+
+impl Drop for WakeTarget {
+    fn drop(&mut self) {
+        // The strong count is already 0 here: a waiter in
+        // `wait_no_clones` sees this clone gone.
+        let _guard = self.probe.lock.lock();
+        self.probe.woken.notify_all();
     }
 }
 
@@ -126,25 +148,22 @@ impl WakerSet {
     /// probes still held otherwise (`w2 (1 clone)`).
     pub(crate) fn wait_released(&self, within: Duration) -> Result<(), String> {
         let deadline = Instant::now() + within;
-        loop {
-            let held: Vec<String> = self
-                .made
-                .iter()
-                .filter(|p| p.clones_alive() > 0)
-                .map(|p| {
-                    let n = p.clones_alive();
-                    format!("{} ({n} clone{})", p.name(), if n == 1 { "" } else { "s" })
-                })
-                .collect();
-            if held.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(held.join(", "));
-            }
-            // Another thread (a timer driver, a producer) may still be
-            // dropping its clone: look again shortly.
-            std::thread::sleep(Duration::from_micros(200));
+        for probe in &self.made {
+            probe.wait_no_clones(deadline);
+        }
+        let held: Vec<String> = self
+            .made
+            .iter()
+            .filter(|p| p.clones_alive() > 0)
+            .map(|p| {
+                let n = p.clones_alive();
+                format!("{} ({n} clone{})", p.name(), if n == 1 { "" } else { "s" })
+            })
+            .collect();
+        if held.is_empty() {
+            Ok(())
+        } else {
+            Err(held.join(", "))
         }
     }
 }
