@@ -84,6 +84,32 @@ fn consumer(batch: u64) -> CallbackSubscriber<u64, impl FnMut(u64) + Send> {
     })
 }
 
+/// The plain loop plus one uncontended atomic read-modify-write per
+/// element (`fetch_add` on a counter only this thread touches): what any
+/// path that settles demand, claims a loop or counts an element atomically
+/// per element pays at least.
+fn floor_atomic_rmw(n: u64) {
+    let counter = std::sync::atomic::AtomicU64::new(0);
+    let counter = black_box(&counter);
+    for x in 0..black_box(n) {
+        counter.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        black_box(x * 2);
+    }
+}
+
+/// The plain loop plus one uncontended `parking_lot::Mutex` lock and
+/// unlock per element (two atomic read-modify-writes): what an element
+/// that passes through a processor's shared state under its lock pays at
+/// least.
+fn floor_lock(n: u64) {
+    let state = parking_lot::Mutex::new(0u64);
+    let state = black_box(&state);
+    for x in 0..black_box(n) {
+        *state.lock() += 1;
+        black_box(x * 2);
+    }
+}
+
 fn processor(n: u64, batch: u64) {
     let map = MapProcessor::new(|x: u64| x * 2);
     range(0, black_box(n)).subscribe(Box::new(map.clone()));
@@ -129,6 +155,16 @@ const ONE_THREAD: Group = Group {
             name: "dyn_floor",
             what: "floor: boxed `CallbackSubscriber` called in a loop, no publisher",
             run: dyn_floor,
+        },
+        Case {
+            name: "processor_floor_atomic_rmw",
+            what: "floor of any path with one atomic read-modify-write per element: the loop + one uncontended `fetch_add`",
+            run: floor_atomic_rmw,
+        },
+        Case {
+            name: "processor_floor_lock",
+            what: "floor of any path with one lock per element: the loop + one uncontended `parking_lot::Mutex` lock/unlock",
+            run: floor_lock,
         },
         Case {
             name: "processor_batch_1",
