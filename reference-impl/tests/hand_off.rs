@@ -216,3 +216,106 @@ fn a_long_synchronous_chain_at_batch_1_keeps_the_stack_bounded() {
         .expect("no stack overflow");
     assert_eq!(total, 100_000);
 }
+
+/// An upstream that, on the first `request`, emits element 0 from inside
+/// it, then lets another thread emit element 1 and complete while the
+/// `request` is still on the stack (serially: it waits for that thread).
+struct SplitSource;
+
+type Shared = Arc<Mutex<Option<Box<dyn Subscriber<u64>>>>>;
+
+struct SplitSubscription {
+    subscriber: Shared,
+    asked: AtomicU64,
+}
+
+impl Subscription for SplitSubscription {
+    fn request(&self, _: u64) {
+        if self.asked.fetch_add(1, Ordering::SeqCst) != 0 {
+            return;
+        }
+        if let Some(subscriber) = self.subscriber.lock().unwrap().as_mut() {
+            subscriber.on_next(0);
+        }
+        let shared = self.subscriber.clone();
+        std::thread::spawn(move || {
+            let mut guard = shared.lock().unwrap();
+            let subscriber = guard.as_mut().expect("still subscribed");
+            subscriber.on_next(1);
+            subscriber.on_complete();
+        })
+        .join()
+        .expect("the other thread emits");
+    }
+    fn cancel(&self) {}
+}
+
+impl Publisher<u64> for SplitSource {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let shared: Shared = Arc::default();
+        let subscription = Arc::new(SplitSubscription {
+            subscriber: shared.clone(),
+            asked: AtomicU64::new(0),
+        });
+        subscriber.on_subscribe(subscription);
+        *shared.lock().unwrap() = Some(subscriber);
+    }
+}
+
+/// Records every signal as text; keeps its subscription for the test.
+struct Recording(Arc<Mutex<Vec<String>>>, Arc<Mutex<Option<Arc<dyn Subscription>>>>);
+
+impl Subscriber<u64> for Recording {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        *self.1.lock().unwrap() = Some(subscription);
+    }
+    fn on_next(&mut self, element: u64) {
+        self.0.lock().unwrap().push(element.to_string());
+    }
+    fn on_error(&mut self, error: StreamError) {
+        self.0.lock().unwrap().push(format!("error: {error}"));
+    }
+    fn on_complete(&mut self) {
+        self.0.lock().unwrap().push("complete".into());
+    }
+}
+
+#[test]
+fn elements_from_another_thread_during_a_collected_burst_follow_it_and_so_does_the_end() {
+    for subscribers in 1..=2 {
+        let map = MapProcessor::new(|x: u64| x * 10);
+        SplitSource.subscribe(Box::new(map.clone()));
+        let subscribed: Vec<_> = (0..subscribers)
+            .map(|_| {
+                let log = Arc::new(Mutex::new(Vec::new()));
+                let subscription = Arc::new(Mutex::new(None));
+                map.subscribe(Box::new(Recording(log.clone(), subscription.clone())));
+                (log, subscription)
+            })
+            .collect();
+        // The last request lets the processor ask upstream, from inside it.
+        for (_, subscription) in &subscribed {
+            let subscription = subscription.lock().unwrap().clone();
+            subscription.expect("subscribed").request(10);
+        }
+        for (log, _) in subscribed {
+            assert_eq!(
+                *log.lock().unwrap(),
+                vec!["0", "10", "complete"],
+                "{subscribers} subscriber(s)"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_burst_collected_inside_the_request_respects_each_subscribers_demand() {
+    // The subscriber's request reaches `range` through the processor, and
+    // `range` emits from inside that request: the burst is collected and
+    // handed on within demand, batch after batch, in order.
+    let map = MapProcessor::new(|x: u64| x + 1);
+    range(0, 1_000).subscribe(Box::new(map.clone()));
+    let (slow, seen) = counting(3, None);
+    map.subscribe(Box::new(slow));
+    assert_eq!(*seen.lock().unwrap(), (1..=1_000).collect::<Vec<_>>());
+}
