@@ -163,7 +163,7 @@ pub struct Drain<T, P, S: ?Sized = dyn Subscriber<T>> {
 /// A number that tells the calling thread apart from every other live
 /// thread: the address of a thread-local. Never 0.
 #[inline]
-pub(crate) fn thread_mark() -> usize {
+fn thread_mark() -> usize {
     thread_local! {
         static MARK: u8 = const { 0 };
     }

@@ -25,17 +25,6 @@
 //! and the slot. Whoever finds the drain busy (a request from another
 //! thread, or elements already queued) queues the element as before.
 //!
-//! A synchronous upstream usually emits from inside the stage's own
-//! `request` to it (a downstream refill reaches upstream through the
-//! stage, and the source runs its loop right there). Those elements are
-//! *collected*: while this thread is inside that call, `on_next` appends
-//! to a buffer only this thread sees (a thread-local frame, see
-//! [`Collect`]), without the lock, and when the call returns the whole
-//! burst is queued for every subscriber under one lock and their drains
-//! woken once. Meanwhile the stage is marked as collecting: an element
-//! from another thread queues behind the burst (its own `late` list) and a
-//! terminal from another thread waits for the burst, so order holds.
-//!
 //! A subscriber joins under that lock too, seeded with copies of what the
 //! fullest queue still holds: every queue is a suffix of the same sequence,
 //! so the newcomer gets exactly the elements its slowest peer has not taken
@@ -44,17 +33,15 @@
 //! After completion the queues still holding elements are kept for the
 //! same reason.
 
-use std::any::Any;
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
 use parking_lot::{Mutex, MutexGuard};
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
-use crate::drain::{thread_mark, Claim, Drain, Emission, Producer};
+use crate::drain::{Claim, Drain, Emission, Producer};
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, Terminal};
 use crate::overflow::BoundedBuffer;
@@ -67,10 +54,6 @@ pub(crate) struct Stage<R: Send + 'static> {
     buffer: u64,
     executor: Executor,
     next_id: AtomicU64,
-    /// The [`thread_mark`] of the thread inside this stage's call to
-    /// `upstream.request`, collecting what upstream emits from inside it
-    /// (see [`Collect`]); 0 when none is.
-    collector: AtomicUsize,
     state: Mutex<State<R>>,
 }
 
@@ -116,14 +99,6 @@ struct State<R: Send + 'static> {
     pending_request: u64,
     pending_cancel: bool,
     calling_upstream: bool,
-    /// A thread is inside `upstream.request`, collecting a burst.
-    collecting: bool,
-    /// Elements from other threads while collecting: queued behind the
-    /// burst.
-    late: Vec<R>,
-    /// A terminal from another thread while collecting: applied after the
-    /// burst.
-    deferred: Option<Option<StreamError>>,
 }
 
 impl<R: Clone + Send + 'static> Stage<R> {
@@ -133,7 +108,6 @@ impl<R: Clone + Send + 'static> Stage<R> {
             buffer,
             executor,
             next_id: AtomicU64::new(0),
-            collector: AtomicUsize::new(0),
             state: Mutex::new(State {
                 upstream: None,
                 outstanding: 0,
@@ -142,9 +116,6 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 pending_request: 0,
                 pending_cancel: false,
                 calling_upstream: false,
-                collecting: false,
-                late: Vec::new(),
-                deferred: None,
             }),
         })
     }
@@ -181,23 +152,10 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// from it, or waits for demand, whose arrival wakes it anyway), so a
     /// burst costs one wake-up.
     pub(crate) fn on_next(&self, element: R, hand_off: &mut HandOff<R>) {
-        let element = if self.collector.load(Ordering::Relaxed) == thread_mark() {
-            match Collect::push(self.key(), element) {
-                Ok(()) => return,
-                Err(element) => element,
-            }
-        } else {
-            element
-        };
         hand_off.plan.clear();
         {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
-                return;
-            }
-            if state.collecting {
-                // Behind the burst another thread is collecting.
-                state.late.push(element);
                 return;
             }
             state.outstanding = demand::fulfil(state.outstanding, 1);
@@ -267,59 +225,6 @@ impl<R: Clone + Send + 'static> Stage<R> {
         }
     }
 
-    /// This stage's key in the [`Collect`] frames.
-    fn key(&self) -> usize {
-        self as *const Self as usize
-    }
-
-    /// Queues a burst (then whatever other threads delivered meanwhile)
-    /// for every subscriber under one lock and wakes the drains whose
-    /// queue was empty; `last` ends the collecting and applies a terminal
-    /// that waited for it. `wake` is false only while unwinding: no
-    /// subscriber code runs then.
-    fn flush(&self, mut burst: Vec<R>, last: bool) {
-        let wake_drains = !std::thread::panicking();
-        let mut wake: Vec<Arc<StageDrain<R>>> = Vec::new();
-        let deferred = {
-            let mut state = self.state.lock();
-            burst.append(&mut state.late);
-            let deferred = if last {
-                state.collecting = false;
-                state.deferred.take()
-            } else {
-                None
-            };
-            if state.terminal.is_none() && !burst.is_empty() {
-                let n = burst.len() as u64;
-                state.outstanding = demand::fulfil(state.outstanding, n);
-                let count = state.downstreams.len();
-                for (index, downstream) in state.downstreams.iter_mut().enumerate() {
-                    downstream.received(n);
-                    if downstream.queue.is_empty() {
-                        wake.push(downstream.drain.clone());
-                    }
-                    if index + 1 == count {
-                        downstream.queue.extend(burst.drain(..));
-                    } else {
-                        downstream.queue.extend(burst.iter().cloned());
-                    }
-                }
-            }
-            deferred
-        };
-        // Undelivered (terminated, or nobody subscribed): dropped outside
-        // the lock, see `end`.
-        drop(burst);
-        if wake_drains {
-            for drain in wake {
-                drain.signal();
-            }
-        }
-        if let Some(reason) = deferred {
-            self.end(reason);
-        }
-    }
-
     /// An element the operator discarded: ask upstream for a replacement.
     pub(crate) fn on_discard(&self) {
         let mut state = self.state.lock();
@@ -334,26 +239,11 @@ impl<R: Clone + Send + 'static> Stage<R> {
     pub(crate) fn on_terminal(&self, reason: Option<StreamError>, hand_off: &mut HandOff<R>) {
         // No more hand-offs: let go of the drains.
         *hand_off = HandOff::default();
-        if self.collector.load(Ordering::Relaxed) == thread_mark() {
-            // From inside our own request: the burst so far goes first.
-            let burst = Collect::take(self.key());
-            self.flush(burst, false);
-        }
-        self.end(reason);
-    }
-
-    /// Ends the stream for every subscriber (or, while another thread
-    /// collects a burst, once that burst is queued).
-    fn end(&self, reason: Option<StreamError>) {
         // Dropped elements leave after the lock is released: dropping one
         // may run user code (e.g. a datum-done callback) that calls back.
         let (wake, dropped): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>) = {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
-                return;
-            }
-            if state.collecting {
-                state.deferred.get_or_insert(reason);
                 return;
             }
             state.terminal = Some(match &reason {
@@ -523,16 +413,11 @@ impl<R: Clone + Send + 'static> Stage<R> {
             if cancel {
                 state.upstream = None;
             }
-            if !cancel {
-                state.collecting = true;
-            }
             drop(state);
             if cancel {
                 upstream.cancel();
             } else {
-                let frame = Collect::begin(self, n);
                 upstream.request(n);
-                drop(frame);
             }
             state = self.state.lock();
         }
@@ -693,84 +578,5 @@ impl<R: Send + 'static> Default for HandOff<R> {
             plan: Vec::new(),
             ready: Mutex::new(Vec::new()),
         }
-    }
-}
-
-thread_local! {
-    /// The bursts being collected on this thread, innermost last: a stage's
-    /// key and its `Vec<R>`.
-    static FRAMES: RefCell<Vec<(usize, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// One stage's burst collection on this thread, for the duration of its
-/// call to `upstream.request` (see the module docs). Ending it (also when
-/// the call panics) queues the burst.
-struct Collect<'a, R: Clone + Send + 'static> {
-    stage: &'a Stage<R>,
-}
-
-impl<'a, R: Clone + Send + 'static> Collect<'a, R> {
-    /// Starts collecting for `stage`, which is about to request `n`
-    /// (room for that many is made up front, within reason).
-    fn begin(stage: &'a Stage<R>, n: u64) -> Self {
-        let room = usize::try_from(n.min(1024)).unwrap_or(1024);
-        FRAMES.with(|frames| {
-            frames
-                .borrow_mut()
-                .push((stage.key(), Box::new(Vec::<R>::with_capacity(room))))
-        });
-        stage.collector.store(thread_mark(), Ordering::Relaxed);
-        Collect { stage }
-    }
-
-    /// Appends `element` to the burst of stage `key` on this thread; `Err`
-    /// if there is none.
-    fn push(key: usize, element: R) -> Result<(), R> {
-        FRAMES.with(|frames| {
-            let mut frames = frames.borrow_mut();
-            let burst = frames
-                .iter_mut()
-                .rev()
-                .find(|(k, _)| *k == key)
-                .and_then(|(_, burst)| burst.downcast_mut::<Vec<R>>());
-            match burst {
-                Some(burst) => {
-                    burst.push(element);
-                    Ok(())
-                }
-                None => Err(element),
-            }
-        })
-    }
-
-    /// Takes the burst of stage `key` so far (its frame stays).
-    fn take(key: usize) -> Vec<R> {
-        FRAMES.with(|frames| {
-            let mut frames = frames.borrow_mut();
-            frames
-                .iter_mut()
-                .rev()
-                .find(|(k, _)| *k == key)
-                .and_then(|(_, burst)| burst.downcast_mut::<Vec<R>>())
-                .map(std::mem::take)
-                .unwrap_or_default()
-        })
-    }
-}
-
-impl<R: Clone + Send + 'static> Drop for Collect<'_, R> {
-    fn drop(&mut self) {
-        let key = self.stage.key();
-        self.stage.collector.store(0, Ordering::Relaxed);
-        let burst = FRAMES.with(|frames| {
-            let mut frames = frames.borrow_mut();
-            let at = frames.iter().rposition(|(k, _)| *k == key);
-            at.map(|at| frames.remove(at).1)
-        });
-        let burst = burst
-            .and_then(|burst| burst.downcast::<Vec<R>>().ok())
-            .map(|burst| *burst)
-            .unwrap_or_default();
-        self.stage.flush(burst, true);
     }
 }
