@@ -281,7 +281,7 @@ impl Subscriber<u64> for Recording {
 }
 
 #[test]
-fn elements_from_another_thread_during_a_collected_burst_follow_it_and_so_does_the_end() {
+fn elements_another_thread_emits_while_the_processors_request_is_on_the_stack_keep_order() {
     for subscribers in 1..=2 {
         let map = MapProcessor::new(|x: u64| x * 10);
         SplitSource.subscribe(Box::new(map.clone()));
@@ -309,10 +309,10 @@ fn elements_from_another_thread_during_a_collected_burst_follow_it_and_so_does_t
 }
 
 #[test]
-fn a_burst_collected_inside_the_request_respects_each_subscribers_demand() {
+fn a_source_emitting_inside_the_processors_request_respects_a_small_batch() {
     // The subscriber's request reaches `range` through the processor, and
-    // `range` emits from inside that request: the burst is collected and
-    // handed on within demand, batch after batch, in order.
+    // `range` emits from inside that request, while the subscriber's drain
+    // is busy: queued, then handed on within demand, batch after batch.
     let map = MapProcessor::new(|x: u64| x + 1);
     range(0, 1_000).subscribe(Box::new(map.clone()));
     let (slow, seen) = counting(3, None);
