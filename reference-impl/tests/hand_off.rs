@@ -263,7 +263,10 @@ impl Publisher<u64> for SplitSource {
 }
 
 /// Records every signal as text; keeps its subscription for the test.
-struct Recording(Arc<Mutex<Vec<String>>>, Arc<Mutex<Option<Arc<dyn Subscription>>>>);
+struct Recording(
+    Arc<Mutex<Vec<String>>>,
+    Arc<Mutex<Option<Arc<dyn Subscription>>>>,
+);
 
 impl Subscriber<u64> for Recording {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
