@@ -65,6 +65,8 @@ use reactive_streams::Publisher;
 pub use lineage::Lineage;
 
 use crate::context::RuleCx;
+use crate::extended::config::{parse_seed, CASES_ENV, SEED_ENV};
+use crate::extended::explore::MAX_SHRINK_RUNS;
 use crate::env::{ConfigError, TestEnv};
 use crate::outcome::{RuleResult, Verification};
 use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
@@ -72,6 +74,37 @@ use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
 /// Generated scripts per rule test, unless [`LifecycleVerification::cases`]
 /// says otherwise.
 pub const DEFAULT_CASES: usize = 24;
+
+/// The seed scripts are drawn from unless [`LifecycleVerification::seed`]
+/// or `RS_TCK_SEED` says otherwise: runs are the same every time.
+pub const DEFAULT_SEED: u64 = 0;
+
+/// `RS_TCK_CASES` or `RS_TCK_SEED` if set; what it holds if unreadable.
+fn read_env(var: &str) -> Result<Option<u64>, String> {
+    match std::env::var(var) {
+        Ok(text) if text.trim().is_empty() => Ok(None),
+        Ok(text) => parse_seed(&text)
+            .map(Some)
+            .ok_or_else(|| format!("{var}={text:?} is not a number (decimal or 0x-hex)")),
+        Err(_) => Ok(None),
+    }
+}
+
+/// A copy of `env` whose watchdog covers `rounds` scripts one after the
+/// other (each script keeps `env`'s own watchdog).
+fn whole_run(env: &TestEnv, rounds: u64) -> TestEnv {
+    let rounds = u32::try_from(rounds.saturating_add(2)).unwrap_or(u32::MAX);
+    TestEnv::builder()
+        .timeout(env.timeout())
+        .no_signal_timeout(env.no_signal_timeout())
+        .prompt(env.prompt())
+        .watchdog(
+            env.watchdog()
+                .checked_mul(rounds)
+                .unwrap_or(std::time::Duration::from_secs(24 * 3600)),
+        )
+        .build()
+}
 
 /// The rule tests, in order.
 pub const TESTS: &[&str] = &["done_1", "done_2", "done_3", "done_4", "done_5", "done_6"];
@@ -99,12 +132,29 @@ pub trait LifecycleFactory: Send + Sync + 'static {
         &self,
         inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
     ) -> Box<dyn Publisher<Self::Output>>;
+
+    /// How many data of each input the stage may still hold after
+    /// downstream has dropped every output made from them: its `k` most
+    /// recent data per input that were delivered in some output (an
+    /// operator that passes data on keeps 0; a combine-latest keeps the
+    /// latest of each side, 1; a sliding window of `n` keeps `n - 1`; a
+    /// flat-map keeps the datum whose outputs are still coming, 1).
+    ///
+    /// With `Some(k)`, done.3 also checks mid-stream, each time downstream
+    /// drops what it holds, that every other consumed datum is done within
+    /// the larger of `RS_TCK_NO_SIGNAL_MS` and `RS_TCK_PROMPT_MS`. The
+    /// default, `None`, declares nothing: the stage may keep consumed data
+    /// until the stream ends, and done.3–5 judge it only then.
+    fn keeps_delivered(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Runs the datum-lifecycle verification against one factory.
 pub struct LifecycleVerification<F: LifecycleFactory> {
     suite: Suite<F>,
-    cases: usize,
+    cases: Option<usize>,
+    seed: Option<u64>,
 }
 
 impl<F: LifecycleFactory> LifecycleVerification<F> {
@@ -113,7 +163,8 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
         LifecycleVerification {
             // One rule at a time: each already runs many generated scripts.
             suite: Suite::new(Verification::DatumLifecycle, factory, type_tail::<F>(), 1),
-            cases: DEFAULT_CASES,
+            cases: None,
+            seed: None,
         }
     }
 
@@ -129,24 +180,64 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
         self
     }
 
-    /// Generated scripts per rule test (default [`DEFAULT_CASES`]).
+    /// Generated scripts per rule test (default: `RS_TCK_CASES`, else
+    /// [`DEFAULT_CASES`]).
     pub fn cases(mut self, cases: usize) -> Self {
-        self.cases = cases.max(1);
+        self.cases = Some(cases.max(1));
         self
     }
 
-    /// Every rule test, running `cases` scripts each.
-    fn table(&self) -> Table<F> {
-        let cases = self.cases;
-        TESTS
+    /// The seed scripts are drawn from (default: `RS_TCK_SEED`, else
+    /// [`DEFAULT_SEED`]). A failure prints the seed that replays its
+    /// shrunk script alone (`RS_TCK_SEED=<seed> RS_TCK_CASES=1`).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// The budget of every rule test, and a suite whose watchdog covers
+    /// a whole exploration (each script has the usual watchdog).
+    fn prepare(&self) -> Result<(Suite<F>, Table<F>), ConfigError> {
+        let env = self.suite.resolved_env()?;
+        let mut unreadable = None;
+        let mut setting = |set: Option<u64>, var: &str, default: u64| {
+            set.or_else(|| {
+                read_env(var)
+                    .unwrap_or_else(|problem| {
+                        unreadable = Some(problem);
+                        None
+                    })
+            })
+            .unwrap_or(default)
+        };
+        let cases = setting(self.cases.map(|c| c as u64), CASES_ENV, DEFAULT_CASES as u64).max(1);
+        let seed = setting(self.seed, SEED_ENV, DEFAULT_SEED);
+        let budget = rules::Budget {
+            cases,
+            seed,
+            env,
+            unreadable: unreadable.map(Arc::new),
+        };
+        let rounds = cases.div_ceil(rules::PARALLELISM as u64) + MAX_SHRINK_RUNS;
+        let suite = Suite {
+            subject: self.suite.subject.clone(),
+            env: Some(whole_run(&env, rounds)),
+            target: self.suite.target.clone(),
+            verification: self.suite.verification,
+            parallelism: self.suite.parallelism,
+        };
+        let subject = self.suite.subject.clone();
+        let table = TESTS
             .iter()
             .map(|&name| {
-                let body =
-                    Arc::new(move |cx: &RuleCx, factory: &F| rules::run(name, cx, factory, cases))
-                        as Body<F>;
+                let subject = subject.clone();
+                let budget = budget.clone();
+                let body = Arc::new(move |cx: &RuleCx, _: &F| rules::run(name, cx, &subject, &budget))
+                    as Body<F>;
                 (name, Test::from(body))
             })
-            .collect()
+            .collect();
+        Ok((suite, table))
     }
 
     /// Runs one rule test by name (`"done_1"`).
@@ -159,12 +250,14 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
             TESTS.contains(&test),
             "no datum-lifecycle rule test named {test}"
         );
-        self.suite.run(self.table(), test)
+        let (suite, table) = self.prepare()?;
+        suite.run(table, test)
     }
 
     /// Runs every rule test, in [`TESTS`] order.
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        self.suite.run_all(self.table(), Vacuity::Allowed)
+        let (suite, table) = self.prepare()?;
+        suite.run_all(table, Vacuity::Allowed)
     }
 }
 

@@ -126,6 +126,7 @@ fn table<F: SubscriberBlackboxFactory>() -> Vec<(&'static str, Body<Blackbox<F>>
     vec![
         ("spec_2_01", body(rules::spec_2_01::<Blackbox<F>>)),
         ("spec_2_03", body(rules::spec_2_03::<Blackbox<F>>)),
+        ("spec_2_04", body(rules::spec_2_04::<Blackbox<F>>)),
         ("spec_2_05", body(rules::spec_2_05::<Blackbox<F>>)),
         ("spec_2_06", body(rules::spec_2_06::<Blackbox<F>>)),
         ("spec_2_07", body(rules::spec_2_07::<Blackbox<F>>)),
@@ -187,8 +188,8 @@ pub fn __run_generated<F: SubscriberBlackboxFactory>(test: &str, target: &str, f
 macro_rules! __subscriber_blackbox_tests {
     (@list $($then:tt)*) => {
         $crate::__subscriber_blackbox_tests! { $($then)* [
-            spec_2_01, spec_2_03, spec_2_05, spec_2_06, spec_2_07, spec_2_09, spec_2_10,
-            spec_2_12, spec_2_13, spec_3_01, spec_3_08
+            spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_06, spec_2_07, spec_2_09,
+            spec_2_10, spec_2_12, spec_2_13, spec_3_01, spec_3_08
         ] }
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
