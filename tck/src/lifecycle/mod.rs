@@ -65,9 +65,9 @@ use reactive_streams::Publisher;
 pub use lineage::Lineage;
 
 use crate::context::RuleCx;
+use crate::env::{ConfigError, TestEnv};
 use crate::extended::config::{parse_seed, CASES_ENV, SEED_ENV};
 use crate::extended::explore::MAX_SHRINK_RUNS;
-use crate::env::{ConfigError, TestEnv};
 use crate::outcome::{RuleResult, Verification};
 use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
 
@@ -202,15 +202,19 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
         let mut unreadable = None;
         let mut setting = |set: Option<u64>, var: &str, default: u64| {
             set.or_else(|| {
-                read_env(var)
-                    .unwrap_or_else(|problem| {
-                        unreadable = Some(problem);
-                        None
-                    })
+                read_env(var).unwrap_or_else(|problem| {
+                    unreadable = Some(problem);
+                    None
+                })
             })
             .unwrap_or(default)
         };
-        let cases = setting(self.cases.map(|c| c as u64), CASES_ENV, DEFAULT_CASES as u64).max(1);
+        let cases = setting(
+            self.cases.map(|c| c as u64),
+            CASES_ENV,
+            DEFAULT_CASES as u64,
+        )
+        .max(1);
         let seed = setting(self.seed, SEED_ENV, DEFAULT_SEED);
         let budget = rules::Budget {
             cases,
@@ -232,8 +236,9 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
             .map(|&name| {
                 let subject = subject.clone();
                 let budget = budget.clone();
-                let body = Arc::new(move |cx: &RuleCx, _: &F| rules::run(name, cx, &subject, &budget))
-                    as Body<F>;
+                let body =
+                    Arc::new(move |cx: &RuleCx, _: &F| rules::run(name, cx, &subject, &budget))
+                        as Body<F>;
                 (name, Test::from(body))
             })
             .collect();

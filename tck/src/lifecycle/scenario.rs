@@ -317,7 +317,10 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
                     (std::mem::take(&mut state.held), state.delivered_ids.clone())
                 };
                 check_held(&shared, &held, &mut seen.uncarried);
-                cx.trace(format!("downstream drops the {} outputs it held", held.len()));
+                cx.trace(format!(
+                    "downstream drops the {} outputs it held",
+                    held.len()
+                ));
                 drop(held);
                 if let Some(keep) = keeps {
                     let released = released(&delivered, keep);

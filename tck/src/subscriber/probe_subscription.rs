@@ -290,14 +290,12 @@ impl Handle {
                     format!("{what} on the {label} after {terminal}"),
                 ));
             }
-        } else if state.dropped && signal != Some("drop") {
-            if state.first_report("3.1") {
-                cx.record(cx.failure_of(
-                    "3.1",
-                    "no call on the subscription once its subscriber was dropped",
-                    format!("{what} on the {label} after the subscriber was dropped"),
-                ));
-            }
+        } else if state.dropped && signal != Some("drop") && state.first_report("3.1") {
+            cx.record(cx.failure_of(
+                "3.1",
+                "no call on the subscription once its subscriber was dropped",
+                format!("{what} on the {label} after the subscriber was dropped"),
+            ));
         }
         self.check_role(state, what);
     }

@@ -55,13 +55,16 @@ impl LifecycleFactory for Pairs {
     }
 }
 
+type Input = Box<dyn Publisher<Tracked<u64>>>;
+type Downstream = Box<dyn Subscriber<Tracked<(u64, u64)>>>;
+
 struct Pair {
-    inputs: Mutex<Option<[Box<dyn Publisher<Tracked<u64>>>; 2]>>,
+    inputs: Mutex<Option<[Input; 2]>>,
     combine: Combine,
 }
 
 impl Publisher<Tracked<(u64, u64)>> for Pair {
-    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<Tracked<(u64, u64)>>>) {
+    fn subscribe(&self, mut subscriber: Downstream) {
         let Some(inputs) = self.inputs.lock().take() else {
             subscriber.on_subscribe(Arc::new(Core::default()));
             subscriber.on_error(StreamError::msg("serves one subscriber"));
@@ -87,7 +90,7 @@ impl Publisher<Tracked<(u64, u64)>> for Pair {
 
 #[derive(Default)]
 struct State {
-    downstream: Option<Box<dyn Subscriber<Tracked<(u64, u64)>>>>,
+    downstream: Option<Downstream>,
     upstream: [Option<Arc<dyn Subscription>>; 2],
     latest: [Option<Tracked<u64>>; 2],
     pairs: VecDeque<Tracked<(u64, u64)>>,
