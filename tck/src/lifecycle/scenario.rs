@@ -481,8 +481,8 @@ impl Input {
     }
 
     fn send(&self, signal: Signal) {
-        let mut subscriber = self.subscriber.lock();
-        let Some(subscriber) = subscriber.as_mut() else {
+        let mut subscriber_slot = self.subscriber.lock();
+        let Some(subscriber) = subscriber_slot.as_mut() else {
             return;
         };
         match signal {
@@ -494,6 +494,13 @@ impl Input {
             Signal::Error => subscriber.on_error(StreamError::msg(
                 "upstream failure injected by the datum-lifecycle verification",
             )),
+        }
+        // After its end or a cancel the input lets go of the stage's
+        // subscriber (§3.13), and whatever that subscriber holds.
+        let state = self.state.lock();
+        if state.ended || state.cancelled {
+            drop(state);
+            subscriber_slot.take();
         }
     }
 
@@ -622,6 +629,15 @@ impl Subscription for InputSubscription {
 
     fn cancel(&self) {
         self.0.state.lock().cancelled = true;
+        // Let go of the stage's subscriber (§3.13) unless a signal to it is
+        // running (maybe this cancel comes from inside it): that signal's
+        // sender lets go once it returns.
+        let taken = self
+            .0
+            .subscriber
+            .try_lock()
+            .and_then(|mut slot| slot.take());
+        drop(taken);
     }
 }
 
