@@ -123,7 +123,7 @@ pub fn is_extended_rule(rule: &str) -> bool {
 ///
 /// `$factory` is an expression making a
 /// [`PublisherFactory`](crate::publisher::PublisherFactory), evaluated once
-/// per test in a module nested two levels below the invocation. The module
+/// per test where the macro is invoked. The module
 /// name must differ from the quick verification's; give the quick one's
 /// name as the third argument so that reports list both under one target.
 ///
@@ -140,39 +140,9 @@ macro_rules! publisher_extended_verification {
         $crate::publisher_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod publisher {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_stress() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated(
-                                "tck_extended_stress",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, publisher, $crate::extended::__run_generated,
+            [tck_extended_schedules, tck_extended_stress]
         }
     };
 }
@@ -198,53 +168,9 @@ macro_rules! processor_extended_verification {
         $crate::processor_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod processor {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_processor(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_stress() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_processor(
-                                "tck_extended_stress",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_upstream() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_processor(
-                                "tck_extended_upstream",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, processor, $crate::extended::__run_generated_processor,
+            [tck_extended_schedules, tck_extended_stress, tck_extended_upstream]
         }
     };
 }
@@ -267,39 +193,9 @@ macro_rules! subscriber_blackbox_extended_verification {
         $crate::subscriber_blackbox_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod subscriber_blackbox {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_blackbox(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_stress() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_blackbox(
-                                "tck_extended_stress",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, subscriber_blackbox, $crate::extended::__run_generated_blackbox,
+            [tck_extended_schedules, tck_extended_stress]
         }
     };
 }
@@ -313,25 +209,9 @@ macro_rules! subscriber_whitebox_extended_verification {
         $crate::subscriber_whitebox_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod subscriber_whitebox {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_whitebox(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, subscriber_whitebox, $crate::extended::__run_generated_whitebox,
+            [tck_extended_schedules]
         }
     };
 }
@@ -350,39 +230,9 @@ macro_rules! streamlet_source_extended_verification {
         $crate::streamlet_source_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod streamlet_source {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_source(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_stress() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_source(
-                                "tck_extended_stress",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, streamlet_source, $crate::extended::__run_generated_source,
+            [tck_extended_schedules, tck_extended_stress]
         }
     };
 }
@@ -399,25 +249,9 @@ macro_rules! streamlet_sink_extended_verification {
         $crate::streamlet_sink_extended_verification! { $name, $factory, stringify!($name) }
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod streamlet_sink {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_sink(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, streamlet_sink, $crate::extended::__run_generated_sink,
+            [tck_extended_schedules]
         }
     };
 }

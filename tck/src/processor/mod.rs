@@ -311,19 +311,8 @@ macro_rules! __processor_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod processor {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::processor::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, processor, $crate::processor::__run_generated, [$($test),*]
         }
     };
 }

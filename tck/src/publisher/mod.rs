@@ -253,19 +253,8 @@ macro_rules! __publisher_tests {
         vec![$((stringify!($test), $crate::publisher::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod publisher {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::publisher::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, publisher, $crate::publisher::__run_generated, [$($test),*]
         }
     };
 }
@@ -276,8 +265,10 @@ macro_rules! __publisher_tests {
 ///
 /// `$factory` is an expression making a
 /// [`PublisherFactory`](crate::publisher::PublisherFactory); it is evaluated
-/// once per test, in a module nested two levels below the invocation (whose
-/// items it can name). Results carry `stringify!($name)` as their target, or
+/// once per test where the macro is invoked: it sees exactly what the
+/// invocation sees (`self::`, `super::`, private items, imports), so the
+/// macro works at the crate root, in any module, and several times in one
+/// module under different names. Results carry `stringify!($name)` as their target, or
 /// the display name given as a third argument.
 ///
 /// ```ignore

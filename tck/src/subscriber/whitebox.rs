@@ -255,19 +255,8 @@ macro_rules! __subscriber_whitebox_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod subscriber_whitebox {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::subscriber::whitebox::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, subscriber_whitebox, $crate::subscriber::whitebox::__run_generated, [$($test),*]
         }
     };
 }

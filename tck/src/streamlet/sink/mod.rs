@@ -142,19 +142,8 @@ macro_rules! __streamlet_sink_tests {
         vec![$((stringify!($test), $crate::streamlet::sink::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod streamlet_sink {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::streamlet::sink::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, streamlet_sink, $crate::streamlet::sink::__run_generated, [$($test),*]
         }
     };
 }
@@ -165,8 +154,8 @@ macro_rules! __streamlet_sink_tests {
 ///
 /// `$factory` is an expression making a
 /// [`SinkFactory`](crate::streamlet::sink::SinkFactory); it is
-/// evaluated once per test, in a module nested two levels below the
-/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// evaluated once per test where the macro is invoked (it sees what the
+/// invocation sees; the macro works in any module, several times in one). Results carry `stringify!($name)`
 /// as their target, or the display name given as a third argument.
 ///
 /// ```ignore

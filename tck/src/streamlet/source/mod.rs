@@ -147,19 +147,8 @@ macro_rules! __streamlet_source_tests {
         vec![$((stringify!($test), $crate::streamlet::source::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod streamlet_source {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::streamlet::source::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, streamlet_source, $crate::streamlet::source::__run_generated, [$($test),*]
         }
     };
 }
@@ -170,8 +159,8 @@ macro_rules! __streamlet_source_tests {
 ///
 /// `$factory` is an expression making a
 /// [`SourceFactory`](crate::streamlet::source::SourceFactory); it is
-/// evaluated once per test, in a module nested two levels below the
-/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// evaluated once per test where the macro is invoked (it sees what the
+/// invocation sees; the macro works in any module, several times in one). Results carry `stringify!($name)`
 /// as their target, or the display name given as a third argument.
 ///
 /// ```ignore
