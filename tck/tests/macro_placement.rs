@@ -27,11 +27,11 @@ use reactive_streams_tck::subscriber::{
 use reactive_streams_tck::testkit::{Failing, SyncRange};
 use reactive_streams_tck::{
     datum_lifecycle_verification, processor_extended_verification, processor_verification,
-    publisher_extended_verification, publisher_verification,
-    streamlet_sink_extended_verification, streamlet_sink_verification,
-    streamlet_source_extended_verification, streamlet_source_verification,
-    subscriber_blackbox_extended_verification, subscriber_blackbox_verification,
-    subscriber_whitebox_extended_verification, subscriber_whitebox_verification,
+    publisher_extended_verification, publisher_verification, streamlet_sink_extended_verification,
+    streamlet_sink_verification, streamlet_source_extended_verification,
+    streamlet_source_verification, subscriber_blackbox_extended_verification,
+    subscriber_blackbox_verification, subscriber_whitebox_extended_verification,
+    subscriber_whitebox_verification,
 };
 
 /// A conforming range; `start` tells the placements apart.
@@ -198,7 +198,6 @@ mod several {
         }
     }
 
-    use reactive_streams_tck::lifecycle::LifecycleFactory as _;
     use reactive_streams_tck::*;
 
     publisher_verification!(first, crate::Ranges(20));

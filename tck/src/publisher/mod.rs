@@ -41,8 +41,9 @@
 //! `tck_<name>` (rule id `tck.<name>`) for checks of the factory itself.
 //! `cargo xtask tck` relies on this shape. See [`TESTS`] for the list.
 
-mod factory;
 #[doc(hidden)]
+pub mod extended;
+mod factory;
 pub mod rules;
 
 use std::sync::Arc;
@@ -50,7 +51,7 @@ use std::sync::Arc;
 pub use factory::PublisherFactory;
 
 use crate::context::{RuleBody, RuleCx};
-use crate::env::{ConfigError, TestEnv};
+use crate::env::ConfigError;
 use crate::outcome::{RuleResult, Verification};
 use crate::suite::{
     declared_skips, run_generated, type_tail, Body, Suite, Table, Test, Unmet, Vacuity,
@@ -181,25 +182,6 @@ impl<F: PublisherFactory> PublisherVerification<F> {
         }
     }
 
-    /// Timing bounds (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.suite.env = Some(env);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.suite.target = name.into();
-        self
-    }
-
-    /// How many rule tests [`run_all`](Self::run_all) runs at once
-    /// (default 8; they mostly wait).
-    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
-        self.suite.parallelism = rules_at_once.max(1);
-        self
-    }
-
     /// Runs one rule test by name (`"spec_3_09"`).
     ///
     /// # Panics
@@ -225,6 +207,8 @@ impl<F: PublisherFactory> PublisherVerification<F> {
         self.suite.run_all(table::<F>(), Vacuity::Allowed)
     }
 }
+
+crate::suite::suite_settings!(PublisherVerification, PublisherFactory, 8);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]

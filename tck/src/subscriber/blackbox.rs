@@ -171,13 +171,11 @@ verification_builder!(
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: SubscriberBlackboxFactory>(test: &str, target: &str, factory: F) {
-    match SubscriberBlackboxVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => crate::runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SubscriberBlackboxVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
 }
 
 /// The list of blackbox rule tests, and what is generated from it. Not

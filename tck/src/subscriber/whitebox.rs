@@ -232,13 +232,11 @@ verification_builder!(
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: SubscriberWhiteboxFactory>(test: &str, target: &str, factory: F) {
-    match SubscriberWhiteboxVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => crate::runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SubscriberWhiteboxVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
 }
 
 /// The list of whitebox rule tests, and what is generated from it. Not

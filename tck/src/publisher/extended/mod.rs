@@ -2,19 +2,21 @@
 //! concurrency stress against the publishers a [`PublisherFactory`] makes.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use super::config::{
-    show_seed, ExtendedConfig, ExtendedConfigError, SEED_ENV, STRESS_ITERATIONS_ENV,
-};
-use super::explore::{self, case_seed, MAX_SHRINK_RUNS};
-use super::schedule::{self, Schedule};
-use super::stress::{self, StressPlan};
-use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+pub mod schedule;
+pub mod stress;
+
+use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::TestEnv;
-use crate::outcome::{RuleResult, Verdict, Verification};
+use crate::explore::config::{ExtendedConfig, ExtendedConfigError};
+use crate::explore::{
+    exploration, explore_cases, extended_builder, stress_rounds, stressed, Settings, StressPlans,
+};
+use crate::outcome::{RuleResult, Verification};
 use crate::publisher::PublisherFactory;
-use crate::runner::{self, rule_of_test, RuleMeta};
+use crate::runner::RuleMeta;
+use schedule::Schedule;
+use stress::StressPlan;
 
 /// The extended rule tests, in order: `tck_extended_schedules` (rule id
 /// `tck.extended_schedules`) and `tck_extended_stress`
@@ -22,12 +24,10 @@ use crate::runner::{self, rule_of_test, RuleMeta};
 pub const TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
 
 /// Runs the extended verification against one factory. See the
-/// [module](super) docs.
+/// [module](crate::extended) docs.
 pub struct PublisherExtendedVerification<F: PublisherFactory> {
     factory: Arc<F>,
-    env: Option<TestEnv>,
-    config: Option<ExtendedConfig>,
-    target: String,
+    settings: Settings,
     verification: Verification,
 }
 
@@ -35,16 +35,9 @@ impl<F: PublisherFactory> PublisherExtendedVerification<F> {
     /// An extended verification of `factory`'s publishers, named after its
     /// type.
     pub fn new(factory: F) -> Self {
-        let target = std::any::type_name::<F>()
-            .rsplit("::")
-            .next()
-            .unwrap_or("publisher")
-            .to_string();
         PublisherExtendedVerification {
             factory: Arc::new(factory),
-            env: None,
-            config: None,
-            target,
+            settings: Settings::named::<F>("publisher"),
             verification: Verification::Publisher,
         }
     }
@@ -56,65 +49,26 @@ impl<F: PublisherFactory> PublisherExtendedVerification<F> {
         self
     }
 
-    /// Timing bounds, per case (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.env = Some(env);
-        self
-    }
-
-    /// Budget and seed (default: [`ExtendedConfig::try_from_env`]).
-    pub fn config(mut self, config: ExtendedConfig) -> Self {
-        self.config = Some(config);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.target = name.into();
-        self
-    }
-
-    fn resolved(&self) -> Result<(TestEnv, ExtendedConfig), ExtendedConfigError> {
-        let env = match self.env {
-            Some(env) => env,
-            None => TestEnv::try_from_env()?,
-        };
-        let config = match self.config {
-            Some(config) => config,
-            None => ExtendedConfig::try_from_env()?,
-        };
-        Ok((env, config))
-    }
-
     /// Runs one extended test by name (`"tck_extended_schedules"`).
     ///
     /// # Panics
     ///
     /// If `test` is not in [`TESTS`].
     pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        let (env, config) = self.resolved()?;
-        let meta = RuleMeta::new(
-            self.verification,
-            self.target.clone(),
-            rule_of_test(test),
-            test,
-        );
+        let (meta, env, config) =
+            self.settings
+                .prepare(self.verification, (TESTS, "publisher"), test)?;
         let factory = self.factory.clone();
-        let target = (self.verification, self.target.clone());
         Ok(match test {
             "tck_extended_schedules" => {
-                let rounds = config.cases().div_ceil(config.parallelism() as u64) + MAX_SHRINK_RUNS;
-                runner::run_rule(&meta, &whole_run(&env, rounds), move |cx| {
-                    schedules(cx, &factory, &env, &config, &target)
+                let case_meta = meta.clone();
+                exploration(&meta, &env, &config, move |cx| {
+                    schedules(cx, &factory, (&case_meta, &env), &config)
                 })
             }
-            "tck_extended_stress" => {
-                let rounds = config.stress_iterations();
-                runner::run_rule(&meta, &whole_run(&env, rounds), move |cx| {
-                    stress(cx, &factory, &env, &config, &target)
-                })
-            }
-            other => panic!("no extended publisher test named {other}"),
+            _ => stressed((meta, env, config), move |cx, case, config| {
+                stress(cx, &factory, case, config)
+            }),
         })
     }
 
@@ -124,32 +78,13 @@ impl<F: PublisherFactory> PublisherExtendedVerification<F> {
     }
 }
 
-/// The watchdog of a whole extended test: each case has the usual one, so
-/// this only has to outlast `rounds` of them.
-pub(crate) fn whole_run(env: &TestEnv, rounds: u64) -> TestEnv {
-    let rounds = u32::try_from(rounds.saturating_add(2)).unwrap_or(u32::MAX);
-    TestEnv::builder()
-        .timeout(env.timeout())
-        .no_signal_timeout(env.no_signal_timeout())
-        .prompt(env.prompt())
-        .watchdog(
-            env.watchdog()
-                .checked_mul(rounds)
-                .unwrap_or(Duration::from_secs(24 * 3600)),
-        )
-        .build()
-}
-
-fn case_meta((verification, target): &(Verification, String), test: &str) -> RuleMeta {
-    RuleMeta::new(*verification, target.clone(), rule_of_test(test), test)
-}
+extended_builder!(PublisherExtendedVerification, PublisherFactory);
 
 fn schedules<F: PublisherFactory>(
     cx: &RuleCx,
     factory: &Arc<F>,
-    env: &TestEnv,
+    case: (&RuleMeta, &TestEnv),
     config: &ExtendedConfig,
-    target: &(Verification, String),
 ) -> RuleBody {
     let failed = match crate::publisher::rules::create_failed(cx, &**factory) {
         Ok(failed) => failed.is_some(),
@@ -163,21 +98,22 @@ fn schedules<F: PublisherFactory>(
         },
         factory.min_elements(),
     );
-    let meta = case_meta(target, "tck_extended_schedules");
-    explore::explore(cx, config, "schedule", strategy, |case: &Schedule| {
-        let (factory, case) = (factory.clone(), case.clone());
-        runner::run_rule(&meta, env, move |cx| {
-            schedule::exec::run(cx, &*factory, &case)
-        })
-    })
+    let factory = factory.clone();
+    explore_cases(
+        cx,
+        config,
+        "schedule",
+        strategy,
+        case,
+        move |cx, case: &Schedule| schedule::exec::run(cx, &*factory, case),
+    )
 }
 
 fn stress<F: PublisherFactory>(
     cx: &RuleCx,
     factory: &Arc<F>,
-    env: &TestEnv,
+    case: (&RuleMeta, &TestEnv),
     config: &ExtendedConfig,
-    target: &(Verification, String),
 ) -> RuleBody {
     let threads = config.stress_threads();
     let needed = StressPlan::max_elements_needed(threads);
@@ -199,43 +135,55 @@ fn stress<F: PublisherFactory>(
             factory.min_elements()
         )));
     }
-    let meta = case_meta(target, "tck_extended_stress");
-    let iterations = config.stress_iterations();
-    cx.trace(format!(
-        "{iterations} iterations of {threads} threads from seed {} ({STRESS_ITERATIONS_ENV}, {SEED_ENV})",
-        show_seed(config.seed())
-    ));
-    for iteration in 0..iterations {
-        let seed = case_seed(config.seed(), iteration);
-        let plan = StressPlan::draw(seed, threads);
-        let (factory, run_plan) = (factory.clone(), plan.clone());
-        let result = runner::run_rule(&meta, env, move |cx| stress::run(cx, &*factory, &run_plan));
-        if result.verdict == Verdict::Failed {
-            for event in &result.trace {
-                cx.trace(format!("[{}] {}", event.thread, event.event));
-            }
-            return Err(Failure::new(
-                cx.rule(),
-                "every stress iteration to pass",
-                format!(
-                    "iteration {} of {iterations} → {}\nwhat each thread did, lined up by a barrier before each call:\n{plan}\n(seed {}; replay it alone with {SEED_ENV}={} {STRESS_ITERATIONS_ENV}=1)",
-                    iteration + 1,
-                    result.message.as_deref().unwrap_or("(no message)"),
-                    show_seed(config.seed()),
-                    show_seed(seed),
-                ),
-            ));
-        }
-    }
-    Ok(Outcome::Passed)
+    let plans = StressPlans {
+        who: "threads",
+        draw: |seed| StressPlan::draw(seed, threads),
+        show: |plan: &StressPlan| {
+            format!("what each thread did, lined up by a barrier before each call:\n{plan}\n")
+        },
+    };
+    let factory = factory.clone();
+    stress_rounds(cx, config, case, plans, move |cx, plan: &StressPlan| {
+        stress::run(cx, &*factory, plan)
+    })
 }
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: PublisherFactory>(test: &str, target: &str, factory: F) {
-    let verification = PublisherExtendedVerification::new(factory).target(target);
-    match verification.run(test) {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        PublisherExtendedVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
+}
+
+/// Generates the extended publisher verification as `#[test]`s:
+/// `<name>::publisher::tck_extended_schedules` and
+/// `<name>::publisher::tck_extended_stress`.
+///
+/// `$factory` is an expression making a
+/// [`PublisherFactory`](crate::publisher::PublisherFactory), evaluated once
+/// per test where the macro is invoked. The module
+/// name must differ from the quick verification's; give the quick one's
+/// name as the third argument so that reports list both under one target.
+///
+/// ```ignore
+/// publisher_verification!(my_range, MyFactory::new());
+/// publisher_extended_verification!(my_range_extended, MyFactory::new(), "my_range");
+/// ```
+///
+/// Budget and seed come from `RS_TCK_CASES`, `RS_TCK_SEED` and
+/// `RS_TCK_STRESS_ITERATIONS` (see [`ExtendedConfig`](crate::extended::ExtendedConfig)).
+#[macro_export]
+macro_rules! publisher_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::publisher_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__verification_tests! {
+            $name, $factory, $target, publisher, $crate::publisher::extended::__run_generated,
+            [tck_extended_schedules, tck_extended_stress]
+        }
+    };
 }

@@ -4,21 +4,17 @@
 
 use std::sync::Arc;
 
-use super::config::{
-    show_seed, ExtendedConfig, ExtendedConfigError, SEED_ENV, STRESS_ITERATIONS_ENV,
-};
-use super::explore::{self, case_seed, MAX_SHRINK_RUNS};
-use super::publisher::whole_run;
-use super::signals::{self, SignalScript};
-use super::subscriber_stress::{self, SignalPlan};
-use crate::context::{Failure, Outcome};
-use crate::env::TestEnv;
-use crate::outcome::{RuleResult, Verdict, Verification};
-use crate::runner::{self, rule_of_test, RuleMeta};
+pub mod signals;
+pub mod stress;
+
+use crate::explore::config::ExtendedConfigError;
+use crate::explore::{extended_builder, scripted, stress_rounds, stressed, Settings, StressPlans};
+use crate::outcome::{RuleResult, Verification};
 use crate::subscriber::blackbox::Blackbox;
 use crate::subscriber::stage::Subject;
 use crate::subscriber::whitebox::Whitebox;
 use crate::subscriber::{SubscriberBlackboxFactory, SubscriberWhiteboxFactory};
+use stress::{self as subscriber_stress, SignalPlan};
 
 /// The extended whitebox subscriber tests: `tck_extended_schedules` (rule
 /// id `tck.extended_schedules`).
@@ -29,131 +25,42 @@ pub const SUBSCRIBER_TESTS: &[&str] = &["tck_extended_schedules"];
 /// [`subscriber_stress`](super::subscriber_stress)).
 pub const BLACKBOX_TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
 
-/// Budget, timing and name of one extended subscriber verification.
-struct Settings {
-    env: Option<TestEnv>,
-    config: Option<ExtendedConfig>,
-    target: String,
+/// `tck_extended_stress` against a blackbox factory's subscribers.
+fn stress<F: SubscriberBlackboxFactory>(
+    settings: &Settings,
+    subject: Arc<Blackbox<F>>,
+) -> Result<RuleResult, ExtendedConfigError> {
+    let prepared = settings.prepare(
+        Verification::SubscriberBlackbox,
+        (BLACKBOX_TESTS, "blackbox subscriber"),
+        "tck_extended_stress",
+    )?;
+    Ok(stressed(prepared, move |cx, case, config| {
+        let threads = config.stress_threads();
+        let plans = StressPlans {
+            who: "signalling threads",
+            draw: |seed| SignalPlan::draw(seed, threads),
+            show: |plan: &SignalPlan| format!("the signals, one thread after the other: {plan}\n"),
+        };
+        stress_rounds(cx, config, case, plans, move |cx, plan| {
+            subscriber_stress::run(cx, &subject.0, plan)
+        })
+    }))
 }
 
-impl Settings {
-    fn named<F>() -> Settings {
-        Settings {
-            env: None,
-            config: None,
-            target: std::any::type_name::<F>()
-                .rsplit("::")
-                .next()
-                .unwrap_or("subscriber")
-                .to_string(),
-        }
-    }
-
-    fn resolved(&self) -> Result<(TestEnv, ExtendedConfig), ExtendedConfigError> {
-        let env = match self.env {
-            Some(env) => env,
-            None => TestEnv::try_from_env()?,
-        };
-        let config = match self.config {
-            Some(config) => config,
-            None => ExtendedConfig::try_from_env()?,
-        };
-        Ok((env, config))
-    }
-
-    /// `tck_extended_stress` against a blackbox factory's subscribers.
-    fn stress<F: SubscriberBlackboxFactory>(
-        &self,
-        subject: Arc<Blackbox<F>>,
-    ) -> Result<RuleResult, ExtendedConfigError> {
-        let (env, config) = self.resolved()?;
-        let test = "tck_extended_stress";
-        let meta = RuleMeta::new(
-            Verification::SubscriberBlackbox,
-            self.target.clone(),
-            rule_of_test(test),
-            test,
-        );
-        let case_meta = meta.clone();
-        let iterations = config.stress_iterations();
-        Ok(runner::run_rule(
-            &meta,
-            &whole_run(&env, iterations),
-            move |cx| {
-                let threads = config.stress_threads();
-                cx.trace(format!(
-                    "{iterations} iterations of {threads} signalling threads from seed {} ({STRESS_ITERATIONS_ENV}, {SEED_ENV})",
-                    show_seed(config.seed())
-                ));
-                for iteration in 0..iterations {
-                    let seed = case_seed(config.seed(), iteration);
-                    let plan = SignalPlan::draw(seed, threads);
-                    let (subject, run_plan) = (subject.clone(), plan.clone());
-                    let result = runner::run_rule(&case_meta, &env, move |cx| {
-                        subscriber_stress::run(cx, &subject.0, &run_plan)
-                    });
-                    if result.verdict == Verdict::Failed {
-                        for event in &result.trace {
-                            cx.trace(format!("[{}] {}", event.thread, event.event));
-                        }
-                        return Err(Failure::new(
-                            cx.rule(),
-                            "every stress iteration to pass",
-                            format!(
-                                "iteration {} of {iterations} → {}\nthe signals, one thread after the other: {plan}\n(seed {}; replay it alone with {SEED_ENV}={} {STRESS_ITERATIONS_ENV}=1)",
-                                iteration + 1,
-                                result.message.as_deref().unwrap_or("(no message)"),
-                                show_seed(config.seed()),
-                                show_seed(seed),
-                            ),
-                        ));
-                    }
-                }
-                Ok(Outcome::Passed)
-            },
-        ))
-    }
-
-    fn run<X: Subject>(
-        &self,
-        subject: Arc<X>,
-        verification: Verification,
-        test: &str,
-    ) -> Result<RuleResult, ExtendedConfigError> {
-        assert!(
-            SUBSCRIBER_TESTS.contains(&test),
-            "no extended subscriber test named {test}"
-        );
-        let env = match self.env {
-            Some(env) => env,
-            None => TestEnv::try_from_env()?,
-        };
-        let config = match self.config {
-            Some(config) => config,
-            None => ExtendedConfig::try_from_env()?,
-        };
-        let meta = RuleMeta::new(verification, self.target.clone(), rule_of_test(test), test);
-        let rounds = config.cases().div_ceil(config.parallelism() as u64) + MAX_SHRINK_RUNS;
-        let case_meta = meta.clone();
-        Ok(runner::run_rule(
-            &meta,
-            &whole_run(&env, rounds),
-            move |cx| {
-                explore::explore(
-                    cx,
-                    &config,
-                    "script",
-                    signals::signal_scripts(),
-                    |case: &SignalScript| {
-                        let (subject, case) = (subject.clone(), case.clone());
-                        runner::run_rule(&case_meta, &env, move |cx| {
-                            signals::run(cx, &*subject, &case)
-                        })
-                    },
-                )
-            },
-        ))
-    }
+/// `tck_extended_schedules` against a blackbox or whitebox subject.
+fn schedules<X: Subject>(
+    settings: &Settings,
+    subject: Arc<X>,
+    verification: Verification,
+    test: &str,
+) -> Result<RuleResult, ExtendedConfigError> {
+    let prepared = settings.prepare(verification, (SUBSCRIBER_TESTS, "subscriber"), test)?;
+    Ok(scripted(
+        prepared,
+        signals::signal_scripts,
+        move |cx, case| signals::run(cx, &*subject, case),
+    ))
 }
 
 macro_rules! extended_subscriber_verification {
@@ -170,29 +77,12 @@ macro_rules! extended_subscriber_verification {
             pub fn new(factory: F) -> Self {
                 $name {
                     subject: Arc::new($wrap(factory)),
-                    settings: Settings::named::<F>(),
+                    settings: Settings::named::<F>("subscriber"),
                 }
             }
-
-            /// Timing bounds, per case (default: [`TestEnv::try_from_env`]).
-            pub fn env(mut self, env: TestEnv) -> Self {
-                self.settings.env = Some(env);
-                self
-            }
-
-            /// Budget and seed (default: [`ExtendedConfig::try_from_env`]).
-            pub fn config(mut self, config: ExtendedConfig) -> Self {
-                self.settings.config = Some(config);
-                self
-            }
-
-            /// The name results carry as their `target`.
-            pub fn target(mut self, name: impl Into<String>) -> Self {
-                self.settings.target = name.into();
-                self
-            }
-
         }
+
+        extended_builder!($name, $factory);
     };
 }
 
@@ -212,10 +102,14 @@ impl<F: SubscriberBlackboxFactory> SubscriberBlackboxExtendedVerification<F> {
     /// If `test` is not in [`BLACKBOX_TESTS`].
     pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
         if test == "tck_extended_stress" {
-            return self.settings.stress(self.subject.clone());
+            return stress(&self.settings, self.subject.clone());
         }
-        self.settings
-            .run(self.subject.clone(), Verification::SubscriberBlackbox, test)
+        schedules(
+            &self.settings,
+            self.subject.clone(),
+            Verification::SubscriberBlackbox,
+            test,
+        )
     }
 
     /// Runs every extended blackbox test, in [`BLACKBOX_TESTS`] order.
@@ -239,8 +133,12 @@ impl<F: SubscriberWhiteboxFactory> SubscriberWhiteboxExtendedVerification<F> {
     ///
     /// If `test` is not in [`SUBSCRIBER_TESTS`].
     pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        self.settings
-            .run(self.subject.clone(), Verification::SubscriberWhitebox, test)
+        schedules(
+            &self.settings,
+            self.subject.clone(),
+            Verification::SubscriberWhitebox,
+            test,
+        )
     }
 
     /// Runs every extended whitebox test.
@@ -256,13 +154,11 @@ pub fn __run_generated_blackbox<F: SubscriberBlackboxFactory>(
     target: &str,
     factory: F,
 ) {
-    match SubscriberBlackboxExtendedVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SubscriberBlackboxExtendedVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
 }
 
 /// What a generated whitebox `#[test]` calls. Not API.
@@ -272,11 +168,50 @@ pub fn __run_generated_whitebox<F: SubscriberWhiteboxFactory>(
     target: &str,
     factory: F,
 ) {
-    match SubscriberWhiteboxExtendedVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SubscriberWhiteboxExtendedVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
+}
+
+/// Generates the extended blackbox subscriber verification as `#[test]`s:
+/// `<name>::subscriber_blackbox::tck_extended_schedules` — generated signal
+/// sequences (`on_next` bursts within demand, nudges, a second
+/// `on_subscribe`, `on_complete` / `on_error` at any point) shrunk to a
+/// minimal script on failure — and `…::tck_extended_stress`, signals from
+/// several threads in turn ([`subscriber_stress`](crate::extended::subscriber_stress)). Same arguments as
+/// [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification);
+/// the module name must differ from the quick verification's.
+///
+/// ```ignore
+/// subscriber_blackbox_extended_verification!(my_sink_extended, MyFactory, "my_sink");
+/// ```
+#[macro_export]
+macro_rules! subscriber_blackbox_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::subscriber_blackbox_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__verification_tests! {
+            $name, $factory, $target, subscriber_blackbox, $crate::subscriber::extended::__run_generated_blackbox,
+            [tck_extended_schedules, tck_extended_stress]
+        }
+    };
+}
+
+/// Generates the extended whitebox subscriber verification as a `#[test]`:
+/// `<name>::subscriber_whitebox::tck_extended_schedules`. See
+/// [`subscriber_blackbox_extended_verification!`](crate::subscriber_blackbox_extended_verification).
+#[macro_export]
+macro_rules! subscriber_whitebox_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::subscriber_whitebox_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__verification_tests! {
+            $name, $factory, $target, subscriber_whitebox, $crate::subscriber::extended::__run_generated_whitebox,
+            [tck_extended_schedules]
+        }
+    };
 }
