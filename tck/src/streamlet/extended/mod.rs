@@ -208,10 +208,11 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
                 source_stress(cx, &factory, case, config)
             }));
         }
-        let modes = (factory.max_elements(), factory.kind().modes());
+        // The declarations are read on the test's thread, under its watchdog.
+        let declared = factory.clone();
         Ok(scripted(
             (meta, env, config),
-            move || source_scripts(modes.0, modes.1),
+            move || source_scripts(declared.max_elements(), declared.kind().modes()),
             move |cx, case| run(cx, &*factory, case),
         ))
     }
