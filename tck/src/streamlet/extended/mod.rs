@@ -172,7 +172,7 @@ pub(crate) fn run<F: SourceFactory>(cx: &RuleCx, factory: &F, script: &SourceScr
 }
 
 /// The extended source tests: `tck_extended_schedules` and
-/// `tck_extended_stress` (see [`source_stress`](super::source_stress)).
+/// `tck_extended_stress` (see [`source_stress`]).
 pub const SOURCE_TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
 
 /// Generated sink scripts against a [`SourceFactory`]'s sources.

@@ -1,5 +1,5 @@
 //! The extended subscriber verifications: generated signal sequences
-//! ([`signals`](super::signals)) against the subscribers a blackbox or
+//! ([`signals`]) against the subscribers a blackbox or
 //! whitebox factory makes, shrunk to a minimal script on failure.
 
 use std::sync::Arc;
@@ -22,7 +22,7 @@ pub const SUBSCRIBER_TESTS: &[&str] = &["tck_extended_schedules"];
 
 /// The extended blackbox subscriber tests: `tck_extended_schedules` and
 /// `tck_extended_stress` (rule id `tck.extended_stress`; see
-/// [`subscriber_stress`](super::subscriber_stress)).
+/// [`subscriber_stress`](self::stress)).
 pub const BLACKBOX_TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
 
 /// `tck_extended_stress` against a blackbox factory's subscribers.
