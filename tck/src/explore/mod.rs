@@ -24,8 +24,8 @@ pub mod config;
 mod run;
 
 pub(crate) use run::{
-    exploration, explore_cases, extended_builder, scripted, stress_rounds, stressed, Settings,
-    StressPlans,
+    exploration, explore_cases, extended_builder, scripted, stress_rounds, stressed, whole_run,
+    Settings, StressPlans,
 };
 
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};

@@ -4,16 +4,24 @@
 //! (ids `done.1` … `done.6` of
 //! [`LIFECYCLE_RULES`](reactive_streams::rules::LIFECYCLE_RULES)).
 //!
-//! The verification feeds the stage synchronous inputs of `Tracked<u64>`
-//! whose value is the datum's id and whose token comes from its own
-//! [`DoneLedger`](reactive_streams::done::DoneLedger). Downstream, a
-//! recording subscriber follows a generated demand schedule (proptest,
-//! deterministic seed), checks every output as it arrives (done.1, done.2)
-//! and holds it until the run ends by completion, cancellation or an
-//! upstream error. It then drops what it held and waits, at most
-//! [`TestEnv::timeout`], until every issued datum is done (done.3–5) —
-//! while still holding the stage itself, so that it is the end of the
-//! stream, not dropping the processor, that releases the data.
+//! The verification feeds the stage inputs of `Tracked<u64>` whose value
+//! is the datum's id and whose token comes from its own
+//! [`DoneLedger`](reactive_streams::done::DoneLedger). Each input is either
+//! a synchronous range emitting as the stage requests, or *driven*: it
+//! emits one datum, or completes, only when the generated schedule
+//! (proptest) says so, so the schedule decides how the inputs of a
+//! multi-input stage interleave and when each ends. Between those steps
+//! downstream requests and, at generated points, drops (consumes) the
+//! outputs it holds. Every output is checked as it arrives (done.1,
+//! done.2) and held outputs again when dropped; a stage that declares
+//! [`LifecycleFactory::keeps_delivered`] must have released every other
+//! consumed datum promptly (done.3, mid-stream). The run ends by
+//! completion, cancellation or an upstream error; downstream then drops
+//! what it held and waits, at most [`TestEnv::timeout`], until every
+//! issued datum is done (done.3–5) — while still holding the stage itself,
+//! so that it is the end of the stream, not dropping the processor, that
+//! releases the data. A failing schedule is shrunk and printed with the
+//! seed that replays it alone (`RS_TCK_SEED=<seed> RS_TCK_CASES=1`).
 //!
 //! # Two entry points
 //!
@@ -66,8 +74,8 @@ pub use lineage::Lineage;
 
 use crate::context::RuleCx;
 use crate::env::{ConfigError, TestEnv};
-use crate::extended::config::{parse_seed, CASES_ENV, SEED_ENV};
-use crate::extended::explore::MAX_SHRINK_RUNS;
+use crate::explore::config::{parse_seed, CASES_ENV, SEED_ENV};
+use crate::explore::{whole_run, MAX_SHRINK_RUNS};
 use crate::outcome::{RuleResult, Verification};
 use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
 
@@ -88,22 +96,6 @@ fn read_env(var: &str) -> Result<Option<u64>, String> {
             .ok_or_else(|| format!("{var}={text:?} is not a number (decimal or 0x-hex)")),
         Err(_) => Ok(None),
     }
-}
-
-/// A copy of `env` whose watchdog covers `rounds` scripts one after the
-/// other (each script keeps `env`'s own watchdog).
-fn whole_run(env: &TestEnv, rounds: u64) -> TestEnv {
-    let rounds = u32::try_from(rounds.saturating_add(2)).unwrap_or(u32::MAX);
-    TestEnv::builder()
-        .timeout(env.timeout())
-        .no_signal_timeout(env.no_signal_timeout())
-        .prompt(env.prompt())
-        .watchdog(
-            env.watchdog()
-                .checked_mul(rounds)
-                .unwrap_or(std::time::Duration::from_secs(24 * 3600)),
-        )
-        .build()
 }
 
 /// The rule tests, in order.

@@ -7,8 +7,7 @@ use super::scenario::{self, EndKind, Ends, Script, Seen};
 use super::LifecycleFactory;
 use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::TestEnv;
-use crate::extended::config::ExtendedConfig;
-use crate::extended::explore;
+use crate::explore::{self, config::ExtendedConfig};
 use crate::outcome::Verification;
 use crate::runner::{self, RuleMeta};
 

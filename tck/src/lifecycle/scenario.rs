@@ -107,7 +107,7 @@ impl fmt::Display for Script {
     }
 }
 
-impl crate::extended::explore::Scripted for Script {
+impl crate::explore::Scripted for Script {
     fn script(&self) -> Vec<String> {
         self.lines()
     }
