@@ -52,7 +52,10 @@ fn releasing_before_delivery_fails_done_1() {
         op: release_early,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!("releasing_before_delivery_fails_done_1_rules", broken_rules(&results));
+    insta::assert_snapshot!(
+        "releasing_before_delivery_fails_done_1_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [
@@ -87,7 +90,10 @@ fn an_output_without_its_tokens_fails_done_2() {
         op: strip,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!("an_output_without_its_tokens_fails_done_2_rules", broken_rules(&results));
+    insta::assert_snapshot!(
+        "an_output_without_its_tokens_fails_done_2_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [
@@ -118,7 +124,10 @@ fn a_leaked_token_fails_done_3_to_5() {
         op: leak,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!("a_leaked_token_fails_done_3_to_5_rules", broken_rules(&results));
+    insta::assert_snapshot!(
+        "a_leaked_token_fails_done_3_to_5_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [
@@ -154,7 +163,10 @@ fn a_cache_kept_after_cancellation_fails_done_4() {
             ..Release::ALWAYS
         },
     });
-    insta::assert_snapshot!("a_cache_kept_after_cancellation_fails_done_4_rules", broken_rules(&results));
+    insta::assert_snapshot!(
+        "a_cache_kept_after_cancellation_fails_done_4_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [
@@ -178,7 +190,10 @@ fn a_cache_kept_after_an_error_fails_done_5() {
             ..Release::ALWAYS
         },
     });
-    insta::assert_snapshot!("a_cache_kept_after_an_error_fails_done_5_rules", broken_rules(&results));
+    insta::assert_snapshot!(
+        "a_cache_kept_after_an_error_fails_done_5_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [

@@ -150,4 +150,3 @@ fn a_publisher_thread_ignoring_cancel_fails_only_its_own_rules() {
     let result = results.iter().find(|r| r.test == "spec_1_08").unwrap();
     insta::assert_snapshot!(result.message.as_deref().unwrap());
 }
-

@@ -19,8 +19,8 @@ use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification};
 use reactive_streams_tck::streamlet::sink::{self, SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::{self, SourceFactory, SourceVerification};
-use reactive_streams_tck::{streamlet_sink_verification, streamlet_source_verification};
 use reactive_streams_tck::testkit::broken_rules;
+use reactive_streams_tck::{streamlet_sink_verification, streamlet_source_verification};
 use rstest::rstest;
 
 use broken_sinks::{BadSink, Bug as SinkBug};

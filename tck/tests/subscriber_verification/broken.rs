@@ -330,7 +330,10 @@ fn rule_2_12_is_left_to_the_publisher_verifications() {
 #[case::never_requests("never_requests", Blackbox::new(never_requests))]
 #[case::requests_zero("requests_zero", Blackbox::nudged(requests_zero, nudge_request_zero))]
 #[case::requests_after_complete("requests_after_complete", Blackbox::new(requests_after_complete))]
-#[case::requests_inside_on_error("requests_inside_on_error", Blackbox::new(requests_inside_on_error))]
+#[case::requests_inside_on_error(
+    "requests_inside_on_error",
+    Blackbox::new(requests_inside_on_error)
+)]
 #[case::ignores_second_subscription(
     "ignores_second_subscription",
     Blackbox::new(ignores_second_subscription)
