@@ -190,10 +190,9 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
 
     let mut requested: u64 = 0;
     for &n in &script.demand {
-        cx.trace(format!("request({n})"));
-        cx.step(cx.rule(), format!("request({n})"), || {
-            subscription.request(n)
-        });
+        let what = format!("request({})", crate::probe::show_demand(n));
+        cx.trace(what.clone());
+        cx.step(cx.rule(), what, || subscription.request(n));
         requested = demand::add(requested, n);
         let met = down.wait(timeout, |d| {
             (d.delivered >= requested || d.terminal.is_some()).then_some(())
