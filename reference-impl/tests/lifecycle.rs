@@ -31,6 +31,23 @@ where
     }
 }
 
+/// A factory that declares how many consumed data of each input its
+/// stages keep, which turns on done.3's mid-stream check.
+pub struct Keeps<F>(pub usize, pub F);
+
+impl<F: LifecycleFactory> LifecycleFactory for Keeps<F> {
+    type Output = F::Output;
+    fn inputs(&self) -> usize {
+        self.1.inputs()
+    }
+    fn create_stage(&self, inputs: Vec<Input>) -> Box<dyn Publisher<F::Output>> {
+        self.1.create_stage(inputs)
+    }
+    fn keeps_delivered(&self) -> Option<usize> {
+        Some(self.0)
+    }
+}
+
 /// The boxed input as a publisher the combinators accept.
 pub struct Boxed(Input);
 
@@ -56,6 +73,9 @@ impl LifecycleFactory for Zip {
         let (left, right) = pair(inputs);
         Box::new(zip_with(left, right, Tracked::zip))
     }
+    fn keeps_delivered(&self) -> Option<usize> {
+        Some(0)
+    }
 }
 
 pub struct CombineLatest;
@@ -68,6 +88,10 @@ impl LifecycleFactory for CombineLatest {
     fn create_stage(&self, inputs: Vec<Input>) -> Box<dyn Publisher<Self::Output>> {
         let (left, right) = pair(inputs);
         Box::new(combine_latest_with(left, right, Tracked::zip))
+    }
+    fn keeps_delivered(&self) -> Option<usize> {
+        // The latest of each side, cloned into every pair it is in.
+        Some(1)
     }
 }
 
@@ -106,15 +130,17 @@ fn flat_map() -> Spread {
     })
 }
 
-datum_lifecycle_verification!(identity_processor, Single(identity, PhantomData));
-datum_lifecycle_verification!(map_processor, Single(map, PhantomData));
-datum_lifecycle_verification!(filter_processor, Single(filter, PhantomData));
-datum_lifecycle_verification!(buffer_processor, Single(buffer, PhantomData));
-datum_lifecycle_verification!(window_processor, Single(window, PhantomData));
+datum_lifecycle_verification!(identity_processor, Keeps(0, Single(identity, PhantomData)));
+datum_lifecycle_verification!(map_processor, Keeps(0, Single(map, PhantomData)));
+datum_lifecycle_verification!(filter_processor, Keeps(0, Single(filter, PhantomData)));
+datum_lifecycle_verification!(buffer_processor, Keeps(0, Single(buffer, PhantomData)));
+datum_lifecycle_verification!(window_processor, Keeps(0, Single(window, PhantomData)));
+// A sliding window of 3 keeps the last 2 data it delivered.
 datum_lifecycle_verification!(
     sliding_window_processor,
-    Single(sliding_window, PhantomData)
+    Keeps(2, Single(sliding_window, PhantomData))
 );
-datum_lifecycle_verification!(flat_map_processor, Single(flat_map, PhantomData));
+// The datum whose copies are still coming.
+datum_lifecycle_verification!(flat_map_processor, Keeps(1, Single(flat_map, PhantomData)));
 datum_lifecycle_verification!(zip, Zip);
 datum_lifecycle_verification!(combine_latest, CombineLatest);

@@ -31,7 +31,7 @@ macro_rules! done {
 pub const LIFECYCLE_RULES: &[Rule] = &[
     done!("1", MustNot, "A stage does not let a datum be done before every output made from it has been delivered downstream: holding a datum (in a buffer, a window, a pending pair) holds its token.", Check::Tested { tests: &["datum_lifecycle::done_1"] }),
     done!("2", Must, "Every output carries the tokens of all the data it was made from (all inputs of a merged output: zip, combine-latest, window), so none of them is done while downstream holds it.", Check::Tested { tests: &["datum_lifecycle::done_2"] }),
-    done!("3", Must, "After the stream completes, every datum is done once downstream has dropped its outputs.", Check::Tested { tests: &["datum_lifecycle::done_3"] }),
+    done!("3", Must, "After the stream completes, every datum is done once downstream has dropped its outputs; before that, a datum downstream has consumed is done at once unless the stage still holds it (a stage may declare which of its inputs' latest data it keeps).", Check::Tested { tests: &["datum_lifecycle::done_3"] }),
     done!("4", Must, "After downstream cancels, every datum is done once downstream has dropped its outputs: the stage releases whatever it holds.", Check::Tested { tests: &["datum_lifecycle::done_4"] }),
     done!("5", Must, "After an upstream error, every datum is done once downstream has dropped its outputs: the stage releases whatever it holds.", Check::Tested { tests: &["datum_lifecycle::done_5"] }),
     done!("6", Must, "Each datum is done exactly once: a token is released by dropping it, which takes it by value, and further references exist only as counted clones.", Check::EnforcedByTypes { proof: "spec/tests/compile-fail/done_token_released_twice.rs" }),

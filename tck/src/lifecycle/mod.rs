@@ -4,16 +4,24 @@
 //! (ids `done.1` … `done.6` of
 //! [`LIFECYCLE_RULES`](reactive_streams::rules::LIFECYCLE_RULES)).
 //!
-//! The verification feeds the stage synchronous inputs of `Tracked<u64>`
-//! whose value is the datum's id and whose token comes from its own
-//! [`DoneLedger`](reactive_streams::done::DoneLedger). Downstream, a
-//! recording subscriber follows a generated demand schedule (proptest,
-//! deterministic seed), checks every output as it arrives (done.1, done.2)
-//! and holds it until the run ends by completion, cancellation or an
-//! upstream error. It then drops what it held and waits, at most
-//! [`TestEnv::timeout`], until every issued datum is done (done.3–5) —
-//! while still holding the stage itself, so that it is the end of the
-//! stream, not dropping the processor, that releases the data.
+//! The verification feeds the stage inputs of `Tracked<u64>` whose value
+//! is the datum's id and whose token comes from its own
+//! [`DoneLedger`](reactive_streams::done::DoneLedger). Each input is either
+//! a synchronous range emitting as the stage requests, or *driven*: it
+//! emits one datum, or completes, only when the generated schedule
+//! (proptest) says so, so the schedule decides how the inputs of a
+//! multi-input stage interleave and when each ends. Between those steps
+//! downstream requests and, at generated points, drops (consumes) the
+//! outputs it holds. Every output is checked as it arrives (done.1,
+//! done.2) and held outputs again when dropped; a stage that declares
+//! [`LifecycleFactory::keeps_delivered`] must have released every other
+//! consumed datum promptly (done.3, mid-stream). The run ends by
+//! completion, cancellation or an upstream error; downstream then drops
+//! what it held and waits, at most [`TestEnv::timeout`], until every
+//! issued datum is done (done.3–5) — while still holding the stage itself,
+//! so that it is the end of the stream, not dropping the processor, that
+//! releases the data. A failing schedule is shrunk and printed with the
+//! seed that replays it alone (`RS_TCK_SEED=<seed> RS_TCK_CASES=1`).
 //!
 //! # Two entry points
 //!
@@ -66,12 +74,29 @@ pub use lineage::Lineage;
 
 use crate::context::RuleCx;
 use crate::env::{ConfigError, TestEnv};
+use crate::explore::config::{parse_seed, CASES_ENV, SEED_ENV};
+use crate::explore::{whole_run, MAX_SHRINK_RUNS};
 use crate::outcome::{RuleResult, Verification};
 use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
 
 /// Generated scripts per rule test, unless [`LifecycleVerification::cases`]
 /// says otherwise.
 pub const DEFAULT_CASES: usize = 24;
+
+/// The seed scripts are drawn from unless [`LifecycleVerification::seed`]
+/// or `RS_TCK_SEED` says otherwise: runs are the same every time.
+pub const DEFAULT_SEED: u64 = 0;
+
+/// `RS_TCK_CASES` or `RS_TCK_SEED` if set; what it holds if unreadable.
+fn read_env(var: &str) -> Result<Option<u64>, String> {
+    match std::env::var(var) {
+        Ok(text) if text.trim().is_empty() => Ok(None),
+        Ok(text) => parse_seed(&text)
+            .map(Some)
+            .ok_or_else(|| format!("{var}={text:?} is not a number (decimal or 0x-hex)")),
+        Err(_) => Ok(None),
+    }
+}
 
 /// The rule tests, in order.
 pub const TESTS: &[&str] = &["done_1", "done_2", "done_3", "done_4", "done_5", "done_6"];
@@ -99,12 +124,29 @@ pub trait LifecycleFactory: Send + Sync + 'static {
         &self,
         inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
     ) -> Box<dyn Publisher<Self::Output>>;
+
+    /// How many data of each input the stage may still hold after
+    /// downstream has dropped every output made from them: its `k` most
+    /// recent data per input that were delivered in some output (an
+    /// operator that passes data on keeps 0; a combine-latest keeps the
+    /// latest of each side, 1; a sliding window of `n` keeps `n - 1`; a
+    /// flat-map keeps the datum whose outputs are still coming, 1).
+    ///
+    /// With `Some(k)`, done.3 also checks mid-stream, each time downstream
+    /// drops what it holds, that every other consumed datum is done within
+    /// the larger of `RS_TCK_NO_SIGNAL_MS` and `RS_TCK_PROMPT_MS`. The
+    /// default, `None`, declares nothing: the stage may keep consumed data
+    /// until the stream ends, and done.3–5 judge it only then.
+    fn keeps_delivered(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Runs the datum-lifecycle verification against one factory.
 pub struct LifecycleVerification<F: LifecycleFactory> {
     suite: Suite<F>,
-    cases: usize,
+    cases: Option<usize>,
+    seed: Option<u64>,
 }
 
 impl<F: LifecycleFactory> LifecycleVerification<F> {
@@ -113,7 +155,8 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
         LifecycleVerification {
             // One rule at a time: each already runs many generated scripts.
             suite: Suite::new(Verification::DatumLifecycle, factory, type_tail::<F>(), 1),
-            cases: DEFAULT_CASES,
+            cases: None,
+            seed: None,
         }
     }
 
@@ -129,24 +172,69 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
         self
     }
 
-    /// Generated scripts per rule test (default [`DEFAULT_CASES`]).
+    /// Generated scripts per rule test (default: `RS_TCK_CASES`, else
+    /// [`DEFAULT_CASES`]).
     pub fn cases(mut self, cases: usize) -> Self {
-        self.cases = cases.max(1);
+        self.cases = Some(cases.max(1));
         self
     }
 
-    /// Every rule test, running `cases` scripts each.
-    fn table(&self) -> Table<F> {
-        let cases = self.cases;
-        TESTS
+    /// The seed scripts are drawn from (default: `RS_TCK_SEED`, else
+    /// [`DEFAULT_SEED`]). A failure prints the seed that replays its
+    /// shrunk script alone (`RS_TCK_SEED=<seed> RS_TCK_CASES=1`).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// The budget of every rule test, and a suite whose watchdog covers
+    /// a whole exploration (each script has the usual watchdog).
+    fn prepare(&self) -> Result<(Suite<F>, Table<F>), ConfigError> {
+        let env = self.suite.resolved_env()?;
+        let mut unreadable = None;
+        let mut setting = |set: Option<u64>, var: &str, default: u64| {
+            set.or_else(|| {
+                read_env(var).unwrap_or_else(|problem| {
+                    unreadable = Some(problem);
+                    None
+                })
+            })
+            .unwrap_or(default)
+        };
+        let cases = setting(
+            self.cases.map(|c| c as u64),
+            CASES_ENV,
+            DEFAULT_CASES as u64,
+        )
+        .max(1);
+        let seed = setting(self.seed, SEED_ENV, DEFAULT_SEED);
+        let budget = rules::Budget {
+            cases,
+            seed,
+            env,
+            unreadable: unreadable.map(Arc::new),
+        };
+        let rounds = cases.div_ceil(rules::PARALLELISM as u64) + MAX_SHRINK_RUNS;
+        let suite = Suite {
+            subject: self.suite.subject.clone(),
+            env: Some(whole_run(&env, rounds)),
+            target: self.suite.target.clone(),
+            verification: self.suite.verification,
+            parallelism: self.suite.parallelism,
+        };
+        let subject = self.suite.subject.clone();
+        let table = TESTS
             .iter()
             .map(|&name| {
+                let subject = subject.clone();
+                let budget = budget.clone();
                 let body =
-                    Arc::new(move |cx: &RuleCx, factory: &F| rules::run(name, cx, factory, cases))
+                    Arc::new(move |cx: &RuleCx, _: &F| rules::run(name, cx, &subject, &budget))
                         as Body<F>;
                 (name, Test::from(body))
             })
-            .collect()
+            .collect();
+        Ok((suite, table))
     }
 
     /// Runs one rule test by name (`"done_1"`).
@@ -159,12 +247,14 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
             TESTS.contains(&test),
             "no datum-lifecycle rule test named {test}"
         );
-        self.suite.run(self.table(), test)
+        let (suite, table) = self.prepare()?;
+        suite.run(table, test)
     }
 
     /// Runs every rule test, in [`TESTS`] order.
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        self.suite.run_all(self.table(), Vacuity::Allowed)
+        let (suite, table) = self.prepare()?;
+        suite.run_all(table, Vacuity::Allowed)
     }
 }
 
@@ -180,7 +270,7 @@ pub fn __run_generated<F: LifecycleFactory>(test: &str, target: &str, factory: F
 ///
 /// `$factory` is an expression making a
 /// [`LifecycleFactory`](crate::lifecycle::LifecycleFactory), evaluated once
-/// per test two modules below the invocation (whose items it can name).
+/// per test where the macro is invoked (it sees what the invocation sees).
 /// Results carry `stringify!($name)` as their target, or the display name
 /// given as a third argument.
 ///
@@ -193,35 +283,9 @@ macro_rules! datum_lifecycle_verification {
         $crate::datum_lifecycle_verification!($name, $factory, stringify!($name));
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod datum_lifecycle {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $crate::__lifecycle_test!(done_1, $factory, $target);
-                $crate::__lifecycle_test!(done_2, $factory, $target);
-                $crate::__lifecycle_test!(done_3, $factory, $target);
-                $crate::__lifecycle_test!(done_4, $factory, $target);
-                $crate::__lifecycle_test!(done_5, $factory, $target);
-                $crate::__lifecycle_test!(done_6, $factory, $target);
-            }
-        }
-    };
-}
-
-/// One generated test. Not API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __lifecycle_test {
-    ($test:ident, $factory:expr, $target:expr) => {
-        #[test]
-        fn $test() {
-            $crate::runner::__generated(
-                module_path!(),
-                || ($factory, ::std::string::String::from($target)),
-                |factory, target| {
-                    $crate::lifecycle::__run_generated(stringify!($test), target, factory)
-                },
-            );
+        $crate::__verification_tests! {
+            $name, $factory, $target, datum_lifecycle, $crate::lifecycle::__run_generated,
+            [done_1, done_2, done_3, done_4, done_5, done_6]
         }
     };
 }

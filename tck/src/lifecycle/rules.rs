@@ -1,12 +1,15 @@
 //! The rule tests: each runs generated scripts and reports the first
 //! violation of its own rule.
 
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::TestRunner;
+use std::sync::Arc;
 
-use super::scenario::{self, EndKind, Ends, Seen};
+use super::scenario::{self, EndKind, Ends, Script, Seen};
 use super::LifecycleFactory;
 use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::env::TestEnv;
+use crate::explore::{self, config::ExtendedConfig};
+use crate::outcome::Verification;
+use crate::runner::{self, RuleMeta};
 
 /// The compile-fail test behind done.6.
 pub const DONE_6_PROOF: &str = "spec/tests/compile-fail/done_token_released_twice.rs";
@@ -14,14 +17,31 @@ pub const DONE_6_PROOF: &str = "spec/tests/compile-fail/done_token_released_twic
 /// What one rule looks for in a run: `Some((expected, actual))` if broken.
 type Verdict = fn(&Seen) -> Option<(String, String)>;
 
-/// Runs the rule test `test` (`"done_1"` … `"done_6"`) with `cases`
-/// generated scripts.
+/// How many generated scripts, from which seed, each case run with `env`.
+#[derive(Debug, Clone)]
+pub(crate) struct Budget {
+    pub(crate) cases: u64,
+    pub(crate) seed: u64,
+    pub(crate) env: TestEnv,
+    /// `RS_TCK_CASES` or `RS_TCK_SEED` is set but unreadable.
+    pub(crate) unreadable: Option<Arc<String>>,
+}
+
+/// The scripts run at once (they mostly wait on the stage).
+pub(crate) const PARALLELISM: usize = 4;
+
+/// Runs the rule test `test` (`"done_1"` … `"done_6"`): `budget.cases`
+/// generated scripts, each in its own rule run; the first failing one is
+/// shrunk and printed with the seed that replays it.
 pub(crate) fn run<F: LifecycleFactory>(
-    test: &str,
+    test: &'static str,
     cx: &RuleCx,
-    factory: &F,
-    cases: usize,
+    factory: &Arc<F>,
+    budget: &Budget,
 ) -> RuleBody {
+    if let Some(problem) = &budget.unreadable {
+        return Err(cx.failure("readable RS_TCK_CASES and RS_TCK_SEED", problem.to_string()));
+    }
     let (ends, verdict): (Ends, Verdict) = match test {
         "done_1" => (Ends::Any, |seen| {
             first(&seen.early).map(|actual| {
@@ -40,7 +60,14 @@ pub(crate) fn run<F: LifecycleFactory>(
             })
         }),
         "done_3" => (Ends::Only(EndKind::Complete), |seen| {
-            undone(seen, "completion")
+            first(&seen.lingering)
+                .map(|actual| {
+                    (
+                        "every datum downstream has consumed, and the stage no longer holds, done at once".into(),
+                        actual,
+                    )
+                })
+                .or_else(|| undone(seen, "completion"))
         }),
         "done_4" => (Ends::Only(EndKind::Cancel), |seen| {
             undone(seen, "cancellation")
@@ -58,26 +85,52 @@ pub(crate) fn run<F: LifecycleFactory>(
         }),
         other => panic!("no datum-lifecycle rule test named {other}"),
     };
-    let strategy = scenario::scripts(factory.inputs().max(1), ends);
-    let mut runner = TestRunner::deterministic();
-    for case in 0..cases {
-        let script = strategy
-            .new_tree(&mut runner)
-            .map_err(|reason| cx.failure("the TCK to generate a script", reason.to_string()))?
-            .current();
-        cx.scenario(format!("case {case}: {script}"));
-        let seen = scenario::run(cx, factory, &script);
-        if let Some(stuck) = &seen.stuck {
-            return Err(cx.failure("the stage to meet the demand or terminate", stuck.clone()));
-        }
-        if let Some((expected, actual)) = verdict(&seen) {
-            return Err(cx.failure(expected, actual));
-        }
-    }
+    let config = ExtendedConfig::builder()
+        .cases(budget.cases)
+        .seed(budget.seed)
+        .parallelism(PARALLELISM)
+        .try_build()
+        .map_err(|error| cx.failure("a readable configuration", error.to_string()))?;
+    let meta = RuleMeta::new(
+        Verification::DatumLifecycle,
+        "case",
+        cx.rule().to_string(),
+        test,
+    );
+    let env = budget.env;
+    let outcome = explore::explore(
+        cx,
+        &config,
+        "script",
+        scenario::scripts(factory.inputs().max(1), ends),
+        |script: &Script| {
+            let (factory, script) = (factory.clone(), script.clone());
+            runner::run_rule(&meta, &env, move |cx| {
+                judge(cx, &*factory, &script, verdict)
+            })
+        },
+    )?;
     if test == "done_6" {
         return Ok(Outcome::EnforcedByTypes(format!(
             "a token cannot be released twice in safe Rust (see {DONE_6_PROOF}); no run saw it either"
         )));
+    }
+    Ok(outcome)
+}
+
+/// One script against a fresh stage, judged by `verdict`.
+fn judge<F: LifecycleFactory>(
+    cx: &RuleCx,
+    factory: &F,
+    script: &Script,
+    verdict: Verdict,
+) -> RuleBody {
+    let seen = scenario::run(cx, factory, script);
+    if let Some(stuck) = &seen.stuck {
+        return Err(cx.failure("the stage to meet the demand or terminate", stuck.clone()));
+    }
+    if let Some((expected, actual)) = verdict(&seen) {
+        return Err(cx.failure(expected, actual));
     }
     Ok(Outcome::Passed)
 }

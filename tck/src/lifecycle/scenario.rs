@@ -1,8 +1,15 @@
 //! One run of a stage: tracked inputs in, a recording subscriber out, a
-//! demand schedule, an end (completion, cancellation or an upstream
-//! error), then what the ledger saw.
+//! generated schedule of input emissions, input ends, demand and
+//! consumption, then an end (completion, cancellation or an upstream
+//! error), and what the ledger saw.
+//!
+//! An input is either *eager* (a synchronous range: it emits from inside
+//! the stage's `request`, like most sources) or *driven* (it emits one
+//! element, or completes, only when the schedule says so, on the
+//! verification's thread), so the schedule decides how the inputs of a
+//! multi-input stage interleave and when each ends.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,7 +22,6 @@ use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription}
 
 use super::{LifecycleFactory, Lineage};
 use crate::context::RuleCx;
-use crate::testkit::SyncRange;
 
 /// Ids of input `j` start at `j * INPUT_STRIDE`, so a lineage tells the
 /// inputs apart.
@@ -26,36 +32,84 @@ pub(crate) const INPUT_STRIDE: u64 = 1_000_000;
 pub(crate) enum End {
     /// Every input completes; downstream asks for everything.
     Complete,
-    /// Downstream cancels after its demand schedule.
+    /// Downstream cancels after the schedule.
     Cancel,
-    /// Input 0 fails after this many elements; downstream asks for
+    /// Input 0 fails (an eager one after this many elements, a driven one
+    /// after the schedule); the others complete; downstream asks for
     /// everything.
     Fail { after: u64 },
 }
 
-/// The inputs, demand and end of one run.
+/// How an input emits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Feed {
+    /// A synchronous range of this many elements, emitted as requested.
+    Eager(u64),
+    /// Emits only on [`Step::Emit`], ends on [`Step::Finish`] or at the end.
+    Driven,
+}
+
+/// One step of the schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A driven input emits its next datum, if the stage asked for one.
+    Emit(usize),
+    /// Downstream calls `request(n)`.
+    Request(u64),
+    /// Downstream drops every output it holds (it has consumed them).
+    Consume,
+    /// A driven input completes.
+    Finish(usize),
+}
+
+/// The inputs, schedule and end of one run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Script {
-    /// Elements of each input.
-    pub(crate) counts: Vec<u64>,
-    /// `request(n)` calls, in order; after each the run waits until the
-    /// demand is met or the stage has terminated.
-    pub(crate) demand: Vec<u64>,
+    pub(crate) feeds: Vec<Feed>,
+    pub(crate) steps: Vec<Step>,
     pub(crate) end: End,
+}
+
+impl Script {
+    /// One line per input, step and the end: what a failure prints.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .feeds
+            .iter()
+            .enumerate()
+            .map(|(j, feed)| match feed {
+                Feed::Eager(1) => format!("input {j}: 1 element as requested"),
+                Feed::Eager(count) => format!("input {j}: {count} elements as requested"),
+                Feed::Driven => format!("input {j}: driven"),
+            })
+            .collect();
+        lines.extend(self.steps.iter().map(|step| match step {
+            Step::Emit(j) => format!("input {j} emits"),
+            Step::Request(n) => format!("request({})", crate::probe::show_demand(n)),
+            Step::Consume => "downstream drops its outputs".to_string(),
+            Step::Finish(j) => format!("input {j} completes"),
+        }));
+        lines.push(match self.end {
+            End::Complete => "every input completes, request(max) until completion".to_string(),
+            End::Cancel => "cancel".to_string(),
+            End::Fail { after } => match self.feeds[0] {
+                Feed::Eager(_) => format!("input 0 fails after {after} elements, request(max)"),
+                Feed::Driven => "input 0 fails, request(max)".to_string(),
+            },
+        });
+        lines
+    }
 }
 
 impl fmt::Display for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "inputs of {:?} elements, requests {:?}, then ",
-            self.counts, self.demand
-        )?;
-        match self.end {
-            End::Complete => f.write_str("request(max) until completion"),
-            End::Cancel => f.write_str("cancel"),
-            End::Fail { after } => write!(f, "input 0 fails after {after} elements"),
-        }
+        f.write_str(&self.lines().join("; "))
+    }
+}
+
+impl crate::explore::Scripted for Script {
+    fn script(&self) -> Vec<String> {
+        self.lines()
     }
 }
 
@@ -74,6 +128,20 @@ pub(crate) enum EndKind {
     Fail,
 }
 
+fn feed() -> impl Strategy<Value = Feed> {
+    // Eager first: proptest shrinks towards the first alternative.
+    prop_oneof![(0u64..10).prop_map(Feed::Eager), Just(Feed::Driven)]
+}
+
+fn step(inputs: usize) -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (0..inputs).prop_map(Step::Emit),
+        2 => (1u64..5).prop_map(Step::Request),
+        2 => Just(Step::Consume),
+        1 => (0..inputs).prop_map(Step::Finish),
+    ]
+}
+
 /// Scripts for a stage with `inputs` inputs.
 pub(crate) fn scripts(inputs: usize, ends: Ends) -> impl Strategy<Value = Script> {
     let kinds = match ends {
@@ -81,27 +149,29 @@ pub(crate) fn scripts(inputs: usize, ends: Ends) -> impl Strategy<Value = Script
         Ends::Only(kind) => vec![kind],
     };
     (
-        vec(0u64..10, inputs),
-        vec(1u64..5, 0..6),
+        vec(feed(), inputs),
+        vec(step(inputs), 0..24),
         proptest::sample::select(kinds),
         1u64..10,
     )
-        .prop_map(|(mut counts, demand, kind, after)| {
+        .prop_map(|(mut feeds, mut steps, kind, after)| {
             let end = match kind {
                 EndKind::Complete => End::Complete,
                 EndKind::Cancel => End::Cancel,
                 EndKind::Fail => {
-                    counts[0] = counts[0].max(1);
-                    End::Fail {
-                        after: 1 + (after - 1) % counts[0],
-                    }
+                    // Input 0 must still be open to fail.
+                    steps.retain(|step| *step != Step::Finish(0));
+                    let after = match &mut feeds[0] {
+                        Feed::Eager(count) => {
+                            *count = (*count).max(1);
+                            1 + (after - 1) % *count
+                        }
+                        Feed::Driven => 0,
+                    };
+                    End::Fail { after }
                 }
             };
-            Script {
-                counts,
-                demand,
-                end,
-            }
+            Script { feeds, steps, end }
         })
 }
 
@@ -113,13 +183,16 @@ pub(crate) struct Seen {
     /// done.2: outputs missing tokens of their inputs, or whose inputs were
     /// done while downstream held them.
     pub(crate) uncarried: Vec<String>,
+    /// done.3: data downstream had consumed, which the stage no longer
+    /// needed by its own declaration, still not done mid-stream.
+    pub(crate) lingering: Vec<String>,
     /// done.3–5: data still not done after the end, once downstream had
     /// dropped its outputs (sorted).
     pub(crate) undone: Vec<u64>,
     /// done.6: data reported done more than once.
     pub(crate) twice: Vec<u64>,
-    /// The stage did not make progress: it neither met the demand nor
-    /// terminated in time.
+    /// The stage did not make progress: it did not subscribe or terminate
+    /// in time.
     pub(crate) stuck: Option<String>,
 }
 
@@ -140,6 +213,27 @@ impl Ledger {
     fn is_done(&self, id: u64) -> bool {
         self.book.lock().done.contains_key(&id)
     }
+
+    /// Waits until every id of `ids` is done, at most `bound`; the ones
+    /// still not done.
+    fn wait_done(&self, ids: &[u64], bound: Duration) -> Vec<u64> {
+        let deadline = Instant::now() + bound;
+        let mut book = self.book.lock();
+        loop {
+            let left: Vec<u64> = ids
+                .iter()
+                .copied()
+                .filter(|id| !book.done.contains_key(id))
+                .collect();
+            if left.is_empty() || self.changed.wait_until(&mut book, deadline).timed_out() {
+                return ids
+                    .iter()
+                    .copied()
+                    .filter(|id| !book.done.contains_key(id))
+                    .collect();
+            }
+        }
+    }
 }
 
 /// Runs `script` against a fresh stage from `factory`.
@@ -153,28 +247,33 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
             shared.changed.notify_all();
         })
     };
-    let inputs: Vec<Box<dyn Publisher<Tracked<u64>>>> = script
-        .counts
+    let inputs: Vec<Arc<Input>> = script
+        .feeds
         .iter()
         .enumerate()
-        .map(|(j, &count)| {
-            let fail_after = match script.end {
-                End::Fail { after } if j == 0 => Some(after),
+        .map(|(j, &feed)| {
+            let fail_after = match (script.end, feed) {
+                (End::Fail { after }, Feed::Eager(_)) if j == 0 => Some(after),
                 _ => None,
             };
-            Box::new(Input {
-                range: SyncRange::new(j as u64 * INPUT_STRIDE, count),
-                ledger: ledger.clone(),
-                shared: shared.clone(),
+            Arc::new(Input::new(
+                j as u64 * INPUT_STRIDE,
+                feed,
                 fail_after,
-            }) as Box<dyn Publisher<Tracked<u64>>>
+                ledger.clone(),
+                shared.clone(),
+            ))
         })
         .collect();
     drop(ledger);
 
     let mut seen = Seen::default();
+    let boxed = inputs
+        .iter()
+        .map(|input| Box::new(InputPublisher(input.clone())) as Box<dyn Publisher<Tracked<u64>>>)
+        .collect();
     let stage = cx.step(cx.rule(), "create_stage(inputs)", || {
-        factory.create_stage(inputs)
+        factory.create_stage(boxed)
     });
     let down = Arc::new(Downstream::<F::Output>::new(shared.clone()));
     cx.step(cx.rule(), "subscribe(recorder)", || {
@@ -188,59 +287,90 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
         return seen;
     };
 
-    let mut requested: u64 = 0;
-    for &n in &script.demand {
-        let what = format!("request({})", crate::probe::show_demand(n));
-        cx.trace(what.clone());
-        cx.step(cx.rule(), what, || subscription.request(n));
-        requested = demand::add(requested, n);
-        let met = down.wait(timeout, |d| {
-            (d.delivered >= requested || d.terminal.is_some()).then_some(())
-        });
-        if met.is_none() {
-            seen.stuck = Some(format!(
-                "after request({requested}) in total the stage delivered {} outputs and did not terminate within {} ms",
-                down.state.lock().delivered,
-                timeout.as_millis()
-            ));
-            break;
+    let keeps = factory.keeps_delivered();
+    // Released data may be dropped on another thread: as for a signal
+    // after cancel (§1.8), "at once" is bounded by the larger of the
+    // no-signal window and the prompt bound.
+    let release_bound = cx.env().no_signal_timeout().max(cx.env().prompt());
+    for step in &script.steps {
+        match *step {
+            Step::Emit(j) => {
+                if let Some(id) = inputs[j].emit(cx) {
+                    cx.trace(format!("input {j} emitted datum {id}"));
+                }
+            }
+            Step::Finish(j) => {
+                if inputs[j].finish(cx, None) {
+                    cx.trace(format!("input {j} completed"));
+                }
+            }
+            Step::Request(n) => {
+                if down.state.lock().terminal.is_none() {
+                    cx.step(
+                        cx.rule(),
+                        format!("request({})", crate::probe::show_demand(n)),
+                        || subscription.request(n),
+                    );
+                }
+            }
+            Step::Consume => {
+                let (held, delivered) = {
+                    let mut state = down.state.lock();
+                    (std::mem::take(&mut state.held), state.delivered_ids.clone())
+                };
+                check_held(&shared, &held, &mut seen.uncarried);
+                cx.trace(format!(
+                    "downstream drops the {} outputs it held",
+                    held.len()
+                ));
+                drop(held);
+                if let Some(keep) = keeps {
+                    let released = released(&delivered, keep);
+                    let left = shared.wait_done(&released, release_bound);
+                    if !left.is_empty() {
+                        seen.lingering.push(format!(
+                            "{left:?} were still not done {} ms after downstream dropped every output made from them (the stage declares it keeps, of each input, at most its {keep} most recent delivered data)",
+                            release_bound.as_millis()
+                        ));
+                    }
+                }
+            }
         }
     }
-    if seen.stuck.is_none() {
-        match script.end {
-            End::Cancel => cx.step(cx.rule(), "cancel()", || subscription.cancel()),
-            End::Complete | End::Fail { .. } => {
-                if down.state.lock().terminal.is_none() {
-                    cx.step(cx.rule(), "request(max)", || {
-                        subscription.request(demand::UNBOUNDED)
-                    });
-                }
-                if down.wait(timeout, |d| d.terminal.clone()).is_none() {
-                    seen.stuck = Some(format!(
-                        "the stage did not terminate within {} ms of unbounded demand",
-                        timeout.as_millis()
+
+    match script.end {
+        End::Cancel => cx.step(cx.rule(), "cancel()", || subscription.cancel()),
+        End::Complete | End::Fail { .. } => {
+            for (j, input) in inputs.iter().enumerate() {
+                let error = matches!(script.end, End::Fail { .. }) && j == 0;
+                if input.finish(cx, error.then_some(())) {
+                    cx.trace(format!(
+                        "input {j} {}",
+                        if error { "failed" } else { "completed" }
                     ));
                 }
+            }
+            if down.state.lock().terminal.is_none() {
+                cx.step(cx.rule(), "request(max)", || {
+                    subscription.request(demand::UNBOUNDED)
+                });
+            }
+            if down.wait(timeout, |d| d.terminal.clone()).is_none() {
+                seen.stuck = Some(format!(
+                    "the stage did not terminate within {} ms of unbounded demand after every input ended",
+                    timeout.as_millis()
+                ));
             }
         }
     }
 
     let held = {
         let mut state = down.state.lock();
-        seen.early = std::mem::take(&mut state.early);
-        seen.uncarried = std::mem::take(&mut state.uncarried);
+        seen.early.append(&mut state.early);
+        seen.uncarried.append(&mut state.uncarried);
         std::mem::take(&mut state.held)
     };
-    // Still held here: none of their inputs may be done yet.
-    for output in &held {
-        let mut inputs = Vec::new();
-        output.inputs(&mut inputs);
-        if let Some(id) = inputs.iter().find(|id| shared.is_done(**id)) {
-            seen.uncarried.push(format!(
-                "datum {id} was done while downstream still held an output made from {inputs:?}"
-            ));
-        }
-    }
+    check_held(&shared, &held, &mut seen.uncarried);
     cx.trace(format!(
         "downstream drops the {} outputs it held",
         held.len()
@@ -250,28 +380,13 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
 
     // The stage handle stays alive: ending the stream must release the
     // data, not dropping the processor.
-    let deadline = Instant::now() + timeout;
-    let mut book = shared.book.lock();
-    loop {
-        let undone: Vec<u64> = book
-            .issued
-            .iter()
-            .copied()
-            .filter(|id| !book.done.contains_key(id))
-            .collect();
-        if undone.is_empty() || shared.changed.wait_until(&mut book, deadline).timed_out() {
-            let mut undone: Vec<u64> = book
-                .issued
-                .iter()
-                .copied()
-                .filter(|id| !book.done.contains_key(id))
-                .collect();
-            undone.sort_unstable();
-            seen.undone = undone;
-            break;
-        }
-    }
-    let mut twice: Vec<u64> = book
+    let issued = shared.book.lock().issued.clone();
+    let mut undone = shared.wait_done(&issued, timeout);
+    undone.sort_unstable();
+    seen.undone = undone;
+    let mut twice: Vec<u64> = shared
+        .book
+        .lock()
         .done
         .iter()
         .filter(|(_, count)| **count > 1)
@@ -279,79 +394,252 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
         .collect();
     twice.sort_unstable();
     seen.twice = twice;
-    drop(book);
     drop(stage);
     seen
 }
 
-/// A tracked input: a synchronous range whose every element gets a token
-/// from the verification's ledger as it is emitted.
-struct Input {
-    range: SyncRange,
-    ledger: DoneLedger,
-    shared: Arc<Ledger>,
-    fail_after: Option<u64>,
-}
-
-impl Publisher<Tracked<u64>> for Input {
-    fn subscribe(&self, subscriber: Box<dyn Subscriber<Tracked<u64>>>) {
-        self.range.subscribe(Box::new(Issuer {
-            downstream: subscriber,
-            ledger: self.ledger.clone(),
-            shared: self.shared.clone(),
-            fail_after: self.fail_after,
-            sent: 0,
-            upstream: None,
-            failed: false,
-        }));
-    }
-}
-
-struct Issuer {
-    downstream: Box<dyn Subscriber<Tracked<u64>>>,
-    ledger: DoneLedger,
-    shared: Arc<Ledger>,
-    fail_after: Option<u64>,
-    sent: u64,
-    upstream: Option<Arc<dyn Subscription>>,
-    failed: bool,
-}
-
-impl Subscriber<u64> for Issuer {
-    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.upstream = Some(subscription.clone());
-        self.downstream.on_subscribe(subscription);
-    }
-
-    fn on_next(&mut self, id: u64) {
-        if self.failed {
-            return;
-        }
-        self.shared.book.lock().issued.push(id);
-        self.downstream
-            .on_next(Tracked::new(id, self.ledger.issue(id)));
-        self.sent += 1;
-        if self.fail_after == Some(self.sent) {
-            self.failed = true;
-            if let Some(upstream) = self.upstream.take() {
-                upstream.cancel();
-            }
-            self.downstream.on_error(StreamError::msg(
-                "upstream failure injected by the datum-lifecycle verification",
+/// Outputs downstream still holds: none of their inputs may be done yet
+/// (done.2).
+fn check_held<O: Lineage>(shared: &Ledger, held: &[O], uncarried: &mut Vec<String>) {
+    for output in held {
+        let mut inputs = Vec::new();
+        output.inputs(&mut inputs);
+        if let Some(id) = inputs.iter().find(|id| shared.is_done(**id)) {
+            uncarried.push(format!(
+                "datum {id} was done while downstream still held an output made from {inputs:?}"
             ));
         }
     }
+}
 
-    fn on_error(&mut self, error: StreamError) {
-        if !self.failed {
-            self.downstream.on_error(error);
+/// The data downstream consumed that a stage keeping the `keep` most
+/// recent delivered data of each input no longer holds.
+fn released(delivered: &BTreeSet<u64>, keep: usize) -> Vec<u64> {
+    let mut by_input: HashMap<u64, Vec<u64>> = HashMap::new();
+    for &id in delivered {
+        by_input.entry(id / INPUT_STRIDE).or_default().push(id);
+    }
+    let mut released: Vec<u64> = by_input
+        .into_values()
+        .flat_map(|ids| {
+            let cut = ids.len().saturating_sub(keep);
+            ids.into_iter().take(cut)
+        })
+        .collect();
+    released.sort_unstable();
+    released
+}
+
+/// A tracked input: emits `Tracked<u64>` whose token comes from the
+/// verification's ledger, eagerly (from inside `request`, trampolined) or
+/// when the schedule says so.
+struct Input {
+    first: u64,
+    feed: Feed,
+    fail_after: Option<u64>,
+    ledger: DoneLedger,
+    shared: Arc<Ledger>,
+    state: Mutex<InputState>,
+    /// The stage's subscriber; every signal to it is sent holding this
+    /// lock, so signals are serial (§1.3).
+    subscriber: Mutex<Option<Box<dyn Subscriber<Tracked<u64>>>>>,
+}
+
+#[derive(Default)]
+struct InputState {
+    subscribed: bool,
+    demand: u64,
+    sent: u64,
+    /// A thread is signalling (eager inputs): a `request` only adds demand.
+    emitting: bool,
+    ended: bool,
+    cancelled: bool,
+}
+
+/// What an input sends next.
+enum Signal {
+    Next(u64),
+    Complete,
+    Error,
+}
+
+impl Input {
+    fn new(
+        first: u64,
+        feed: Feed,
+        fail_after: Option<u64>,
+        ledger: DoneLedger,
+        shared: Arc<Ledger>,
+    ) -> Self {
+        Input {
+            first,
+            feed,
+            fail_after,
+            ledger,
+            shared,
+            state: Mutex::new(InputState::default()),
+            subscriber: Mutex::new(None),
         }
     }
 
-    fn on_complete(&mut self) {
-        if !self.failed {
-            self.downstream.on_complete();
+    fn send(&self, signal: Signal) {
+        let mut subscriber_slot = self.subscriber.lock();
+        let Some(subscriber) = subscriber_slot.as_mut() else {
+            return;
+        };
+        match signal {
+            Signal::Next(id) => {
+                self.shared.book.lock().issued.push(id);
+                subscriber.on_next(Tracked::new(id, self.ledger.issue(id)));
+            }
+            Signal::Complete => subscriber.on_complete(),
+            Signal::Error => subscriber.on_error(StreamError::msg(
+                "upstream failure injected by the datum-lifecycle verification",
+            )),
         }
+        // After its end or a cancel the input lets go of the stage's
+        // subscriber (§3.13), and whatever that subscriber holds.
+        let state = self.state.lock();
+        if state.ended || state.cancelled {
+            drop(state);
+            subscriber_slot.take();
+        }
+    }
+
+    /// Eager inputs: emits while there is demand, then completes or fails.
+    fn drain(&self) {
+        loop {
+            let signal = {
+                let mut state = self.state.lock();
+                let Feed::Eager(count) = self.feed else {
+                    state.emitting = false;
+                    return;
+                };
+                if state.ended || state.cancelled {
+                    state.emitting = false;
+                    return;
+                }
+                if self.fail_after == Some(state.sent) {
+                    state.ended = true;
+                    Signal::Error
+                } else if state.sent == count {
+                    state.ended = true;
+                    Signal::Complete
+                } else if state.demand > 0 {
+                    state.demand -= 1;
+                    state.sent += 1;
+                    Signal::Next(self.first + state.sent - 1)
+                } else {
+                    state.emitting = false;
+                    return;
+                }
+            };
+            self.send(signal);
+        }
+    }
+
+    /// A driven input emits its next datum if the stage asked for one.
+    fn emit(&self, cx: &RuleCx) -> Option<u64> {
+        let id = {
+            let mut state = self.state.lock();
+            if self.feed != Feed::Driven
+                || !state.subscribed
+                || state.ended
+                || state.cancelled
+                || state.demand == 0
+            {
+                return None;
+            }
+            state.demand -= 1;
+            state.sent += 1;
+            self.first + state.sent - 1
+        };
+        cx.step(cx.rule(), format!("on_next(datum {id})"), || {
+            self.send(Signal::Next(id))
+        });
+        Some(id)
+    }
+
+    /// A driven input completes (or fails, with `error`), if still open.
+    fn finish(&self, cx: &RuleCx, error: Option<()>) -> bool {
+        {
+            let mut state = self.state.lock();
+            if self.feed != Feed::Driven || !state.subscribed || state.ended || state.cancelled {
+                return false;
+            }
+            state.ended = true;
+        }
+        let (what, signal) = match error {
+            Some(()) => ("on_error", Signal::Error),
+            None => ("on_complete", Signal::Complete),
+        };
+        cx.step(cx.rule(), what, || self.send(signal));
+        true
+    }
+}
+
+struct InputPublisher(Arc<Input>);
+
+impl Publisher<Tracked<u64>> for InputPublisher {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<Tracked<u64>>>) {
+        let input = &self.0;
+        {
+            let mut state = input.state.lock();
+            if state.subscribed {
+                drop(state);
+                subscriber.on_subscribe(Arc::new(Inert));
+                subscriber.on_error(StreamError::msg(
+                    "a datum-lifecycle input serves one subscriber",
+                ));
+                return;
+            }
+            state.subscribed = true;
+            // Held during on_subscribe: a request from inside it only adds
+            // demand, which the drain below delivers.
+            state.emitting = true;
+        }
+        let mut slot = input.subscriber.lock();
+        let subscription: Arc<dyn Subscription> = Arc::new(InputSubscription(input.clone()));
+        subscriber.on_subscribe(subscription);
+        *slot = Some(subscriber);
+        drop(slot);
+        input.drain();
+    }
+}
+
+struct Inert;
+
+impl Subscription for Inert {
+    fn request(&self, _: u64) {}
+    fn cancel(&self) {}
+}
+
+struct InputSubscription(Arc<Input>);
+
+impl Subscription for InputSubscription {
+    fn request(&self, n: u64) {
+        {
+            let mut state = self.0.state.lock();
+            state.demand = demand::add(state.demand, n);
+            if state.emitting {
+                return;
+            }
+            state.emitting = true;
+        }
+        self.0.drain();
+    }
+
+    fn cancel(&self) {
+        self.0.state.lock().cancelled = true;
+        // Let go of the stage's subscriber (§3.13) unless a signal to it is
+        // running (maybe this cancel comes from inside it): that signal's
+        // sender lets go once it returns.
+        let taken = self
+            .0
+            .subscriber
+            .try_lock()
+            .and_then(|mut slot| slot.take());
+        drop(taken);
     }
 }
 
@@ -363,9 +651,10 @@ struct Downstream<O> {
 
 struct DownState<O> {
     subscription: Option<Arc<dyn Subscription>>,
-    delivered: u64,
     terminal: Option<Option<String>>,
     held: Vec<O>,
+    /// Every datum some delivered output was made from.
+    delivered_ids: BTreeSet<u64>,
     early: Vec<String>,
     uncarried: Vec<String>,
 }
@@ -376,9 +665,9 @@ impl<O> Downstream<O> {
             ledger,
             state: Mutex::new(DownState {
                 subscription: None,
-                delivered: 0,
                 terminal: None,
                 held: Vec::new(),
+                delivered_ids: BTreeSet::new(),
                 early: Vec::new(),
                 uncarried: Vec::new(),
             }),
@@ -402,7 +691,7 @@ impl<O> Downstream<O> {
 }
 
 /// The downstream subscriber: checks each output as it arrives and holds
-/// it until the run ends.
+/// it until the schedule consumes it or the run ends.
 struct Recorder<O>(Arc<Downstream<O>>);
 
 impl<O: Lineage + Send + 'static> Subscriber<O> for Recorder<O> {
@@ -437,7 +726,7 @@ impl<O: Lineage + Send + 'static> Subscriber<O> for Recorder<O> {
                 "an output made from {inputs:?} carries the tokens {tokens:?}, not those of {missing:?}"
             ));
         }
-        state.delivered += 1;
+        state.delivered_ids.extend(inputs);
         state.held.push(output);
         drop(state);
         self.0.changed.notify_all();

@@ -130,6 +130,7 @@ fn table<F: SubscriberBlackboxFactory>() -> Vec<(&'static str, Body<Blackbox<F>>
     vec![
         ("spec_2_01", body(rules::spec_2_01::<Blackbox<F>>)),
         ("spec_2_03", body(rules::spec_2_03::<Blackbox<F>>)),
+        ("spec_2_04", body(rules::spec_2_04::<Blackbox<F>>)),
         ("spec_2_05", body(rules::spec_2_05::<Blackbox<F>>)),
         ("spec_2_06", body(rules::spec_2_06::<Blackbox<F>>)),
         ("spec_2_07", body(rules::spec_2_07::<Blackbox<F>>)),
@@ -175,13 +176,11 @@ verification_builder!(
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: SubscriberBlackboxFactory>(test: &str, target: &str, factory: F) {
-    match SubscriberBlackboxVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => crate::runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SubscriberBlackboxVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
 }
 
 /// The list of blackbox rule tests, and what is generated from it. Not
@@ -191,25 +190,14 @@ pub fn __run_generated<F: SubscriberBlackboxFactory>(test: &str, target: &str, f
 macro_rules! __subscriber_blackbox_tests {
     (@list $($then:tt)*) => {
         $crate::__subscriber_blackbox_tests! { $($then)* [
-            spec_2_01, spec_2_03, spec_2_05, spec_2_06, spec_2_07, spec_2_09, spec_2_10,
-            spec_2_12, spec_2_13, spec_3_01, spec_3_08
+            spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_06, spec_2_07, spec_2_09,
+            spec_2_10, spec_2_12, spec_2_13, spec_3_01, spec_3_08
         ] }
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod subscriber_blackbox {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::subscriber::blackbox::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, subscriber_blackbox, $crate::subscriber::blackbox::__run_generated, [$($test),*]
         }
     };
 }
@@ -220,8 +208,8 @@ macro_rules! __subscriber_blackbox_tests {
 ///
 /// `$factory` is an expression making a
 /// [`SubscriberBlackboxFactory`](crate::subscriber::SubscriberBlackboxFactory),
-/// evaluated once per test in a module nested two levels below the
-/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// evaluated once per test where the macro is invoked (it sees what the
+/// invocation sees). Results carry `stringify!($name)`
 /// as their target, or the display name given as a third argument.
 ///
 /// ```ignore

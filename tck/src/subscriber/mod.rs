@@ -15,13 +15,13 @@
 //!   [`subscriber_whitebox_verification!`](crate::subscriber_whitebox_verification)):
 //!   the subscriber also carries a [`WhiteboxProbe`], reporting what its
 //!   processing logic received and handing the TCK a [`Puppet`] to pull.
-//!   That makes §2.4, §2.8, §2.11 and the demand side of §3.8 testable.
+//!   That makes §2.8, §2.11 and the demand side of §3.8 testable.
 //!
 //! | rule | blackbox | whitebox | how |
 //! |---|---|---|---|
 //! | §2.1 | ✓ | ✓ | after `on_subscribe` (and the nudge) a `request(n ≥ 1)` arrives; elements flow within it |
-//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`, nor afterwards on any thread (one no-signal window); whitebox, for a subscriber built around a publisher ([`SubscriberWhiteboxFactory::create_subscriber_with_publisher`]), no `subscribe` on it from inside them |
-//! | §2.4 | | ✓ | after a terminal signal was processed, nothing calls the subscription, not even its drop (cancel-on-drop excepted) |
+//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`; whitebox, for a subscriber built around a publisher ([`SubscriberWhiteboxFactory::create_subscriber_with_publisher`]), no `subscribe` on it from inside them |
+//! | §2.4 | ✓ | ✓ | after a terminal signal was delivered (whitebox: processed), nothing calls the subscription from any thread, not even its drop (cancel-on-drop excepted), until the subscriber is dropped inside the scenario |
 //! | §2.5 | ✓ | ✓ | a second `on_subscribe` while active: that subscription is cancelled, never requested from |
 //! | §2.6 | ✓ | ✓ | a subscriber declaring `stops_after() = Some(k)` cancels after the `k`-th element (dropping or keeping the subscription without `cancel()` fails); skipped without the declaration |
 //! | §2.7 | ✓ | ✓ | an entry counter in the probe subscription sees overlapping calls; early calls are held open for one window so that unsynchronised threads collide |
@@ -40,6 +40,7 @@
 
 pub mod blackbox;
 mod driver;
+pub mod extended;
 mod probe_subscription;
 mod recording_publisher;
 pub(crate) mod rules;

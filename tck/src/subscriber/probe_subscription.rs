@@ -4,7 +4,8 @@
 //!
 //! | check | rule |
 //! |---|---|
-//! | no call from inside `on_complete` / `on_error`, nor after either was delivered, on any thread | §2.3 (or §2.4 where the rule test says so) |
+//! | no call from inside `on_complete` / `on_error` | §2.3 |
+//! | no call after either was delivered, on any thread, where the rule test watches for it (its own drop's `cancel()` excepted) | §2.4 |
 //! | calls never overlap: an entry counter sees a second call entering while one runs | §2.7 |
 //! | a second subscription, given while one is active, is only ever cancelled | §2.5 |
 //! | no call once the subscriber was dropped | §3.1 |
@@ -266,15 +267,10 @@ impl Handle {
         let shared = &*self.shared;
         let cx = &shared.cx;
         let label = shared.label;
-        if state.dropped && signal != Some("drop") {
-            if state.first_report("3.1") {
-                cx.record(cx.failure_of(
-                    "3.1",
-                    "no call on the subscription once its subscriber was dropped",
-                    format!("{what} on the {label} after the subscriber was dropped"),
-                ));
-            }
-        } else if let Some(signal @ ("on_complete" | "on_error")) = signal {
+        // Cancelling while being dropped is cleanup, not a use of the
+        // subscription.
+        let cleanup = signal == Some("drop") && what == "cancel()";
+        if let Some(signal @ ("on_complete" | "on_error")) = signal {
             if state.first_report("2.3-inside") {
                 cx.record(cx.failure_of(
                     "2.3",
@@ -282,17 +278,24 @@ impl Handle {
                     format!("{what} on the {label} from inside {signal}"),
                 ));
             }
-        } else if let Some((terminal, Some(rule))) = state.terminal {
-            // Cancelling while being dropped is cleanup, not a use of the
-            // subscription.
-            let cleanup = signal == Some("drop") && what == "cancel()";
-            if !cleanup && state.first_report("2.3-after") {
+        } else if let (Some((terminal, Some(rule))), false) = (state.terminal, cleanup) {
+            // After a watched terminal signal, any other call (a helper
+            // thread's, even one still running while the subscriber is
+            // dropped) uses a subscription the subscriber must consider
+            // cancelled: the rule test's rule, §2.4.
+            if state.first_report("2.3-after") {
                 cx.record(cx.failure_of(
                     rule,
                     format!("no call on the subscription once {terminal} was delivered"),
                     format!("{what} on the {label} after {terminal}"),
                 ));
             }
+        } else if state.dropped && signal != Some("drop") && state.first_report("3.1") {
+            cx.record(cx.failure_of(
+                "3.1",
+                "no call on the subscription once its subscriber was dropped",
+                format!("{what} on the {label} after the subscriber was dropped"),
+            ));
         }
         self.check_role(state, what);
     }

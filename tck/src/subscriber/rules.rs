@@ -168,8 +168,9 @@ pub(crate) fn spec_2_06<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     Ok(Outcome::Passed)
 }
 
-/// §2.3: no call on the subscription from inside `on_complete` / `on_error`,
-/// nor afterwards on any thread.
+/// §2.3: no call on the subscription from inside `on_complete` / `on_error`.
+/// A call afterwards, on any thread, is watched too: it breaks §2.4 (the
+/// subscription is to be considered cancelled), not §2.3.
 pub(crate) fn spec_2_03<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     for terminal in Terminal::BOTH {
         cx.scenario(format!("{} after the first request", terminal.name()));
@@ -178,7 +179,7 @@ pub(crate) fn spec_2_03<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         // No element was sent: once the terminal signal is delivered (or,
         // whitebox, processed), nothing is in flight, so any call comes
         // from the terminal signal.
-        stage.watch_after_terminal("2.3");
+        stage.watch_after_terminal("2.4");
         terminal.deliver::<X>(&mut stage)?;
         terminal.wait_processed::<X>(&stage, subject);
         stage.settle();
@@ -190,14 +191,24 @@ pub(crate) fn spec_2_03<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     Ok(Outcome::Passed)
 }
 
-/// §2.4 (whitebox): once a terminal signal was processed, the subscription
-/// is treated as cancelled: no call on it afterwards, not even from drop.
+/// §2.4: once a terminal signal was processed (whitebox: reported by the
+/// probe; blackbox: delivered), the subscription is treated as cancelled:
+/// no call on it afterwards from any thread, not even from drop. The probe
+/// subscription stays live until the subscriber is dropped inside the
+/// scenario, so a helper thread's late call is judged, not only traced.
 pub(crate) fn spec_2_04<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     for terminal in Terminal::BOTH {
-        cx.scenario(format!("{} with demand outstanding", terminal.name()));
         let mut stage = subject.stage(cx)?;
-        started::<X>(&mut stage)?;
-        stage.trigger_request(2)?;
+        if stage.probe.is_some() {
+            cx.scenario(format!("{} with demand outstanding", terminal.name()));
+            started::<X>(&mut stage)?;
+            stage.trigger_request(2)?;
+        } else {
+            // Blackbox: no element is sent, so nothing is in flight once
+            // the terminal signal is delivered.
+            cx.scenario(format!("{} after the first request", terminal.name()));
+            started::<X>(&mut stage)?;
+        }
         stage.watch_after_terminal("2.4");
         terminal.deliver::<X>(&mut stage)?;
         terminal.wait_processed::<X>(&stage, subject);

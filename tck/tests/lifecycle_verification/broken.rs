@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use reactive_streams::done::Tracked;
 use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::lifecycle::LifecycleVerification;
+use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::testkit::broken_rules;
 
-use crate::relay::{Parked, Relays, Release};
+use crate::pair::{Combine, Pairs};
+use crate::relay::{Declared, Parked, Relays, Release};
 
 /// Short waits: a leak is only shown by waiting for data that never get
 /// done, and every case of a broken stage does that.
@@ -69,8 +70,8 @@ fn releasing_before_delivery_fails_done_1() {
     );
     let text = message(&results, "done.1");
     assert!(
-        text.starts_with("done.1: [case 0: inputs of ")
-            && text.contains("] expected no datum done before every output made from it was delivered; actual: an output made from ["),
+        text.starts_with("done.1: expected every generated script to pass; actual: input 0: ")
+            && text.contains(" → done.1: expected no datum done before every output made from it was delivered; actual: an output made from ["),
         "{text}"
     );
     assert!(text.contains("was delivered after"), "{text}");
@@ -107,7 +108,7 @@ fn an_output_without_its_tokens_fails_done_2() {
     );
     let text = message(&results, "done.2");
     assert!(
-        text.contains("] expected every output to carry the tokens of all the data it was made from; actual: an output made from ["),
+        text.contains(" → done.2: expected every output to carry the tokens of all the data it was made from; actual: "),
         "{text}"
     );
 }
@@ -141,10 +142,14 @@ fn a_leaked_token_fails_done_3_to_5() {
     );
     let text = message(&results, "done.3");
     assert!(
-        text.contains("] expected every datum done after completion, once downstream dropped its outputs; actual: ["),
+        text.contains(" → done.3: expected every datum done after completion, once downstream dropped its outputs; actual: ["),
         "{text}"
     );
     assert!(text.contains("were still not done"), "{text}");
+    assert!(
+        text.contains("replay it alone with RS_TCK_SEED=0x"),
+        "{text}"
+    );
 }
 
 /// Caches every element until the stream ends, but forgets the cache when
@@ -206,4 +211,69 @@ fn a_cache_kept_after_an_error_fails_done_5() {
         ]
     );
     assert!(message(&results, "done.5").contains("after the upstream error"));
+}
+
+/// Like [`verify`], for any factory, with a short release bound (the
+/// larger of the no-signal window and the prompt bound) and a fixed seed.
+fn verify_stage<F: LifecycleFactory>(factory: F) -> Vec<RuleResult> {
+    let env = TestEnv::builder()
+        .timeout(Duration::from_millis(150))
+        .no_signal_timeout(Duration::from_millis(15))
+        .prompt(Duration::from_millis(40))
+        .build();
+    LifecycleVerification::new(factory)
+        .env(env)
+        .cases(24)
+        .seed(0)
+        .run_all()
+        .unwrap()
+}
+
+/// A combine-latest that moves the cached side's tokens into each new
+/// pair instead of cloning them: the next pair with the same cached datum
+/// carries none of its tokens (done.2), and once downstream dropped the
+/// pair that took them, the datum is done while the stage still combines
+/// it (done.1).
+#[test]
+fn a_token_moved_between_combinations_fails_done_1_and_done_2() {
+    let results = verify_stage(Pairs(Combine::MoveCached));
+    assert_eq!(
+        verdicts(&results),
+        [
+            ("done.1", Failed),
+            ("done.2", Failed),
+            ("done.3", Passed),
+            ("done.4", Passed),
+            ("done.5", Passed),
+            ("done.6", Types),
+        ]
+    );
+    insta::assert_snapshot!("moved_token_done_1", message(&results, "done.1"));
+    insta::assert_snapshot!("moved_token_done_2", message(&results, "done.2"));
+}
+
+/// Caches every datum until the stream ends while declaring it keeps
+/// nothing once downstream has consumed it: consumed data linger
+/// mid-stream (done.3), though everything is released at the end.
+#[test]
+fn releasing_only_at_the_end_fails_done_3() {
+    let results = verify_stage(Declared(
+        Relays {
+            op: cache,
+            release: Release::ALWAYS,
+        },
+        0,
+    ));
+    assert_eq!(
+        verdicts(&results),
+        [
+            ("done.1", Passed),
+            ("done.2", Passed),
+            ("done.3", Failed),
+            ("done.4", Passed),
+            ("done.5", Passed),
+            ("done.6", Types),
+        ]
+    );
+    insta::assert_snapshot!("released_at_end_done_3", message(&results, "done.3"));
 }

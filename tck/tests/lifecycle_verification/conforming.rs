@@ -6,7 +6,8 @@ use reactive_streams_tck::datum_lifecycle_verification;
 use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
 use reactive_streams_tck::outcome::Verdict;
 
-use crate::relay::{Parked, Relays, Release};
+use crate::pair::{Combine, Pairs};
+use crate::relay::{Declared, Parked, Relays, Release};
 
 /// Passes each element on, tokens and all.
 pub fn pass(element: Tracked<u64>, _: &Parked) -> Tracked<u64> {
@@ -66,3 +67,16 @@ fn run_all_passes_and_names_every_rule() {
         assert_eq!(result.verdict, expected, "{result:#?}");
     }
 }
+
+// Declaring what they keep turns on the mid-stream check of done.3.
+datum_lifecycle_verification!(
+    passing_relay_keeping_nothing,
+    Declared(
+        Relays {
+            op: pass,
+            release: Release::ALWAYS
+        },
+        0
+    )
+);
+datum_lifecycle_verification!(combine_latest_pair, Pairs(Combine::Clone));

@@ -3,4 +3,5 @@
 
 mod broken;
 mod conforming;
+mod pair;
 mod relay;

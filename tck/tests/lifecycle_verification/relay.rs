@@ -119,3 +119,27 @@ impl Subscription for RelaySubscription {
         self.upstream.cancel();
     }
 }
+
+/// A factory that declares how many consumed data its stages keep
+/// ([`LifecycleFactory::keeps_delivered`]), around one that declares
+/// nothing.
+pub struct Declared<F>(pub F, pub usize);
+
+impl<F: LifecycleFactory> LifecycleFactory for Declared<F> {
+    type Output = F::Output;
+
+    fn inputs(&self) -> usize {
+        self.0.inputs()
+    }
+
+    fn create_stage(
+        &self,
+        inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+    ) -> Box<dyn Publisher<F::Output>> {
+        self.0.create_stage(inputs)
+    }
+
+    fn keeps_delivered(&self) -> Option<usize> {
+        Some(self.1)
+    }
+}

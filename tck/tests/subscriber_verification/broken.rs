@@ -128,6 +128,21 @@ fn requests_after_complete() -> Scripted {
     }
 }
 
+/// Hands the subscription to a thread from `on_error`, which cancels it:
+/// the subscription was to be considered cancelled already (§2.4).
+fn cancels_after_error_from_a_thread() -> Scripted {
+    Scripted {
+        on_error: |base| {
+            if let Some(subscription) = base.subscription.take() {
+                std::thread::spawn(move || subscription.cancel())
+                    .join()
+                    .unwrap();
+            }
+        },
+        ..Scripted::new(1)
+    }
+}
+
 fn requests_inside_on_error() -> Scripted {
     Scripted {
         on_error: |base| base.request(1),
@@ -254,7 +269,12 @@ fn blackbox<F: SubscriberBlackboxFactory>(factory: F, test: &str) -> String {
 #[case::requests_after_complete(
     "requests_after_complete",
     Blackbox::new(requests_after_complete),
-    "spec_2_03"
+    "spec_2_04"
+)]
+#[case::cancels_after_error_from_a_thread(
+    "cancels_after_error_from_a_thread",
+    Blackbox::new(cancels_after_error_from_a_thread),
+    "spec_2_04"
 )]
 #[case::requests_inside_on_error(
     "requests_inside_on_error",
@@ -580,7 +600,8 @@ fn the_corpus_shape_without_a_flaw_passes_whitebox() {
 /// subscriber's report): the broken blackbox subscribers, wrapped, fail
 /// them too.
 #[rstest]
-#[case::requests_after_complete("requests_after_complete", "spec_2_03")]
+#[case::requests_after_complete("requests_after_complete", "spec_2_04")]
+#[case::cancels_after_error_from_a_thread("cancels_after_error_from_a_thread", "spec_2_04")]
 #[case::ignores_second_subscription("ignores_second_subscription", "spec_2_05")]
 #[case::panics_on_error_without_request("panics_on_error_without_request", "spec_2_10")]
 #[case::panics_in_on_next("panics_in_on_next", "spec_2_13")]
@@ -590,6 +611,9 @@ fn wrapped_broken_subscribers_fail_their_whitebox_rule(#[case] name: &str, #[cas
     fn factory(name: &str) -> Whitebox {
         match name {
             "requests_after_complete" => Whitebox(|p| Box::new(p.wrap(requests_after_complete()))),
+            "cancels_after_error_from_a_thread" => {
+                Whitebox(|p| Box::new(p.wrap(cancels_after_error_from_a_thread())))
+            }
             "ignores_second_subscription" => {
                 Whitebox(|p| Box::new(p.wrap(ignores_second_subscription())))
             }
@@ -617,4 +641,36 @@ fn requests_from_two_threads_fails_whitebox_2_07() {
         "whitebox_wrapped__requests_from_two_threads",
         failed(&verification.run("spec_2_07").unwrap())
     );
+}
+
+/// A call from another thread after the terminal signal breaks §2.4 (the
+/// subscription is to be considered cancelled), and only §2.4: not §2.3,
+/// which is about calls from inside `on_complete` / `on_error`.
+#[rstest]
+#[case::requests_after_complete("requests_after_complete")]
+#[case::cancels_after_error_from_a_thread("cancels_after_error_from_a_thread")]
+fn calls_from_a_thread_after_the_terminal_signal_break_2_4_only(#[case] name: &str) {
+    let (blackbox, whitebox) = match name {
+        "requests_after_complete" => (
+            Blackbox::new(requests_after_complete),
+            Whitebox(|p| Box::new(p.wrap(requests_after_complete()))),
+        ),
+        _ => (
+            Blackbox::new(cancels_after_error_from_a_thread),
+            Whitebox(|p| Box::new(p.wrap(cancels_after_error_from_a_thread()))),
+        ),
+    };
+    let blackbox = SubscriberBlackboxVerification::new(blackbox)
+        .env(patient())
+        .run_all()
+        .unwrap();
+    let whitebox = SubscriberWhiteboxVerification::new(whitebox)
+        .env(patient())
+        .run_all()
+        .unwrap();
+    for results in [blackbox, whitebox] {
+        let broken: std::collections::BTreeSet<&str> =
+            results.iter().flat_map(|r| r.broken_rules()).collect();
+        assert_eq!(broken, std::collections::BTreeSet::from(["2.4"]), "{name}");
+    }
 }
