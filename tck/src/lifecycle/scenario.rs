@@ -85,7 +85,7 @@ impl Script {
             .collect();
         lines.extend(self.steps.iter().map(|step| match step {
             Step::Emit(j) => format!("input {j} emits"),
-            Step::Request(n) => format!("request({})", crate::probe::show_demand(n)),
+            Step::Request(n) => format!("request({})", crate::probe::show_demand(*n)),
             Step::Consume => "downstream drops its outputs".to_string(),
             Step::Finish(j) => format!("input {j} completes"),
         }));
