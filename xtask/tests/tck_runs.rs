@@ -108,7 +108,7 @@ fn a_report_file_is_written_and_stdout_stays_empty() {
     let xml = std::fs::read_to_string(&report).unwrap();
     assert!(xml.starts_with("<?xml"), "{xml}");
     assert!(
-        xml.contains(r#"<testcase classname="fixture::Range::publisher" name="3.9 spec_3_09""#),
+        xml.contains(r#"<testcase name="3.9 spec_3_09" classname="fixture::Range::publisher""#),
         "{xml}"
     );
     assert!(

@@ -85,7 +85,10 @@ pub static RULES: &[Rule] = &[
     rs!("2.9", Subscriber, Must, "A subscriber accepts on_complete whether or not it has requested anything.", Check::Tested { tests: &["subscriber_blackbox::spec_2_09", "subscriber_whitebox::spec_2_09", "processor::spec_2_09"] }),
     rs!("2.10", Subscriber, Must, "A subscriber accepts on_error whether or not it has requested anything.", Check::Tested { tests: &["subscriber_blackbox::spec_2_10", "subscriber_whitebox::spec_2_10", "processor::spec_2_10"] }),
     rs!("2.11", Subscriber, Must, "A subscriber makes each signal visible to its processing logic before processing it (happens-before).", Check::Tested { tests: &["subscriber_whitebox::spec_2_11", "processor::spec_2_11"] }),
-    rs!("2.12", Subscriber, Must, "on_subscribe is called at most once on a given subscriber.", Check::EnforcedByTypes { proof: "spec/tests/compile-fail/subscribe_same_subscriber_twice.rs" }),
+    // The types stop only §1.10's half (the same subscriber given to
+    // `subscribe` twice); a publisher calling on_subscribe twice on the
+    // subscriber it owns is caught at run time by every probe.
+    rs!("2.12", Subscriber, Must, "on_subscribe is called at most once on a given subscriber.", Check::Tested { tests: &["publisher::spec_2_12", "processor::spec_2_12", "subscriber_blackbox::spec_2_12", "subscriber_whitebox::spec_2_12"] }),
     rs!("2.13", Subscriber, Must, "Signal methods return normally; a subscriber reports its own failure only by cancelling its subscription.", Check::Tested { tests: &["subscriber_blackbox::spec_2_13", "subscriber_whitebox::spec_2_13", "processor::spec_2_13"] }),
     // §3 Subscription
     rs!("3.1", Subscription, Must, "request and cancel are only called from within the subscriber's own context.", Check::Tested { tests: &["subscriber_blackbox::spec_3_01", "subscriber_whitebox::spec_3_01", "processor::spec_3_01"] }),

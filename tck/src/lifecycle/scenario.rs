@@ -85,7 +85,7 @@ impl Script {
             .collect();
         lines.extend(self.steps.iter().map(|step| match step {
             Step::Emit(j) => format!("input {j} emits"),
-            Step::Request(n) => format!("request({n})"),
+            Step::Request(n) => format!("request({})", crate::probe::show_demand(*n)),
             Step::Consume => "downstream drops its outputs".to_string(),
             Step::Finish(j) => format!("input {j} completes"),
         }));
@@ -306,9 +306,11 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
             }
             Step::Request(n) => {
                 if down.state.lock().terminal.is_none() {
-                    cx.step(cx.rule(), format!("request({n})"), || {
-                        subscription.request(n)
-                    });
+                    cx.step(
+                        cx.rule(),
+                        format!("request({})", crate::probe::show_demand(n)),
+                        || subscription.request(n),
+                    );
                 }
             }
             Step::Consume => {

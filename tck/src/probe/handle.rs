@@ -99,13 +99,17 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             {
                 state.runaway = true;
                 if state.first_report("runaway") {
-                    let rule = if state.cancelled_beyond_n {
-                        String::from("1.8")
+                    // A runaway after cancel breaks §1.8 (signals stop
+                    // eventually) or, in its own test, §3.12 (cancel asks
+                    // the publisher to stop) — never the rule whose
+                    // scenario happened to cancel (§3.3's long run).
+                    let rule = if cx.rule() == "3.12" && !state.cancelled_beyond_n {
+                        "3.12"
                     } else {
-                        cx.rule().to_string()
+                        "1.8"
                     };
                     cx.record(shared.failure_of(
-                        &rule,
+                        rule,
                         "signals to stop after cancel()",
                         format!(
                             "more than {} signals arrived after cancel(); the probe unwound the publisher",
@@ -220,25 +224,27 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 .subscription
                 .as_ref()
                 .is_some_and(|first| Arc::ptr_eq(first, &subscription));
-            if state.subscribes > 1 && same {
-                if state.first_report("1.9-once") {
-                    shared.cx.record(shared.failure_of(
-                        "1.9",
-                        "on_subscribe at most once (§2.12)",
-                        "a second on_subscribe",
-                    ));
-                }
-                return Reaction::None;
-            }
             if state.subscribes > 1 {
-                if state.first_report("1.9-once") {
+                // §2.12 binds whoever calls `on_subscribe`: the types stop
+                // a caller handing one subscriber to `subscribe` twice
+                // (§1.10), not a publisher calling it twice on a
+                // subscriber it owns.
+                if state.first_report("2.12") {
                     shared.cx.record(shared.failure_of(
-                        "1.9",
-                        "on_subscribe at most once (§2.12)",
-                        "a second on_subscribe",
+                        "2.12",
+                        "on_subscribe at most once on a given subscriber",
+                        format!(
+                            "on_subscribe number {} ({} subscription)",
+                            state.subscribes,
+                            if same { "the same" } else { "a new" }
+                        ),
                     ));
                 }
-                return Reaction::CancelExtra(subscription);
+                return if same {
+                    Reaction::None
+                } else {
+                    Reaction::CancelExtra(subscription)
+                };
             }
             state.subscription = Some(subscription);
             if state.behaviour.request_on_subscribe.is_empty() {

@@ -500,8 +500,11 @@ impl<T> State<T> {
 pub fn show_demand(n: u64) -> String {
     match n {
         u64::MAX => String::from("∞"),
+        n if n == u64::MAX - 1 => String::from("2^64−2"),
         n if n == i64::MAX as u64 => String::from("2^63−1"),
         n if n == 1 << 63 => String::from("2^63"),
+        n if n == (1 << 63) + 1 => String::from("2^63+1"),
+        n if n == 1 << 62 => String::from("2^62"),
         n => n.to_string(),
     }
 }

@@ -28,7 +28,7 @@
 //! | §2.8 | | ✓ | after the puppet cancels, elements in flight are accepted |
 //! | §2.9, §2.10 | ✓ | ✓ | `on_complete` / `on_error` with and without a preceding request return normally (whitebox: and are processed) |
 //! | §2.11 | | ✓ | the processing logic sees every element and the terminal signal, in order |
-//! | §2.12 | types | types | `Publisher::subscribe` takes the subscriber by value |
+//! | §2.12 | – | – | binds the caller of `on_subscribe`, here the TCK: skipped with that reason; publishers and processors are checked by `publisher::spec_2_12` |
 //! | §2.13 | ✓ | ✓ | every signal (including a second `on_subscribe`) returns normally; a panic in any signal of any rule test fails §2.13 |
 //! | §3.1 | ✓ | ✓ | nothing calls the subscription once the subscriber was dropped |
 //! | §3.8 | ✓ | ✓ | blackbox: every element requested is accepted; whitebox: the puppet's `trigger_request(n)` adds n |

@@ -111,7 +111,7 @@ impl<'a, T: Debug + Send + 'static, S: Subscriber<T> + ?Sized> Stage<'a, T, S> {
         let puppet = self.puppet()?;
         self.cx().try_step(
             "tck.whitebox_probe",
-            format!("puppet: trigger_request({n})"),
+            format!("puppet: trigger_request({})", crate::probe::show_demand(n)),
             || inside("puppet", || puppet.trigger_request(n)),
         )
     }

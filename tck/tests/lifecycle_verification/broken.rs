@@ -7,6 +7,7 @@ use reactive_streams::done::Tracked;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::testkit::broken_rules;
 
 use crate::pair::{Combine, Pairs};
 use crate::relay::{Declared, Parked, Relays, Release};
@@ -52,6 +53,10 @@ fn releasing_before_delivery_fails_done_1() {
         op: release_early,
         release: Release::ALWAYS,
     });
+    insta::assert_snapshot!(
+        "releasing_before_delivery_fails_done_1_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [
@@ -86,6 +91,10 @@ fn an_output_without_its_tokens_fails_done_2() {
         op: strip,
         release: Release::ALWAYS,
     });
+    insta::assert_snapshot!(
+        "an_output_without_its_tokens_fails_done_2_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [
@@ -116,6 +125,10 @@ fn a_leaked_token_fails_done_3_to_5() {
         op: leak,
         release: Release::ALWAYS,
     });
+    insta::assert_snapshot!(
+        "a_leaked_token_fails_done_3_to_5_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [
@@ -155,6 +168,10 @@ fn a_cache_kept_after_cancellation_fails_done_4() {
             ..Release::ALWAYS
         },
     });
+    insta::assert_snapshot!(
+        "a_cache_kept_after_cancellation_fails_done_4_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [
@@ -178,6 +195,10 @@ fn a_cache_kept_after_an_error_fails_done_5() {
             ..Release::ALWAYS
         },
     });
+    insta::assert_snapshot!(
+        "a_cache_kept_after_an_error_fails_done_5_rules",
+        broken_rules(&results)
+    );
     assert_eq!(
         verdicts(&results),
         [

@@ -4,6 +4,7 @@
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::processor::testkit::Quirk;
 use reactive_streams_tck::processor::ProcessorVerification;
+use reactive_streams_tck::testkit::broken_rules;
 use rstest::rstest;
 
 use crate::factories::{patient, Identities};
@@ -46,6 +47,23 @@ fn failed(factory: Identities, test: &str) -> String {
 )]
 fn broken_processors_fail_their_rule(#[case] name: &str, #[case] quirk: Quirk, #[case] test: &str) {
     insta::assert_snapshot!(name, failed(Identities::with(quirk), test));
+}
+
+/// Each broken processor breaks exactly these rules over the whole
+/// verification (a defect filed under the wrong rule changes a line).
+#[rstest]
+#[case::swallows_upstream_errors("swallows_upstream_errors", Quirk::SwallowsErrors)]
+#[case::requests_unbounded_upstream("requests_unbounded_upstream", Quirk::RequestsUnbounded)]
+#[case::never_requests_upstream("never_requests_upstream", Quirk::NeverRequestsUpstream)]
+#[case::never_cancels_upstream("never_cancels_upstream", Quirk::KeepsUpstreamOnCancel)]
+#[case::accepts_a_second_upstream("accepts_a_second_upstream", Quirk::AcceptsSecondUpstream)]
+#[case::ignores_downstream_demand("ignores_downstream_demand", Quirk::IgnoresDemand)]
+fn broken_processors_break_exactly_these_rules(#[case] name: &str, #[case] quirk: Quirk) {
+    let results = ProcessorVerification::new(Identities::with(quirk))
+        .env(patient())
+        .run_all()
+        .unwrap();
+    insta::assert_snapshot!(format!("{name}_rules"), broken_rules(&results));
 }
 
 /// How many elements overtake the demand depends on timing, so only the

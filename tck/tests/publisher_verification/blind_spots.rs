@@ -186,6 +186,7 @@ fn a_publisher_delivering_beyond_n_is_cancelled_at_the_first_extra_element() {
             "spec_1_06",
             "spec_1_07",
             "spec_1_11",
+            "spec_2_12",
             "spec_3_02",
             "spec_3_03",
             "spec_3_11",

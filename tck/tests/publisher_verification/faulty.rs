@@ -51,6 +51,10 @@ pub enum Fault {
     RecursesIntoBusySubscriber,
     /// Calls `on_subscribe` twice.
     SubscribesTwice,
+    /// After `on_complete`, calls `on_subscribe` again on the same
+    /// subscriber with a fresh subscription (a restart bug): §2.12, which
+    /// the types cannot stop, and §1.7.
+    ResubscribesAfterComplete,
     /// Signals `on_complete` before `on_subscribe` for empty ranges.
     CompletesBeforeSubscribe,
     /// The first `request` of each subscription blocks for a while.
@@ -127,23 +131,7 @@ impl Publisher<u64> for FaultyRange {
         {
             return Locked::subscribe(fault, self.count, subscriber);
         }
-        let subscription = Arc::new(Faulty1 {
-            fault,
-            subscriber_thread: std::thread::current().id(),
-            state: Mutex::new(State {
-                subscriber: None,
-                next: 0,
-                end: (self.count != u64::MAX).then_some(self.count),
-                demand: 0,
-                draining: true,
-                cancelled: false,
-                done: false,
-                illegal: false,
-                slowed_request: false,
-                slowed_cancel: false,
-                requests: 0,
-            }),
-        });
+        let subscription = Arc::new(Faulty1::new(fault, self.count));
         subscriber.on_subscribe(subscription.clone());
         if fault == Fault::SubscribesTwice {
             subscriber.on_subscribe(subscription.clone());
@@ -191,6 +179,26 @@ fn block_for(duration: Duration) {
 }
 
 impl Faulty1 {
+    fn new(fault: Fault, count: u64) -> Self {
+        Faulty1 {
+            fault,
+            subscriber_thread: std::thread::current().id(),
+            state: Mutex::new(State {
+                subscriber: None,
+                next: 0,
+                end: (count != u64::MAX).then_some(count),
+                demand: 0,
+                draining: true,
+                cancelled: false,
+                done: false,
+                illegal: false,
+                slowed_request: false,
+                slowed_cancel: false,
+                requests: 0,
+            }),
+        }
+    }
+
     fn drain(&self) {
         let mut state = self.state.lock();
         if state.draining {
@@ -236,6 +244,9 @@ impl Faulty1 {
                 subscriber.on_complete();
                 if self.fault == Fault::NextAfterComplete {
                     subscriber.on_next(u64::MAX);
+                }
+                if self.fault == Fault::ResubscribesAfterComplete {
+                    subscriber.on_subscribe(Arc::new(Faulty1::new(self.fault, 0)));
                 }
                 if keep {
                     self.state.lock().subscriber = Some(subscriber);

@@ -21,6 +21,7 @@ use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification};
 use reactive_streams_tck::streamlet::sink::{self, SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::{self, SourceFactory, SourceVerification};
+use reactive_streams_tck::testkit::broken_rules;
 use reactive_streams_tck::{streamlet_sink_verification, streamlet_source_verification};
 use rstest::rstest;
 
@@ -213,6 +214,57 @@ fn broken_sinks_fail_their_condition(#[case] bug: SinkBug, #[case] test: &str, #
     let message = sink_fails(BadSink(bug), test, rule);
     insta::with_settings!({ snapshot_suffix => format!("{bug:?}") }, {
         insta::assert_snapshot!(message);
+    });
+}
+
+/// Each broken source breaks exactly these rules and conditions over the
+/// whole verification (a defect filed under the wrong condition changes a
+/// line here).
+#[rstest]
+#[case::greets_twice(BadSource::Buggy(SourceBug::GreetsTwice))]
+#[case::greets_again_on_restart(BadSource::Buggy(SourceBug::GreetsAgainOnRestart))]
+#[case::emits_before_greet(BadSource::Buggy(SourceBug::EmitsBeforeGreet))]
+#[case::emits_before_start(BadSource::Buggy(SourceBug::EmitsBeforeStart))]
+#[case::broadcasts_to_unstarted_sinks(BadSource::Broadcast)]
+#[case::flushes_after_stop(BadSource::Buggy(SourceBug::FlushesAfterStop))]
+#[case::emits_after_end(BadSource::Buggy(SourceBug::EmitsAfterEnd))]
+#[case::ends_before_greet(BadSource::Buggy(SourceBug::EndsBeforeGreet))]
+#[case::ends_before_start(BadSource::Buggy(SourceBug::EndsBeforeStart))]
+#[case::failed_source_ends_before_start(BadSource::FailsOnGreet)]
+#[case::ends_after_stop(BadSource::Buggy(SourceBug::EndsAfterStop))]
+#[case::ends_twice(BadSource::Buggy(SourceBug::EndsTwice))]
+#[case::never_greets(BadSource::Buggy(SourceBug::NeverGreets))]
+#[case::short_by_one(BadSource::Buggy(SourceBug::ShortByOne))]
+#[case::hybrid_echoes_latest(BadSource::EchoesLatest)]
+#[case::never_resumes(BadSource::Buggy(SourceBug::NeverResumes))]
+fn broken_sources_break_exactly_these_rules(#[case] factory: BadSource) {
+    let results = SourceVerification::new(factory)
+        .env(pinned_env())
+        .run_all()
+        .unwrap();
+    insta::with_settings!({ snapshot_suffix => format!("{factory:?}") }, {
+        insta::assert_snapshot!(broken_rules(&results));
+    });
+}
+
+/// Each broken sink breaks exactly these rules and conditions.
+#[rstest]
+#[case::requests_before_start(SinkBug::RequestsBeforeStart)]
+#[case::requests_after_stop(SinkBug::RequestsAfterStop)]
+#[case::requests_after_end(SinkBug::RequestsAfterEnd)]
+#[case::starts_twice(SinkBug::StartsTwice)]
+#[case::restarts_after_end(SinkBug::RestartsAfterEnd)]
+#[case::stops_before_start(SinkBug::StopsBeforeStart)]
+#[case::stops_twice(SinkBug::StopsTwice)]
+#[case::stops_after_end(SinkBug::StopsAfterEnd)]
+#[case::never_stops(SinkBug::NeverStops)]
+fn broken_sinks_break_exactly_these_rules(#[case] bug: SinkBug) {
+    let results = SinkVerification::new(BadSink(bug))
+        .env(pinned_env())
+        .run_all()
+        .unwrap();
+    insta::with_settings!({ snapshot_suffix => format!("{bug:?}") }, {
+        insta::assert_snapshot!(broken_rules(&results));
     });
 }
 

@@ -115,7 +115,7 @@ impl fmt::Display for StressPlan {
             let calls: Vec<String> = actions
                 .iter()
                 .map(|action| match action {
-                    Action::Request(n) => format!("request({n})"),
+                    Action::Request(n) => format!("request({})", crate::probe::show_demand(*n)),
                     Action::Cancel => String::from("cancel()"),
                 })
                 .collect();

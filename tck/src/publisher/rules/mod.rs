@@ -5,10 +5,12 @@
 
 mod checks;
 mod section1;
+mod section2;
 mod section3;
 
 pub use checks::*;
 pub use section1::*;
+pub use section2::*;
 pub use section3::*;
 
 use reactive_streams::Publisher;

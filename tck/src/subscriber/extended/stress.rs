@@ -147,9 +147,12 @@ impl Subscription for Recorder {
         if n == 0 {
             self.break_rule("2.1", "request(n) with n ≥ 1", String::from("request(0)"));
         }
-        self.call(format!("request({n})"), |(demand, _)| {
-            *demand = demand::add(*demand, n);
-        });
+        self.call(
+            format!("request({})", crate::probe::show_demand(n)),
+            |(demand, _)| {
+                *demand = demand::add(*demand, n);
+            },
+        );
     }
 
     fn cancel(&self) {

@@ -152,17 +152,10 @@ pub struct Schedule {
     pub steps: Vec<Step>,
 }
 
-/// `3`, `∞` for `u64::MAX`, `2^63−1` and friends for the boundaries.
+/// `3`, `∞` for `u64::MAX`, `2^63−1` and friends for the boundaries: the
+/// one demand vocabulary, [`show_demand`](crate::probe::show_demand).
 pub fn show_amount(n: u64) -> String {
-    match n {
-        u64::MAX => String::from("∞"),
-        n if n == u64::MAX - 1 => String::from("2^64−2"),
-        EFFECTIVELY_UNBOUNDED => String::from("2^63−1"),
-        n if n == 1 << 63 => String::from("2^63"),
-        n if n == (1 << 63) + 1 => String::from("2^63+1"),
-        n if n == 1 << 62 => String::from("2^62"),
-        n => n.to_string(),
-    }
+    crate::probe::show_demand(n)
 }
 
 /// The amount of a `request` step: an [`amount`], now and then the
