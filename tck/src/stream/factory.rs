@@ -56,6 +56,32 @@ pub trait StreamFactory: Send + Sync + 'static {
         false
     }
 
+    /// Which item `item` is: its position `0, 1, …` in a stream made by
+    /// [`create_stream`](Self::create_stream), or the `i` of the
+    /// [`Feeder`]'s `push(i)` that made it in a fed stream. With it the
+    /// verification checks that no item is lost, duplicated or reordered
+    /// (`tck.stream_gives_exactly_n`, and the extended schedules); `None`
+    /// (the default) leaves the items themselves unchecked, only their
+    /// number.
+    ///
+    /// ```
+    /// # use reactive_streams_tck::stream::StreamFactory;
+    /// # struct Counting;
+    /// # impl StreamFactory for Counting {
+    /// #     type Item = u64;
+    /// #     type Stream = futures_core::stream::BoxStream<'static, u64>;
+    /// #     fn create_stream(&self, items: u64) -> Self::Stream { unimplemented!() }
+    /// // A stream of 1, 2, …, n (and a feeder that sends i + 1 for push(i)):
+    /// fn item_index(&self, item: &u64) -> Option<u64> {
+    ///     item.checked_sub(1)
+    /// }
+    /// # }
+    /// ```
+    fn item_index(&self, item: &Self::Item) -> Option<u64> {
+        let _ = item;
+        None
+    }
+
     /// For a `futures::stream::FusedStream`, `Some(stream.is_terminated())`;
     /// `None` (the default) for a stream that is not fused, whose behaviour
     /// after `Ready(None)` the verification then only reports.

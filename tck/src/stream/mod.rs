@@ -28,6 +28,7 @@
 //! | `stream_5` | `stream.5` | drops before the first poll, part-way, after the end, while `Pending`, with items queued; the wakers given must all be released, the producer must see the stream gone |
 //! | `stream_6` | `stream.6` | polls no wake-up caused: no item lost, no busy self-waking |
 //! | `stream_7` | `stream.7` | every poll on a new thread |
+//! | `tck_stream_gives_exactly_n` | `tck.stream_gives_exactly_n` | `create_stream(n)` yields `n` items and a fed stream what was pushed, then the end; with the factory's `item_index`, each item once and in order (none lost, duplicated or reordered) |
 //! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of pushes, polls with one of three wakers, ends and drops, checked against a model and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
 //!
 //! Only `stream_1` and `stream_2` hold the stream to its wake-ups; the other
@@ -79,6 +80,7 @@
 //! this shape. See [`TESTS`].
 
 mod driver;
+mod items;
 mod factory;
 mod rules;
 mod schedules;
@@ -234,6 +236,7 @@ macro_rules! stream_verification {
                 $crate::__stream_test!($name, stream_5, $target);
                 $crate::__stream_test!($name, stream_6, $target);
                 $crate::__stream_test!($name, stream_7, $target);
+                $crate::__stream_test!($name, tck_stream_gives_exactly_n, $target);
                 $crate::__stream_test!($name, tck_extended_schedules, $target);
             }
         }
