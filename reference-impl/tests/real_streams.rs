@@ -410,6 +410,7 @@ fn verify_sink<F: SinkFactory>(name: &str, factory: F) -> Vec<(String, Verdict)>
     let results = SinkVerification::new(factory)
         .target(name)
         .env(TestEnv::default())
+        .extended(ExtendedConfig::builder().cases(64).seed(17).build())
         .run_all()
         .unwrap();
     for result in results.iter().filter(|r| r.verdict != Verdict::Passed) {
@@ -428,6 +429,7 @@ fn sink_verdicts(sink_1: Verdict) -> Vec<(String, Verdict)> {
         ("sink.1".to_string(), sink_1),
         ("sink.2".to_string(), P),
         ("sink.3".to_string(), P),
+        ("tck.extended_schedules".to_string(), P),
     ]
 }
 
