@@ -34,7 +34,9 @@ pub trait StreamFactory: Send + Sync + 'static {
     /// What the stream yields (printed in traces).
     type Item: Debug + Send + 'static;
     /// The stream. It must be `Send`: the TCK polls it from several
-    /// threads (`stream.7`).
+    /// threads (`stream.7`). A stream that is not goes in a
+    /// [`ThreadBound`](super::ThreadBound), with
+    /// [`thread_bound`](Self::thread_bound) declared.
     type Stream: Stream<Item = Self::Item> + Send + 'static;
 
     /// A fresh stream that yields `items` items and then ends, with no help
@@ -80,6 +82,14 @@ pub trait StreamFactory: Send + Sync + 'static {
     fn item_index(&self, item: &Self::Item) -> Option<u64> {
         let _ = item;
         None
+    }
+
+    /// Whether its streams must stay on the thread that made them
+    /// ([`ThreadBound`](super::ThreadBound) streams, which are not `Send`
+    /// inside). The TCK then never polls them from another thread, and
+    /// skips `stream.7`, saying why. Default `false`.
+    fn thread_bound(&self) -> bool {
+        false
     }
 
     /// For a `futures::stream::FusedStream`, `Some(stream.is_terminated())`;

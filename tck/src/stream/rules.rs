@@ -40,6 +40,7 @@ pub const TESTS: &[&str] = &[
     "stream_5",
     "stream_6",
     "stream_7",
+    "tck_configuration",
     "tck_stream_gives_exactly_n",
     "tck_extended_schedules",
 ];
@@ -54,6 +55,7 @@ pub(crate) fn body<F: StreamFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody 
         "stream_5" => stream_5::<F>,
         "stream_6" => stream_6::<F>,
         "stream_7" => stream_7::<F>,
+        "tck_configuration" => super::config::tck_configuration::<F>,
         "tck_stream_gives_exactly_n" => super::items::tck_stream_gives_exactly_n::<F>,
         other => panic!("no stream rule test named {other}"),
     }
@@ -925,6 +927,11 @@ where
 /// as on one thread.
 pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "stream.7";
+    if factory.thread_bound() {
+        return Ok(Outcome::Skipped(String::from(
+            "the factory declares its streams thread-bound (thread_bound() returns true): they are not Send, so they cannot be polled from other threads",
+        )));
+    }
     cx.scenario(format!(
         "create_stream({ITEMS}), every poll on a new thread"
     ));

@@ -43,6 +43,10 @@ pub enum Bug {
     /// second: the right number of items, one duplicated and one lost
     /// (tck.stream_gives_exactly_n).
     DuplicatesFirst,
+    /// A factory whose `is_terminated()` answers `None` (not fused) until
+    /// the stream has ended, then `Some(true)`: a declaration that does
+    /// not hold for every stream (tck.configuration).
+    FusedOnlyOnceEnded,
 }
 
 /// Unusual but correct shapes.
@@ -280,6 +284,9 @@ impl StreamFactory for Channels {
     }
 
     fn is_terminated(&self, stream: &Receiver) -> Option<bool> {
+        if self.bug == Some(Bug::FusedOnlyOnceEnded) && !stream.ended {
+            return None;
+        }
         Some(stream.is_terminated())
     }
 
