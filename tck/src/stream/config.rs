@@ -18,7 +18,10 @@ pub(crate) fn tck_configuration<F: StreamFactory>(cx: &RuleCx, factory: &F) -> R
     let mut answers: Vec<(String, Option<bool>)> = Vec::new();
     let mut ask = |d: &Driver<F::Stream>, when: &str| {
         let answer = d.stream().and_then(|s| factory.is_terminated(s));
-        cx.trace(format!("is_terminated() of {} {when} → {answer:?}", d.label));
+        cx.trace(format!(
+            "is_terminated() of {} {when} → {answer:?}",
+            d.label
+        ));
         answers.push((format!("{} {when}", d.label), answer));
     };
     for n in [0, ITEMS] {
@@ -29,7 +32,9 @@ pub(crate) fn tck_configuration<F: StreamFactory>(cx: &RuleCx, factory: &F) -> R
             while d.yielded <= n {
                 if d.next_lenient(RULE)?.is_none() {
                     return Err(cx.failure(
-                        format!("create_stream({n}) of a factory declaring endless() to keep yielding"),
+                        format!(
+                            "create_stream({n}) of a factory declaring endless() to keep yielding"
+                        ),
                         format!("Ready(None) after {} items", d.yielded),
                     ));
                 }

@@ -95,10 +95,7 @@ where
 
 /// `tck.stream_gives_exactly_n`: `create_stream(n)` and the fed stream
 /// yield exactly the items owed, each once, in order.
-pub(crate) fn tck_stream_gives_exactly_n<F: StreamFactory>(
-    cx: &RuleCx,
-    factory: &F,
-) -> RuleBody {
+pub(crate) fn tck_stream_gives_exactly_n<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = EXACT_ITEMS;
     let sizes: &[u64] = if factory.endless() {
         &[ITEMS]

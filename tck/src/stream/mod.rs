@@ -80,19 +80,19 @@
 //! `<module>::stream::tck_extended_schedules`; `cargo xtask tck` relies on
 //! this shape. See [`TESTS`].
 
+mod config;
 mod driver;
-mod items;
 mod factory;
+mod items;
 mod rules;
 mod schedules;
 mod thread_bound;
-mod config;
 
 use std::sync::Arc;
 
 pub use factory::{Feeder, StreamFactory};
-pub use thread_bound::ThreadBound;
 pub use rules::{BUSY_POLLS, EXACT_ITEMS, ITEMS, RACE_ROUNDS, TESTS};
+pub use thread_bound::ThreadBound;
 
 use crate::context::RuleCx;
 use crate::env::{ConfigError, TestEnv};

@@ -61,7 +61,11 @@ pub(crate) fn body<F: StreamFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody 
     }
 }
 
-pub(super) fn wrong_count<S: futures_core::Stream + Send>(d: &Driver<S>, want: u64, actual: &str) -> Failure
+pub(super) fn wrong_count<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    want: u64,
+    actual: &str,
+) -> Failure
 where
     S::Item: Debug,
 {
@@ -334,10 +338,7 @@ fn feed_race(cx: &RuleCx, race: &Race, feeder: Feeder, timeout: Duration) {
 
 const RULE_2: &str = "stream.2";
 
-fn poll_race<S: futures_core::Stream + Send>(
-    d: &mut Driver<S>,
-    race: &Race,
-) -> RuleBody
+fn poll_race<S: futures_core::Stream + Send>(d: &mut Driver<S>, race: &Race) -> RuleBody
 where
     S::Item: Debug,
 {
