@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use super::driver::{show, Driver};
 use super::factory::{Feeder, StreamFactory};
@@ -267,6 +267,31 @@ struct Race {
     /// Per item: whether its push overlapped a `poll_next`.
     overlapped: Mutex<Vec<bool>>,
     stop: AtomicBool,
+    /// Notified (under `lock`) whenever `pushed` grows or the feeder
+    /// thread stops.
+    lock: Mutex<()>,
+    progressed: Condvar,
+}
+
+impl Race {
+    /// Tells a poller waiting in [`Race::wait_pushed`] to look again.
+    fn notify(&self) {
+        let _guard = self.lock.lock();
+        self.progressed.notify_all();
+    }
+
+    /// Waits until the feeder has pushed item `k` (the end, for
+    /// [`RACE_ROUNDS`]) or failed, at most until `deadline`; whether it
+    /// did either.
+    fn wait_pushed(&self, cx: &RuleCx, k: u64, deadline: Instant) -> bool {
+        let mut guard = self.lock.lock();
+        while self.pushed.load(Ordering::SeqCst) <= k && !cx.has_failed() {
+            if self.progressed.wait_until(&mut guard, deadline).timed_out() {
+                return self.pushed.load(Ordering::SeqCst) > k || cx.has_failed();
+            }
+        }
+        true
+    }
 }
 
 /// `stream.2`: an item arriving from another thread during `poll_next`
@@ -284,6 +309,8 @@ pub(crate) fn stream_2<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         pushed: AtomicU64::new(0),
         overlapped: Mutex::new(Vec::new()),
         stop: AtomicBool::new(false),
+        lock: Mutex::new(()),
+        progressed: Condvar::new(),
     };
     let mut d = Driver::new(cx, stream, "fed stream");
     let timeout = cx.env().timeout();
@@ -327,12 +354,14 @@ fn feed_race(cx: &RuleCx, race: &Race, feeder: Feeder, timeout: Duration) {
         let after = race.poll_seq.load(Ordering::SeqCst);
         if let Err(failure) = pushed {
             cx.record(failure);
+            race.notify();
             return;
         }
         race.overlapped
             .lock()
             .push(before % 2 == 1 || before != after);
         race.pushed.store(k + 1, Ordering::SeqCst);
+        race.notify();
     }
 }
 
@@ -367,15 +396,28 @@ where
                     };
                     return Err(wrong_count(d, RACE_ROUNDS, &actual));
                 }
-                Poll::Pending => {
-                    if await_wake(d, race, &waker, since, k)? {
+                Poll::Pending => match await_wake(d, race, &waker, since, k)? {
+                    Wake::BeforePush => {
+                        // A wake-up of its own (a self-waking stream): the
+                        // next poll waits for the item, so that such a
+                        // stream is not polled in a busy loop that starves
+                        // the feeder.
+                        let within = d.cx.env().timeout() * 4;
+                        if !race.wait_pushed(&d.cx, k, Instant::now() + within) {
+                            return Err(d.cx.failure_of(
+                                RULE_2,
+                                format!("the feeder to push item {k} from its thread"),
+                                format!("it had not within {} ms", within.as_millis()),
+                            ));
+                        }
+                    }
+                    Wake::AfterPush => {
                         if race.overlapped.lock().get(k as usize) == Some(&false) {
                             woken_unraced += 1;
                         }
-                        continue;
                     }
-                    return judge_lost_wake(d, race, &waker, k, woken_unraced);
-                }
+                    Wake::Lost => return judge_lost_wake(d, race, &waker, k, woken_unraced),
+                },
             }
         }
     }
@@ -393,7 +435,7 @@ fn await_wake<S: futures_core::Stream + Send>(
     waker: &WakeProbe,
     since: u64,
     k: u64,
-) -> Result<bool, Failure>
+) -> Result<Wake, Failure>
 where
     S::Item: Debug,
 {
@@ -402,8 +444,15 @@ where
     let feeder_deadline = Instant::now() + timeout * 4;
     while race.pushed.load(Ordering::SeqCst) <= k {
         // A failure on the feeder thread ends the race (the caller sees it).
-        if waker.wait_woken(since, slice) || d.cx.has_failed() {
-            return Ok(true);
+        if d.cx.has_failed() {
+            return Ok(Wake::AfterPush);
+        }
+        if waker.wait_woken(since, slice) {
+            return Ok(if race.pushed.load(Ordering::SeqCst) > k {
+                Wake::AfterPush
+            } else {
+                Wake::BeforePush
+            });
         }
         if Instant::now() >= feeder_deadline {
             return Err(d.cx.failure_of(
@@ -413,7 +462,21 @@ where
             ));
         }
     }
-    Ok(waker.wait_woken(since, timeout))
+    Ok(if waker.wait_woken(since, timeout) {
+        Wake::AfterPush
+    } else {
+        Wake::Lost
+    })
+}
+
+/// How the wake-up owed for an item of the race came.
+enum Wake {
+    /// Before the feeder pushed the item: the stream woke itself.
+    BeforePush,
+    /// After the feeder pushed it (or the feeder failed).
+    AfterPush,
+    /// Not within the timeout after the push.
+    Lost,
 }
 
 /// The wake-up of item `k` (or the end) was lost. It is `stream.2`'s
@@ -500,7 +563,7 @@ where
         return Ok(None);
     }
     race.round.store(k, Ordering::SeqCst);
-    await_wake(d, race, waker, since, k).map(Some)
+    await_wake(d, race, waker, since, k).map(|wake| Some(!matches!(wake, Wake::Lost)))
 }
 
 fn check_hint<S: futures_core::Stream + Send>(
