@@ -2,25 +2,34 @@
 //!
 //! # Architecture
 //!
+//! One home per verification: each subject folder holds its factory trait,
+//! its quick rule tests, its extended part (generated cases and stress) and
+//! its macros. What every subject uses lives once, in the core, which never
+//! imports a subject: subjects plug in through traits and closures.
+//!
 //! | module | job |
 //! |---|---|
+//! | **core** | |
 //! | [`env`](mod@env) | timing bounds, from a builder or `RS_TCK_*` environment variables |
 //! | [`context`] | one running rule test: trace, failures from any thread, current step |
-//! | [`runner`] | runs one rule on its own thread under `catch_unwind` and a watchdog |
+//! | [`runner`] | runs one rule on its own thread under `catch_unwind` and a watchdog; the hidden `__verification_tests!` every macro expands to |
 //! | [`probe`] | recording subscribers that check the publisher's side online and wait with deadlines |
 //! | [`outcome`] | the result data every report is rendered from |
-//! | [`publisher`] | the publisher verification (§1, §3) and [`publisher_verification!`] |
-//! | [`subscriber`] | the blackbox and whitebox subscriber verifications (§2, §3) and [`subscriber_blackbox_verification!`], [`subscriber_whitebox_verification!`] |
-//! | [`processor`] | the processor verification (§1–§4) and [`processor_verification!`] |
-//! | [`streamlet`] | the Streamlet source and sink verifications (rules 1–6), [`streamlet_source_verification!`] and [`streamlet_sink_verification!`] |
-//! | [`extended`] | the opt-in extended verification: generated schedules shrunk to minimal counterexamples, concurrency stress, [`publisher_extended_verification!`] |
-//! | [`lifecycle`] | the datum-lifecycle verification (`done.1`–`done.6`) and [`datum_lifecycle_verification!`] |
+//! | [`explore`] | the extended verifications' shared core: budget and seed ([`explore::config`], `RS_TCK_CASES`/`RS_TCK_SEED`/`RS_TCK_STRESS_ITERATIONS`), exploring generated cases, shrinking and replay, the whole-run watchdog, the stress-iteration loop |
+//! | `suite` (private) | the table of rule tests, run one or all, the builder the verification types share |
+//! | **subjects** (`<subject>/mod.rs`: factory, verification type, macro; `rules*`: quick rule tests; `extended/`: generated cases and stress) | |
+//! | [`publisher`] | §1, §3: [`publisher_verification!`]; `extended/`: schedules checked against a model ([`publisher::extended::schedule`]), stress ([`publisher::extended::stress`]), [`publisher_extended_verification!`] |
+//! | [`subscriber`] | §2, §3, blackbox and whitebox: [`subscriber_blackbox_verification!`], [`subscriber_whitebox_verification!`]; `extended/`: signal scripts and stress, [`subscriber_blackbox_extended_verification!`], [`subscriber_whitebox_extended_verification!`] |
+//! | [`processor`] | §1–§4: [`processor_verification!`]; `extended/`: upstream scripts, [`processor_extended_verification!`] |
+//! | [`streamlet`] | Streamlet sources and sinks (rules 1–6): [`streamlet_source_verification!`], [`streamlet_sink_verification!`]; `extended/`: sink and source scripts, source stress, [`streamlet_source_extended_verification!`], [`streamlet_sink_extended_verification!`] |
+//! | [`lifecycle`] | the datum-lifecycle verification (`done.1`–`done.6`, generated lineages in `scenario`) and [`datum_lifecycle_verification!`] |
 //! | [`sink`](mod@sink) | the `futures::Sink` verification (`sink.1`–`sink.3`; not the Streamlet sink) and [`sink_verification!`] |
-//! | [`stream`](mod@stream) | the `futures::Stream` verification (`stream.1`–`stream.7`), driven by the TCK's own executor and instrumented wakers, and [`stream_verification!`] |
+//! | [`stream`](mod@stream) | the `futures::Stream` verification (`stream.1`–`stream.7`, extended schedules in `schedules`), driven by the TCK's own executor and instrumented wakers, and [`stream_verification!`] |
+//! | [`extended`] | the public face of the extended verification: its docs, and re-exports of the paths users wrote before the parts moved to their subjects |
 //!
-//! Later verifications (subscriber, processor, streamlet) reuse `env`,
-//! `context`, `runner`, `probe` and `outcome`, and follow the same macro
-//! shape: `<module>::<verification>::<test>`, one `#[test]` per rule.
+//! Every verification reuses `env`, `context`, `runner`, `probe` and
+//! `outcome`, and follows the same macro shape:
+//! `<module>::<verification>::<test>`, one `#[test]` per rule.
 //!
 //! # Writing a rule test
 //!
@@ -33,25 +42,40 @@
 //!
 //! # Adding a verification
 //!
-//! The publisher verification is the pattern the others follow:
+//! The publisher verification is the pattern the others follow. A new
+//! subject gets a folder `tck/src/<subject>/` holding:
 //!
 //! 1. a factory trait the user implements (here
 //!    [`publisher::PublisherFactory`]), with defaults for every declaration;
 //! 2. one function per rule test, named as the test (`spec_3_09`,
 //!    `tck_<name>`, `streamlet_<n>_<x>`), returning the body and what it
-//!    needs from the factory (unmet needs skip with a reason);
+//!    needs from the factory (unmet needs skip with a reason), in
+//!    `rules.rs` or `rules/`;
 //! 3. one list of those names in a hidden `#[macro_export]` macro, from
 //!    which both the `#[test]` functions (`<module>::<verification>::<test>`,
 //!    where `<verification>` is [`outcome::Verification::as_str`]) and the
 //!    run-time table are generated, so they cannot drift apart;
-//! 4. each generated test calls [`runner::run_rule`] with a
-//!    [`runner::RuleMeta`] and hands the result to [`runner::conclude`],
-//!    which writes it to `RS_TCK_REPORT_DIR`, panics with
-//!    [`runner::failure_text`] if it failed and prints `skipped: <reason>`
-//!    if it was skipped;
+//! 4. the public macro, which expands to the hidden
+//!    `$crate::__verification_tests!` with its module name, its
+//!    `__run_generated` function and the list: the factory and display name
+//!    are evaluated where the user invoked the macro and the tests name
+//!    them by path, so the macro works at the crate root, in any module and
+//!    several times in one (add the new macro to `tck/tests/macro_placement.rs`);
+//!    `__run_generated` runs the test and hands the result to
+//!    [`runner::conclude`], which writes it to `RS_TCK_REPORT_DIR`, panics
+//!    with [`runner::failure_text`] if it failed and prints
+//!    `skipped: <reason>` if it was skipped;
 //! 5. a library entry point (`run_all`) returning the results as data, and
 //!    a `tck_configuration` test failing when the declarations would skip
-//!    everything.
+//!    everything;
+//! 6. if it has an extended part, `extended/`: its case generator (a
+//!    proptest strategy of [`explore::Scripted`] cases) and its case runner,
+//!    plugged into the core's exploration and stress loop in
+//!    [`explore`]; its verification type holds the core's settings and
+//!    gets `env`/`config`/`target` from the core's builder;
+//! 7. self-tests under `tck/tests/<subject>_verification/`: a broken
+//!    implementation per rule test, failing exactly its rules, and
+//!    conforming ones passing (shared assertions in `tck/tests/support/`).
 //!
 //! The rule id of a test is derived from its name
 //! ([`runner::rule_of_test`]); the catalogue in `reactive_streams::rules`
@@ -61,6 +85,7 @@
 
 pub mod context;
 pub mod env;
+pub mod explore;
 pub mod extended;
 pub mod lifecycle;
 pub mod outcome;

@@ -378,6 +378,61 @@ pub fn __generated<F>(module: &str, make: impl FnOnce() -> (F, String), run: imp
     run(factory, &target);
 }
 
+/// The factory and display name of one macro invocation, evaluated where
+/// the macro was invoked. Not API.
+///
+/// A verification macro generates `mod <name> { struct __Invocation; mod
+/// <verification> { #[test] fn <test>() … } }` and implements this trait
+/// for `<name>::__Invocation` in an anonymous `const _` block next to the
+/// module: the factory expression and the target are evaluated in that
+/// block, which sees exactly the names (and `self::`, `super::`) the
+/// invocation sees, and each test names its factory by a path
+/// (`super::__Invocation`), with no glob import. A user item named like the
+/// verification does not clash (the marker lives inside the module).
+#[doc(hidden)]
+pub trait __Invocation {
+    /// Runs `test` of this invocation; `module` is the generated test's
+    /// module path, recorded in its results.
+    fn __run(module: &'static str, test: &'static str);
+}
+
+/// Generates one verification's tests. Not API: every public verification
+/// macro expands to this with its module name (`$verification`), the
+/// `__run_generated` function of its subject and its test list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __verification_tests {
+    ($name:ident, $factory:expr, $target:expr, $verification:ident, $run:path, [$($test:ident),* $(,)?]) => {
+        mod $name {
+            /// Names this invocation's factory (see `runner::__Invocation`).
+            #[allow(dead_code)]
+            pub(super) struct __Invocation;
+            mod $verification {
+                $(
+                    #[test]
+                    fn $test() {
+                        <super::__Invocation as $crate::runner::__Invocation>::__run(
+                            module_path!(),
+                            stringify!($test),
+                        );
+                    }
+                )*
+            }
+        }
+        const _: () = {
+            impl $crate::runner::__Invocation for $name::__Invocation {
+                fn __run(module: &'static str, test: &'static str) {
+                    $crate::runner::__generated(
+                        module,
+                        || ($factory, ::std::string::String::from($target)),
+                        |factory, target| $run(test, target, factory),
+                    );
+                }
+            }
+        };
+    };
+}
+
 /// The module path recorded by [`__generated`] on this thread, if any.
 fn generated_module() -> String {
     GENERATED_MODULE.with(|slot| slot.borrow().clone())

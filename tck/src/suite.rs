@@ -207,17 +207,18 @@ fn observed_skips(results: &[RuleResult]) -> Option<Vec<String>> {
 
 /// What a generated `#[test]` does: runs one rule test and concludes it
 /// (report folder, panic on failure, `skipped:` line).
-pub(crate) fn run_generated(result: Result<RuleResult, ConfigError>) {
+pub(crate) fn run_generated<E: std::fmt::Display>(result: Result<RuleResult, E>) {
     match result {
         Ok(result) => runner::conclude(&result),
         Err(error) => panic!("{error}"),
     }
 }
 
-/// Generates the builder the subscriber and processor verification types
-/// share: `$table` is the function making their table.
-macro_rules! verification_builder {
-    ($ty:ident, $factory_trait:ident, $table:path) => {
+/// Generates the settings every quick verification type has (`env`,
+/// `target`, `parallelism`), for a struct with a `suite: Suite<F>` field
+/// made with `$parallelism` rules at once.
+macro_rules! suite_settings {
+    ($ty:ident, $factory_trait:ident, $parallelism:literal) => {
         impl<F: $factory_trait> $ty<F> {
             /// Timing bounds (default: [`TestEnv::try_from_env`](crate::env::TestEnv::try_from_env)).
             pub fn env(mut self, env: $crate::env::TestEnv) -> Self {
@@ -232,13 +233,27 @@ macro_rules! verification_builder {
                 self
             }
 
-            /// How many rule tests [`run_all`](Self::run_all) runs at once
-            /// (default 16; they mostly wait).
+            #[doc = concat!(
+                        "How many rule tests [`run_all`](Self::run_all) runs at once (default ",
+                        $parallelism,
+                        "; they mostly wait)."
+                    )]
             pub fn parallelism(mut self, rules_at_once: usize) -> Self {
                 self.suite.parallelism = rules_at_once.max(1);
                 self
             }
+        }
+    };
+}
+pub(crate) use suite_settings;
 
+/// Generates the builder the subscriber and processor verification types
+/// share: `$table` is the function making their table.
+macro_rules! verification_builder {
+    ($ty:ident, $factory_trait:ident, $table:path) => {
+        $crate::suite::suite_settings!($ty, $factory_trait, 16);
+
+        impl<F: $factory_trait> $ty<F> {
             /// Runs one rule test by name (`"spec_2_05"`).
             ///
             /// # Panics

@@ -1,14 +1,38 @@
-//! The verification macros compose: invoked at the crate root, inside a
-//! user's module (one module per type), several times in one module under
-//! different names, and deep in nested modules, with factory expressions
-//! naming a private item, a module-local import, an item named like the
-//! verification, or a `crate::` path. This file compiling is the proof;
-//! its generated tests run the (fast) conforming range.
+//! The verification macros compose: each one invoked at the crate root,
+//! inside a user's module (one module per type), several times in one
+//! module under different names, and deep in nested modules, with factory
+//! expressions naming a private item, a module-local import, an item named
+//! like the verification, a `self::`/`super::` path or a `crate::` path.
+//! The macros generate self-contained code (`$crate::` paths, the factory
+//! named by path, no glob import from `super`). This file compiling is the
+//! proof; its generated tests run fast conforming implementations.
 
-use reactive_streams::Publisher;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use reactive_streams::done::Tracked;
+use reactive_streams::{Publisher, Sink, Source, Subscriber};
+use reactive_streams_tck::lifecycle::LifecycleFactory;
+use reactive_streams_tck::processor::testkit::IdentityProcessor;
+use reactive_streams_tck::processor::ProcessorFactory;
 use reactive_streams_tck::publisher::PublisherFactory;
-use reactive_streams_tck::publisher_verification;
+use reactive_streams_tck::stream::StreamFactory;
+use reactive_streams_tck::streamlet::sink::SinkFactory;
+use reactive_streams_tck::streamlet::source::SourceFactory;
+use reactive_streams_tck::streamlet::testkit::{PullRange, TakeN};
+use reactive_streams_tck::subscriber::testkit::Greedy;
+use reactive_streams_tck::subscriber::{
+    SubscriberBlackboxFactory, SubscriberWhiteboxFactory, WhiteboxProbe,
+};
 use reactive_streams_tck::testkit::{Failing, SyncRange};
+use reactive_streams_tck::{
+    datum_lifecycle_verification, processor_extended_verification, processor_verification,
+    publisher_extended_verification, publisher_verification, streamlet_sink_extended_verification,
+    streamlet_sink_verification, streamlet_source_extended_verification,
+    streamlet_source_verification, subscriber_blackbox_extended_verification,
+    subscriber_blackbox_verification, subscriber_whitebox_extended_verification,
+    subscriber_whitebox_verification,
+};
 
 /// A conforming range; `start` tells the placements apart.
 pub struct Ranges(pub u64);
@@ -23,8 +47,127 @@ impl PublisherFactory for Ranges {
     }
 }
 
-// At the crate root.
+/// Identity processors.
+pub struct Identities;
+
+impl ProcessorFactory for Identities {
+    type Input = u64;
+    type Output = u64;
+    type Processor = IdentityProcessor<u64>;
+    fn create_processor(&self) -> IdentityProcessor<u64> {
+        IdentityProcessor::new()
+    }
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+    fn supports_multiple_subscribers(&self) -> bool {
+        false
+    }
+}
+
+/// Synchronous subscribers, blackbox and whitebox.
+pub struct Greedies;
+
+impl SubscriberBlackboxFactory for Greedies {
+    type Element = u64;
+    type Subscriber = Greedy;
+    fn create_subscriber(&self) -> Greedy {
+        Greedy::new(4)
+    }
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+impl SubscriberWhiteboxFactory for Greedies {
+    type Element = u64;
+    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
+        Box::new(probe.wrap(Greedy::new(4)))
+    }
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+}
+
+/// Pulled ranges (Streamlet sources).
+pub struct PullRanges;
+
+impl SourceFactory for PullRanges {
+    type Element = u64;
+    fn create_source(&self, n: u64) -> Box<dyn Source<u64>> {
+        Box::new(PullRange::new(n))
+    }
+}
+
+/// Sinks taking five (Streamlet sinks).
+pub struct TakeFive;
+
+impl SinkFactory for TakeFive {
+    type Element = u64;
+    fn create_sink(&self) -> Box<dyn Sink<u64>> {
+        Box::new(TakeN::new(5, true))
+    }
+    fn create_element(&self, index: u64) -> u64 {
+        index
+    }
+    fn stops_after(&self) -> Option<u64> {
+        Some(5)
+    }
+}
+
+/// The input itself (datum lifecycle).
+pub struct Wire;
+
+impl LifecycleFactory for Wire {
+    type Output = Tracked<u64>;
+    fn create_stage(
+        &self,
+        mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+    ) -> Box<dyn Publisher<Tracked<u64>>> {
+        inputs.remove(0)
+    }
+}
+
+/// `1..=n`, always ready (`futures::Stream`).
+pub struct Count(u64, u64);
+
+impl futures::Stream for Count {
+    type Item = u64;
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<u64>> {
+        let this = self.get_mut();
+        Poll::Ready((this.0 < this.1).then(|| {
+            this.0 += 1;
+            this.0
+        }))
+    }
+}
+
+/// Makes [`Count`]s.
+pub struct Counts;
+
+impl StreamFactory for Counts {
+    type Item = u64;
+    type Stream = Count;
+    fn create_stream(&self, items: u64) -> Count {
+        Count(0, items)
+    }
+}
+
+// Every macro at the crate root.
 publisher_verification!(at_the_root, Ranges(0));
+publisher_extended_verification!(at_the_root_extended, Ranges(0), "at_the_root");
+processor_verification!(identity, Identities);
+processor_extended_verification!(identity_extended, Identities, "identity");
+subscriber_blackbox_verification!(greedy, Greedies);
+subscriber_blackbox_extended_verification!(greedy_extended, Greedies, "greedy");
+subscriber_whitebox_verification!(greedy_whitebox, Greedies);
+subscriber_whitebox_extended_verification!(greedy_whitebox_extended, Greedies);
+streamlet_source_verification!(pull_range, PullRanges);
+streamlet_source_extended_verification!(pull_range_extended, PullRanges);
+streamlet_sink_verification!(take_five, TakeFive);
+streamlet_sink_extended_verification!(take_five_extended, TakeFive);
+datum_lifecycle_verification!(wire, Wire);
+reactive_streams_tck::stream_verification!(count, Counts);
 
 /// One module per verified type, its factory made by a private function
 /// named like the verification.
@@ -36,18 +179,61 @@ mod per_type {
     reactive_streams_tck::publisher_verification!(range, range());
 }
 
-/// Several verifications of one type in one module, each under its own
-/// name, with `crate::` paths and a display name from a private constant.
+/// Every macro inside a module, twice under different names, with factories
+/// named through `super::`, `self::`, `crate::` paths and a private constant.
 mod several {
+    use super::Identities;
+
     const NAME: &str = "several::second";
 
-    reactive_streams_tck::publisher_verification!(first, crate::Ranges(20));
-    reactive_streams_tck::publisher_verification!(second, crate::Ranges(30), NAME);
+    struct Local;
+
+    impl reactive_streams_tck::lifecycle::LifecycleFactory for Local {
+        type Output = reactive_streams::done::Tracked<u64>;
+        fn create_stage(
+            &self,
+            inputs: Vec<Box<dyn reactive_streams::Publisher<Self::Output>>>,
+        ) -> Box<dyn reactive_streams::Publisher<Self::Output>> {
+            crate::Wire.create_stage(inputs)
+        }
+    }
+
+    use reactive_streams_tck::*;
+
+    publisher_verification!(first, crate::Ranges(20));
+    publisher_verification!(second, super::Ranges(30), NAME);
+    publisher_extended_verification!(first_extended, crate::Ranges(20), "first");
+    publisher_extended_verification!(second_extended, super::Ranges(30), NAME);
+    processor_verification!(first_processor, Identities);
+    processor_verification!(second_processor, crate::Identities, NAME);
+    processor_extended_verification!(first_processor_extended, Identities);
+    processor_extended_verification!(second_processor_extended, super::Identities);
+    subscriber_blackbox_verification!(first_blackbox, crate::Greedies);
+    subscriber_blackbox_verification!(second_blackbox, super::Greedies, NAME);
+    subscriber_blackbox_extended_verification!(first_blackbox_extended, crate::Greedies);
+    subscriber_blackbox_extended_verification!(second_blackbox_extended, super::Greedies);
+    subscriber_whitebox_verification!(first_whitebox, crate::Greedies);
+    subscriber_whitebox_verification!(second_whitebox, super::Greedies, NAME);
+    subscriber_whitebox_extended_verification!(first_whitebox_extended, crate::Greedies);
+    subscriber_whitebox_extended_verification!(second_whitebox_extended, super::Greedies);
+    streamlet_source_verification!(first_source, crate::PullRanges);
+    streamlet_source_verification!(second_source, super::PullRanges, NAME);
+    streamlet_source_extended_verification!(first_source_extended, crate::PullRanges);
+    streamlet_source_extended_verification!(second_source_extended, super::PullRanges);
+    streamlet_sink_verification!(first_sink, crate::TakeFive);
+    streamlet_sink_verification!(second_sink, super::TakeFive, NAME);
+    streamlet_sink_extended_verification!(first_sink_extended, crate::TakeFive);
+    streamlet_sink_extended_verification!(second_sink_extended, super::TakeFive);
+    datum_lifecycle_verification!(first_lifecycle, self::Local);
+    datum_lifecycle_verification!(second_lifecycle, Local, NAME);
+    stream_verification!(first_stream, crate::Counts);
+    stream_verification!(second_stream, super::Counts, "several::second_stream");
 
     /// Deeper still, with the factory brought in by a module-local import.
     mod nested {
         use crate::Ranges as Imported;
 
         reactive_streams_tck::publisher_verification!(third, Imported(40));
+        reactive_streams_tck::processor_extended_verification!(third_processor, super::Identities);
     }
 }

@@ -70,40 +70,38 @@
 //! assert!(results.iter().all(|r| r.verdict == Verdict::Passed));
 //! ```
 
-pub mod config;
-pub mod explore;
-pub mod processor;
-mod publisher;
-pub mod schedule;
-pub mod signals;
-pub mod source_stress;
-pub mod streamlet;
-pub mod stress;
-mod subscriber;
-pub mod subscriber_stress;
-mod upstream;
+// The shared core lives in `crate::explore`, each subject's extended part
+// in its own folder; these re-exports keep every path users write.
+pub use crate::explore;
+pub use crate::explore::config;
+pub use crate::processor::extended as processor;
+pub use crate::publisher::extended::{schedule, stress};
+pub use crate::streamlet::extended as streamlet;
+pub use crate::streamlet::extended::source_stress;
+pub use crate::subscriber::extended::signals;
+pub use crate::subscriber::extended::stress as subscriber_stress;
 
+pub use crate::publisher::extended::{PublisherExtendedVerification, TESTS};
+pub use crate::subscriber::extended::{
+    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification, BLACKBOX_TESTS,
+    SUBSCRIBER_TESTS,
+};
 pub use config::{
     parse_seed, show_seed, ExtendedConfig, ExtendedConfigBuilder, ExtendedConfigError,
 };
 pub use processor::{ProcessorExtendedVerification, PROCESSOR_TESTS};
-pub use publisher::{PublisherExtendedVerification, TESTS};
-pub use subscriber::{
-    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification, BLACKBOX_TESTS,
-    SUBSCRIBER_TESTS,
-};
 
 #[doc(hidden)]
-pub use processor::__run_generated_processor;
+pub use crate::publisher::extended::__run_generated;
 #[doc(hidden)]
-pub use publisher::__run_generated;
+pub use crate::subscriber::extended::{__run_generated_blackbox, __run_generated_whitebox};
+#[doc(hidden)]
+pub use processor::__run_generated_processor;
 #[doc(hidden)]
 pub use streamlet::{__run_generated_sink, __run_generated_source};
 pub use streamlet::{
     SinkExtendedVerification, SourceExtendedVerification, SINK_TESTS, SOURCE_TESTS,
 };
-#[doc(hidden)]
-pub use subscriber::{__run_generated_blackbox, __run_generated_whitebox};
 
 /// Whether a rule id is one of the extended verification's (`tck.extended_…`):
 /// `cargo xtask tck` runs those only with `--extended`.
@@ -115,309 +113,4 @@ pub use subscriber::{__run_generated_blackbox, __run_generated_whitebox};
 /// ```
 pub fn is_extended_rule(rule: &str) -> bool {
     rule.starts_with("tck.extended_")
-}
-
-/// Generates the extended publisher verification as `#[test]`s:
-/// `<name>::publisher::tck_extended_schedules` and
-/// `<name>::publisher::tck_extended_stress`.
-///
-/// `$factory` is an expression making a
-/// [`PublisherFactory`](crate::publisher::PublisherFactory), evaluated once
-/// per test in a module nested two levels below the invocation. The module
-/// name must differ from the quick verification's; give the quick one's
-/// name as the third argument so that reports list both under one target.
-///
-/// ```ignore
-/// publisher_verification!(my_range, MyFactory::new());
-/// publisher_extended_verification!(my_range_extended, MyFactory::new(), "my_range");
-/// ```
-///
-/// Budget and seed come from `RS_TCK_CASES`, `RS_TCK_SEED` and
-/// `RS_TCK_STRESS_ITERATIONS` (see [`ExtendedConfig`](crate::extended::ExtendedConfig)).
-#[macro_export]
-macro_rules! publisher_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::publisher_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod publisher {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_stress() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated(
-                                "tck_extended_stress",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
-        }
-    };
-}
-
-/// Generates the extended processor verification as `#[test]`s:
-/// `<name>::processor::tck_extended_schedules` and
-/// `<name>::processor::tck_extended_stress` (the publisher's, against the
-/// processor fed by a TCK upstream) and
-/// `<name>::processor::tck_extended_upstream` (generated upstream and
-/// downstream scripts: §4.2, bounded upstream demand, cancellation
-/// reaching upstream; see [`processor`](crate::extended::processor)).
-/// Same arguments as
-/// [`processor_verification!`](crate::processor_verification); the module
-/// name must differ from the quick verification's.
-///
-/// ```ignore
-/// processor_verification!(my_map, MyFactory);
-/// processor_extended_verification!(my_map_extended, MyFactory, "my_map");
-/// ```
-#[macro_export]
-macro_rules! processor_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::processor_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod processor {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_processor(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_stress() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_processor(
-                                "tck_extended_stress",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_upstream() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_processor(
-                                "tck_extended_upstream",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
-        }
-    };
-}
-
-/// Generates the extended blackbox subscriber verification as `#[test]`s:
-/// `<name>::subscriber_blackbox::tck_extended_schedules` — generated signal
-/// sequences (`on_next` bursts within demand, nudges, a second
-/// `on_subscribe`, `on_complete` / `on_error` at any point) shrunk to a
-/// minimal script on failure — and `…::tck_extended_stress`, signals from
-/// several threads in turn ([`subscriber_stress`](crate::extended::subscriber_stress)). Same arguments as
-/// [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification);
-/// the module name must differ from the quick verification's.
-///
-/// ```ignore
-/// subscriber_blackbox_extended_verification!(my_sink_extended, MyFactory, "my_sink");
-/// ```
-#[macro_export]
-macro_rules! subscriber_blackbox_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::subscriber_blackbox_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod subscriber_blackbox {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_blackbox(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_stress() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_blackbox(
-                                "tck_extended_stress",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
-        }
-    };
-}
-
-/// Generates the extended whitebox subscriber verification as a `#[test]`:
-/// `<name>::subscriber_whitebox::tck_extended_schedules`. See
-/// [`subscriber_blackbox_extended_verification!`](crate::subscriber_blackbox_extended_verification).
-#[macro_export]
-macro_rules! subscriber_whitebox_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::subscriber_whitebox_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod subscriber_whitebox {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_whitebox(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
-        }
-    };
-}
-
-/// Generates the extended Streamlet source verification as `#[test]`s:
-/// `<name>::streamlet_source::tck_extended_schedules` — generated sink
-/// scripts (starts, restarts, requests, stops inside emissions), judged by
-/// the source verification's sink probe and shrunk to a minimal script on
-/// failure — and `…::tck_extended_stress`, requests and restarts from
-/// several threads at once ([`source_stress`](crate::extended::source_stress)). Same arguments as
-/// [`streamlet_source_verification!`](crate::streamlet_source_verification);
-/// the module name must differ from the quick verification's.
-#[macro_export]
-macro_rules! streamlet_source_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::streamlet_source_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod streamlet_source {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_source(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-                #[test]
-                fn tck_extended_stress() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_source(
-                                "tck_extended_stress",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
-        }
-    };
-}
-
-/// Generates the extended Streamlet sink verification as a `#[test]`:
-/// `<name>::streamlet_sink::tck_extended_schedules` — generated source
-/// scripts (greet, bursts of emissions while live, an end with or without a
-/// reason), the sink's talkback calls judged as they come, shrunk to a
-/// minimal script on failure. Same arguments as
-/// [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
-#[macro_export]
-macro_rules! streamlet_sink_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::streamlet_sink_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod streamlet_sink {
-                #[allow(unused_imports)]
-                use super::super::*;
-                #[test]
-                fn tck_extended_schedules() {
-                    $crate::runner::__generated(
-                        module_path!(),
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| {
-                            $crate::extended::__run_generated_sink(
-                                "tck_extended_schedules",
-                                target,
-                                factory,
-                            )
-                        },
-                    );
-                }
-            }
-        }
-    };
 }

@@ -180,7 +180,7 @@ pub fn __run_generated<F: LifecycleFactory>(test: &str, target: &str, factory: F
 ///
 /// `$factory` is an expression making a
 /// [`LifecycleFactory`](crate::lifecycle::LifecycleFactory), evaluated once
-/// per test two modules below the invocation (whose items it can name).
+/// per test where the macro is invoked (it sees what the invocation sees).
 /// Results carry `stringify!($name)` as their target, or the display name
 /// given as a third argument.
 ///
@@ -193,35 +193,9 @@ macro_rules! datum_lifecycle_verification {
         $crate::datum_lifecycle_verification!($name, $factory, stringify!($name));
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        mod $name {
-            mod datum_lifecycle {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $crate::__lifecycle_test!(done_1, $factory, $target);
-                $crate::__lifecycle_test!(done_2, $factory, $target);
-                $crate::__lifecycle_test!(done_3, $factory, $target);
-                $crate::__lifecycle_test!(done_4, $factory, $target);
-                $crate::__lifecycle_test!(done_5, $factory, $target);
-                $crate::__lifecycle_test!(done_6, $factory, $target);
-            }
-        }
-    };
-}
-
-/// One generated test. Not API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __lifecycle_test {
-    ($test:ident, $factory:expr, $target:expr) => {
-        #[test]
-        fn $test() {
-            $crate::runner::__generated(
-                module_path!(),
-                || ($factory, ::std::string::String::from($target)),
-                |factory, target| {
-                    $crate::lifecycle::__run_generated(stringify!($test), target, factory)
-                },
-            );
+        $crate::__verification_tests! {
+            $name, $factory, $target, datum_lifecycle, $crate::lifecycle::__run_generated,
+            [done_1, done_2, done_3, done_4, done_5, done_6]
         }
     };
 }

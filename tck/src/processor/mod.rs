@@ -40,6 +40,7 @@
 
 mod as_publisher;
 mod as_subscriber;
+pub mod extended;
 mod filtering;
 mod multicast;
 mod passing;
@@ -282,10 +283,7 @@ verification_builder!(ProcessorVerification, ProcessorFactory, table::<F>);
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: ProcessorFactory>(test: &str, target: &str, factory: F) {
-    match ProcessorVerification::new(factory).target(target).run(test) {
-        Ok(result) => crate::runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(ProcessorVerification::new(factory).target(target).run(test));
 }
 
 /// The list of processor rule tests, and what is generated from it. Not
@@ -311,19 +309,8 @@ macro_rules! __processor_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod processor {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::processor::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, processor, $crate::processor::__run_generated, [$($test),*]
         }
     };
 }

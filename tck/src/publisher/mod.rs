@@ -41,8 +41,9 @@
 //! `tck_<name>` (rule id `tck.<name>`) for checks of the factory itself.
 //! `cargo xtask tck` relies on this shape. See [`TESTS`] for the list.
 
-mod factory;
 #[doc(hidden)]
+pub mod extended;
+mod factory;
 pub mod rules;
 
 use std::sync::Arc;
@@ -50,7 +51,7 @@ use std::sync::Arc;
 pub use factory::PublisherFactory;
 
 use crate::context::{RuleBody, RuleCx};
-use crate::env::{ConfigError, TestEnv};
+use crate::env::ConfigError;
 use crate::outcome::{RuleResult, Verification};
 use crate::suite::{
     declared_skips, run_generated, type_tail, Body, Suite, Table, Test, Unmet, Vacuity,
@@ -181,25 +182,6 @@ impl<F: PublisherFactory> PublisherVerification<F> {
         }
     }
 
-    /// Timing bounds (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.suite.env = Some(env);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.suite.target = name.into();
-        self
-    }
-
-    /// How many rule tests [`run_all`](Self::run_all) runs at once
-    /// (default 8; they mostly wait).
-    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
-        self.suite.parallelism = rules_at_once.max(1);
-        self
-    }
-
     /// Runs one rule test by name (`"spec_3_09"`).
     ///
     /// # Panics
@@ -225,6 +207,8 @@ impl<F: PublisherFactory> PublisherVerification<F> {
         self.suite.run_all(table::<F>(), Vacuity::Allowed)
     }
 }
+
+crate::suite::suite_settings!(PublisherVerification, PublisherFactory, 8);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
@@ -253,19 +237,8 @@ macro_rules! __publisher_tests {
         vec![$((stringify!($test), $crate::publisher::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod publisher {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::publisher::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, publisher, $crate::publisher::__run_generated, [$($test),*]
         }
     };
 }
@@ -276,8 +249,10 @@ macro_rules! __publisher_tests {
 ///
 /// `$factory` is an expression making a
 /// [`PublisherFactory`](crate::publisher::PublisherFactory); it is evaluated
-/// once per test, in a module nested two levels below the invocation (whose
-/// items it can name). Results carry `stringify!($name)` as their target, or
+/// once per test where the macro is invoked: it sees exactly what the
+/// invocation sees (`self::`, `super::`, private items, imports), so the
+/// macro works at the crate root, in any module, and several times in one
+/// module under different names. Results carry `stringify!($name)` as their target, or
 /// the display name given as a third argument.
 ///
 /// ```ignore

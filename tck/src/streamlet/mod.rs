@@ -20,6 +20,7 @@
 //! ([`source::SourceKind`]); stop then start is pause and resume, not a
 //! final cancel; `end` and `stop` carry an optional reason.
 
+pub mod extended;
 pub mod lifecycle;
 pub mod probe;
 pub mod sink;

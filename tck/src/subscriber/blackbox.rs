@@ -171,13 +171,11 @@ verification_builder!(
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: SubscriberBlackboxFactory>(test: &str, target: &str, factory: F) {
-    match SubscriberBlackboxVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => crate::runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SubscriberBlackboxVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
 }
 
 /// The list of blackbox rule tests, and what is generated from it. Not
@@ -193,19 +191,8 @@ macro_rules! __subscriber_blackbox_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod subscriber_blackbox {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::subscriber::blackbox::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, subscriber_blackbox, $crate::subscriber::blackbox::__run_generated, [$($test),*]
         }
     };
 }
@@ -216,8 +203,8 @@ macro_rules! __subscriber_blackbox_tests {
 ///
 /// `$factory` is an expression making a
 /// [`SubscriberBlackboxFactory`](crate::subscriber::SubscriberBlackboxFactory),
-/// evaluated once per test in a module nested two levels below the
-/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// evaluated once per test where the macro is invoked (it sees what the
+/// invocation sees). Results carry `stringify!($name)`
 /// as their target, or the display name given as a third argument.
 ///
 /// ```ignore

@@ -232,13 +232,11 @@ verification_builder!(
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated<F: SubscriberWhiteboxFactory>(test: &str, target: &str, factory: F) {
-    match SubscriberWhiteboxVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => crate::runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SubscriberWhiteboxVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
 }
 
 /// The list of whitebox rule tests, and what is generated from it. Not
@@ -255,19 +253,8 @@ macro_rules! __subscriber_whitebox_tests {
     };
     (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod subscriber_whitebox {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::subscriber::whitebox::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, subscriber_whitebox, $crate::subscriber::whitebox::__run_generated, [$($test),*]
         }
     };
 }

@@ -14,6 +14,8 @@ mod subscribers;
 mod unusual_consumers;
 mod unusual_processors;
 mod unusual_publishers;
+#[path = "../support/verdicts.rs"]
+mod verdicts;
 
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::extended::ExtendedConfig;
@@ -25,6 +27,15 @@ pub const SEED: u64 = 0x5EED;
 /// (the extended verification waits one per open schedule).
 pub fn env() -> TestEnv {
     TestEnv::builder()
+        .no_signal_timeout(std::time::Duration::from_millis(5))
+        .build()
+}
+
+/// Timing for the self-tests whose every failing run waits out the
+/// timeout for a signal that never comes: a short one.
+pub fn short_timeout_env() -> TestEnv {
+    TestEnv::builder()
+        .timeout(std::time::Duration::from_millis(200))
         .no_signal_timeout(std::time::Duration::from_millis(5))
         .build()
 }

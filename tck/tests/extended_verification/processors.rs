@@ -44,10 +44,7 @@ fn the_testkit_identity_processor_passes() {
         .config(crate::config(300, 10))
         .run_all()
         .unwrap();
-    for r in &results {
-        eprintln!("IdentityProcessor: {} {:.0} ms", r.test, r.duration_ms);
-        assert_eq!(r.verdict, Verdict::Passed, "{}: {:?}", r.test, r.message);
-    }
+    crate::verdicts::assert_all_passed("IdentityProcessor", &results);
 }
 
 /// An identity processor with a flaw only a generated script reaches: an
@@ -171,23 +168,10 @@ impl ProcessorFactory for DeferringErrors {
 
 #[test]
 fn an_error_held_back_without_demand_needs_a_generated_script() {
-    let quick = ProcessorVerification::new(DeferringErrors)
-        .run_all()
-        .unwrap();
-    let failed: Vec<_> = quick
-        .iter()
-        .filter(|r| !r.broken_rules().is_empty())
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "the quick verification caught it: {failed:#?}"
-    );
+    crate::verdicts::assert_quick_misses(ProcessorVerification::new(DeferringErrors).run_all());
 
     // A short timeout: every failing run waits it out for the error.
-    let env = reactive_streams_tck::env::TestEnv::builder()
-        .timeout(std::time::Duration::from_millis(200))
-        .no_signal_timeout(std::time::Duration::from_millis(5))
-        .build();
+    let env = crate::short_timeout_env();
     let result = ProcessorExtendedVerification::new(DeferringErrors)
         .target("DefersErrors")
         .env(env)
@@ -199,15 +183,7 @@ fn an_error_held_back_without_demand_needs_a_generated_script() {
 }
 
 fn processor_quick_passes<F: ProcessorFactory>(factory: F) {
-    let quick = ProcessorVerification::new(factory).run_all().unwrap();
-    let failed: Vec<_> = quick
-        .iter()
-        .filter(|r| !r.broken_rules().is_empty())
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "the quick verification caught it: {failed:#?}"
-    );
+    crate::verdicts::assert_quick_misses(ProcessorVerification::new(factory).run_all());
 }
 
 #[test]

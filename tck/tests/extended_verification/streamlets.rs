@@ -37,10 +37,7 @@ fn the_testkit_pull_range_passes_generated_scripts() {
         .config(crate::config(500, 20))
         .run_all()
         .unwrap();
-    for r in &results {
-        eprintln!("PullRange: {} {:.0} ms", r.test, r.duration_ms);
-        assert_eq!(r.verdict, Verdict::Passed, "{}: {:?}", r.test, r.message);
-    }
+    crate::verdicts::assert_all_passed("PullRange", &results);
 }
 
 /// One element too many: the extended verification names the shortest
@@ -102,16 +99,7 @@ fn the_testkit_sinks_pass_generated_scripts() {
             .config(crate::config(500, 0))
             .run_all()
             .unwrap();
-        for r in &results {
-            eprintln!("{sink:?}: {} {:.0} ms", r.test, r.duration_ms);
-            assert_eq!(
-                r.verdict,
-                Verdict::Passed,
-                "{sink:?} {}: {:?}",
-                r.test,
-                r.message
-            );
-        }
+        crate::verdicts::assert_all_passed(&format!("{sink:?}"), &results);
     }
 }
 
@@ -266,23 +254,10 @@ impl Talkback for StuckTalkback {
 
 #[test]
 fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
-    let quick = SourceVerification::new(StuckAfterLastStop)
-        .run_all()
-        .unwrap();
-    let failed: Vec<_> = quick
-        .iter()
-        .filter(|r| !r.broken_rules().is_empty())
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "the quick verification caught it: {failed:#?}"
-    );
+    crate::verdicts::assert_quick_misses(SourceVerification::new(StuckAfterLastStop).run_all());
 
     // A short timeout: every failing run waits it out for the end.
-    let env = reactive_streams_tck::env::TestEnv::builder()
-        .timeout(std::time::Duration::from_millis(200))
-        .no_signal_timeout(std::time::Duration::from_millis(5))
-        .build();
+    let env = crate::short_timeout_env();
     let result = SourceExtendedVerification::new(StuckAfterLastStop)
         .target("StuckAfterLastStop")
         .env(env)
@@ -339,17 +314,7 @@ impl SinkFactory for StopsOnLateEndSinks {
 
 #[test]
 fn a_sink_stopping_after_a_late_end_needs_a_generated_script() {
-    let quick = SinkVerification::new(StopsOnLateEndSinks)
-        .run_all()
-        .unwrap();
-    let failed: Vec<_> = quick
-        .iter()
-        .filter(|r| !r.broken_rules().is_empty())
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "the quick verification caught it: {failed:#?}"
-    );
+    crate::verdicts::assert_quick_misses(SinkVerification::new(StopsOnLateEndSinks).run_all());
 
     let result = SinkExtendedVerification::new(StopsOnLateEndSinks)
         .target("StopsOnLateEnd")

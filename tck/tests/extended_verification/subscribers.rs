@@ -86,16 +86,7 @@ subscriber_whitebox_extended_verification!(
 );
 
 fn assert_passed(name: &str, results: Vec<RuleResult>) {
-    for r in &results {
-        eprintln!("{name}: {} {:.0} ms", r.test, r.duration_ms);
-        assert_eq!(
-            r.verdict,
-            Verdict::Passed,
-            "{name} {}: {:?}",
-            r.test,
-            r.message
-        );
-    }
+    crate::verdicts::assert_all_passed(name, &results);
 }
 
 /// 300 scripts each keeps CI quick; 1,000 take about 1.1 s per subscriber
@@ -151,16 +142,8 @@ fn the_testkit_subscribers_pass_generated_scripts() {
 
 #[test]
 fn a_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
-    let quick = SubscriberBlackboxVerification::new(Blackbox(Switcheroo::default))
-        .run_all()
-        .unwrap();
-    let failed: Vec<_> = quick
-        .iter()
-        .filter(|r| !r.broken_rules().is_empty())
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "the quick verification caught it: {failed:#?}"
+    crate::verdicts::assert_quick_misses(
+        SubscriberBlackboxVerification::new(Blackbox(Switcheroo::default)).run_all(),
     );
 
     let result = SubscriberBlackboxExtendedVerification::new(Blackbox(Switcheroo::default))
@@ -212,16 +195,8 @@ impl Subscriber<u64> for ThreadBound {
 
 #[test]
 fn a_subscriber_bound_to_one_thread_needs_the_stress() {
-    let quick = SubscriberBlackboxVerification::new(Blackbox(ThreadBound::default))
-        .run_all()
-        .unwrap();
-    let failed: Vec<_> = quick
-        .iter()
-        .filter(|r| !r.broken_rules().is_empty())
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "the quick verification caught it: {failed:#?}"
+    crate::verdicts::assert_quick_misses(
+        SubscriberBlackboxVerification::new(Blackbox(ThreadBound::default)).run_all(),
     );
     let schedules = SubscriberBlackboxExtendedVerification::new(Blackbox(ThreadBound::default))
         .env(crate::env())
@@ -321,16 +296,8 @@ fn wrapped_switcheroo(probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
 
 #[test]
 fn a_whitebox_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
-    let quick = SubscriberWhiteboxVerification::new(Whitebox(wrapped_switcheroo))
-        .run_all()
-        .unwrap();
-    let failed: Vec<_> = quick
-        .iter()
-        .filter(|r| !r.broken_rules().is_empty())
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "the quick verification caught it: {failed:#?}"
+    crate::verdicts::assert_quick_misses(
+        SubscriberWhiteboxVerification::new(Whitebox(wrapped_switcheroo)).run_all(),
     );
 
     let result = SubscriberWhiteboxExtendedVerification::new(Whitebox(wrapped_switcheroo))

@@ -10,23 +10,13 @@ mod unusual_subscribers;
 use reactive_streams_tck::extended::{
     SinkExtendedVerification, SubscriberWhiteboxExtendedVerification,
 };
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::outcome::RuleResult;
 
 use passive_sink::Passives;
 use unusual_subscribers::{Greedies, Helped, Takers};
 
 fn passes(name: &str, results: Vec<RuleResult>) {
-    for r in &results {
-        assert!(
-            r.verdict == Verdict::Passed
-                || (r.verdict == Verdict::Skipped
-                    && r.message.as_deref().is_some_and(|m| !m.is_empty())),
-            "{name}: {} {}: {:?}",
-            r.test,
-            r.verdict,
-            r.message
-        );
-    }
+    crate::verdicts::assert_passed_or_skipped_with_reason(name, &results);
 }
 
 #[test]

@@ -7,3 +7,5 @@ mod conforming;
 mod factories;
 mod filtering;
 mod unusual;
+#[path = "../support/verdicts.rs"]
+mod verdicts;

@@ -8,6 +8,8 @@ mod configuration;
 mod conforming;
 mod faulty;
 mod unusual;
+#[path = "../support/verdicts.rs"]
+mod verdicts;
 
 use std::time::Duration;
 

@@ -12,6 +12,8 @@ mod conforming;
 mod late_sinks;
 mod racing_sources;
 mod unusual_sinks;
+#[path = "../support/verdicts.rs"]
+mod verdicts;
 
 use std::time::Duration;
 
@@ -37,11 +39,7 @@ streamlet_source_verification!(
 streamlet_sink_verification!(take_five, conforming::GoodSink::TakeFivePulling);
 
 fn failed_tests(results: &[RuleResult]) -> Vec<String> {
-    results
-        .iter()
-        .filter(|r| !r.broken_rules().is_empty())
-        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or("")))
-        .collect()
+    verdicts::broken(results)
 }
 
 fn skipped_tests(results: &[RuleResult]) -> Vec<&str> {

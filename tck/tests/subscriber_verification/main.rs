@@ -8,3 +8,5 @@ mod factories;
 mod resubscribing;
 mod stops;
 mod unusual;
+#[path = "../support/verdicts.rs"]
+mod verdicts;

@@ -56,7 +56,7 @@ pub mod rules;
 
 pub use factory::SinkFactory;
 
-use crate::env::{ConfigError, TestEnv};
+use crate::env::ConfigError;
 use crate::outcome::{RuleResult, Verification};
 use crate::streamlet::suite;
 use crate::suite::{run_generated, type_tail, Suite, Table, Vacuity};
@@ -82,25 +82,6 @@ impl<F: SinkFactory> SinkVerification<F> {
         }
     }
 
-    /// Timing bounds (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.suite.env = Some(env);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.suite.target = name.into();
-        self
-    }
-
-    /// How many rule tests [`run_all`](Self::run_all) runs at once
-    /// (default 8; they mostly wait).
-    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
-        self.suite.parallelism = rules_at_once.max(1);
-        self
-    }
-
     /// Runs one rule test by name (`"streamlet_3_c"`).
     ///
     /// # Panics
@@ -117,6 +98,8 @@ impl<F: SinkFactory> SinkVerification<F> {
         self.suite.run_all(table::<F>(), Vacuity::Allowed)
     }
 }
+
+crate::suite::suite_settings!(SinkVerification, SinkFactory, 8);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
@@ -142,19 +125,8 @@ macro_rules! __streamlet_sink_tests {
         vec![$((stringify!($test), $crate::streamlet::sink::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod streamlet_sink {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::streamlet::sink::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, streamlet_sink, $crate::streamlet::sink::__run_generated, [$($test),*]
         }
     };
 }
@@ -165,8 +137,8 @@ macro_rules! __streamlet_sink_tests {
 ///
 /// `$factory` is an expression making a
 /// [`SinkFactory`](crate::streamlet::sink::SinkFactory); it is
-/// evaluated once per test, in a module nested two levels below the
-/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// evaluated once per test where the macro is invoked (it sees what the
+/// invocation sees; the macro works in any module, several times in one). Results carry `stringify!($name)`
 /// as their target, or the display name given as a third argument.
 ///
 /// ```ignore

@@ -49,7 +49,7 @@ pub mod rules;
 
 pub use factory::{SourceFactory, SourceKind};
 
-use crate::env::{ConfigError, TestEnv};
+use crate::env::ConfigError;
 use crate::outcome::{RuleResult, Verification};
 use crate::streamlet::suite;
 use crate::suite::{run_generated, type_tail, Suite, Table, Vacuity};
@@ -81,25 +81,6 @@ impl<F: SourceFactory> SourceVerification<F> {
         }
     }
 
-    /// Timing bounds (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.suite.env = Some(env);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.suite.target = name.into();
-        self
-    }
-
-    /// How many rule tests [`run_all`](Self::run_all) runs at once
-    /// (default 8; they mostly wait).
-    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
-        self.suite.parallelism = rules_at_once.max(1);
-        self
-    }
-
     /// Runs one rule test by name (`"streamlet_2_c"`).
     ///
     /// # Panics
@@ -122,6 +103,8 @@ impl<F: SourceFactory> SourceVerification<F> {
         self.suite.run_all(table::<F>(), Vacuity::Allowed)
     }
 }
+
+crate::suite::suite_settings!(SourceVerification, SourceFactory, 8);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
@@ -147,19 +130,8 @@ macro_rules! __streamlet_source_tests {
         vec![$((stringify!($test), $crate::streamlet::source::rules::$test())),*]
     };
     (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        mod $name {
-            mod streamlet_source {
-                #[allow(unused_imports)]
-                use super::super::*;
-                $(
-                    #[test]
-                    fn $test() {
-                        $crate::runner::__generated(module_path!(), || ($factory, ::std::string::String::from($target)), |factory, target| {
-    $crate::streamlet::source::__run_generated(stringify!($test), target, factory)
-});
-                    }
-                )*
-            }
+        $crate::__verification_tests! {
+            $name, $factory, $target, streamlet_source, $crate::streamlet::source::__run_generated, [$($test),*]
         }
     };
 }
@@ -170,8 +142,8 @@ macro_rules! __streamlet_source_tests {
 ///
 /// `$factory` is an expression making a
 /// [`SourceFactory`](crate::streamlet::source::SourceFactory); it is
-/// evaluated once per test, in a module nested two levels below the
-/// invocation (whose items it can name). Results carry `stringify!($name)`
+/// evaluated once per test where the macro is invoked (it sees what the
+/// invocation sees; the macro works in any module, several times in one). Results carry `stringify!($name)`
 /// as their target, or the display name given as a third argument.
 ///
 /// ```ignore

@@ -23,17 +23,18 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use super::config::{
-    show_seed, ExtendedConfig, ExtendedConfigError, SEED_ENV, STRESS_ITERATIONS_ENV,
-};
-use super::explore::{self, case_seed, Scripted, MAX_SHRINK_RUNS};
-use super::publisher::whole_run;
-use super::source_stress::{SourceStressPlan, STRESS_ELEMENTS};
-use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+pub mod source_stress;
+
+use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::TestEnv;
-use crate::outcome::{RuleResult, Verdict, Verification};
-use crate::runner::{self, rule_of_test, RuleMeta};
+use crate::explore::config::{ExtendedConfig, ExtendedConfigError};
+use crate::explore::{
+    extended_builder, scripted, stress_rounds, stressed, Scripted, Settings, StressPlans,
+};
+use crate::outcome::{RuleResult, Verification};
+use crate::runner::RuleMeta;
 use reactive_streams::StreamError;
+use source_stress::{SourceStressPlan, STRESS_ELEMENTS};
 
 use crate::streamlet::probe::{Mode, SinkProbe, SourceProbe};
 use crate::streamlet::sink::SinkFactory;
@@ -171,15 +172,13 @@ pub(crate) fn run<F: SourceFactory>(cx: &RuleCx, factory: &F, script: &SourceScr
 }
 
 /// The extended source tests: `tck_extended_schedules` and
-/// `tck_extended_stress` (see [`source_stress`](super::source_stress)).
+/// `tck_extended_stress` (see [`source_stress`]).
 pub const SOURCE_TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
 
 /// Generated sink scripts against a [`SourceFactory`]'s sources.
 pub struct SourceExtendedVerification<F: SourceFactory> {
     factory: Arc<F>,
-    env: Option<TestEnv>,
-    config: Option<ExtendedConfig>,
-    target: String,
+    settings: Settings,
 }
 
 impl<F: SourceFactory> SourceExtendedVerification<F> {
@@ -188,32 +187,8 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
     pub fn new(factory: F) -> Self {
         SourceExtendedVerification {
             factory: Arc::new(factory),
-            env: None,
-            config: None,
-            target: std::any::type_name::<F>()
-                .rsplit("::")
-                .next()
-                .unwrap_or("source")
-                .to_string(),
+            settings: Settings::named::<F>("source"),
         }
-    }
-
-    /// Timing bounds, per case (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.env = Some(env);
-        self
-    }
-
-    /// Budget and seed (default: [`ExtendedConfig::try_from_env`]).
-    pub fn config(mut self, config: ExtendedConfig) -> Self {
-        self.config = Some(config);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.target = name.into();
-        self
     }
 
     /// Runs one extended test by name (`"tck_extended_schedules"`).
@@ -222,46 +197,23 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
     ///
     /// If `test` is not in [`SOURCE_TESTS`].
     pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        assert!(
-            SOURCE_TESTS.contains(&test),
-            "no extended source test named {test}"
-        );
-        let env = match self.env {
-            Some(env) => env,
-            None => TestEnv::try_from_env()?,
-        };
-        let config = match self.config {
-            Some(config) => config,
-            None => ExtendedConfig::try_from_env()?,
-        };
-        let meta = RuleMeta::new(
+        let (meta, env, config) = self.settings.prepare(
             Verification::StreamletSource,
-            self.target.clone(),
-            rule_of_test(test),
+            (SOURCE_TESTS, "source"),
             test,
-        );
-        if test == "tck_extended_stress" {
-            let factory = self.factory.clone();
-            let case_meta = meta.clone();
-            return Ok(runner::run_rule(
-                &meta,
-                &whole_run(&env, config.stress_iterations()),
-                move |cx| source_stress(cx, &factory, &env, &config, &case_meta),
-            ));
-        }
-        let rounds = config.cases().div_ceil(config.parallelism() as u64) + MAX_SHRINK_RUNS;
+        )?;
         let factory = self.factory.clone();
-        let case_meta = meta.clone();
-        Ok(runner::run_rule(
-            &meta,
-            &whole_run(&env, rounds),
-            move |cx| {
-                let strategy = source_scripts(factory.max_elements(), factory.kind().modes());
-                explore::explore(cx, &config, "script", strategy, |case: &SourceScript| {
-                    let (factory, case) = (factory.clone(), case.clone());
-                    runner::run_rule(&case_meta, &env, move |cx| run(cx, &*factory, &case))
-                })
-            },
+        if test == "tck_extended_stress" {
+            return Ok(stressed((meta, env, config), move |cx, case, config| {
+                source_stress(cx, &factory, case, config)
+            }));
+        }
+        // The declarations are read on the test's thread, under its watchdog.
+        let declared = factory.clone();
+        Ok(scripted(
+            (meta, env, config),
+            move || source_scripts(declared.max_elements(), declared.kind().modes()),
+            move |cx, case| run(cx, &*factory, case),
         ))
     }
 
@@ -271,12 +223,13 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
     }
 }
 
+extended_builder!(SourceExtendedVerification, SourceFactory);
+
 fn source_stress<F: SourceFactory>(
     cx: &RuleCx,
     factory: &Arc<F>,
-    env: &TestEnv,
+    case: (&RuleMeta, &TestEnv),
     config: &ExtendedConfig,
-    meta: &RuleMeta,
 ) -> RuleBody {
     if !factory.kind().modes().contains(&Mode::Pull) {
         return Ok(Outcome::Skipped(String::from(
@@ -285,48 +238,31 @@ fn source_stress<F: SourceFactory>(
     }
     let elements = factory.max_elements().min(STRESS_ELEMENTS);
     let threads = config.stress_threads();
-    let iterations = config.stress_iterations();
-    cx.trace(format!(
-        "{iterations} iterations of {threads} threads from seed {} ({STRESS_ITERATIONS_ENV}, {SEED_ENV})",
-        show_seed(config.seed())
-    ));
-    for iteration in 0..iterations {
-        let seed = case_seed(config.seed(), iteration);
-        let plan = SourceStressPlan::draw(seed, threads, elements);
-        let (factory, run_plan) = (factory.clone(), plan.clone());
-        let result = runner::run_rule(meta, env, move |cx| {
-            super::source_stress::run(cx, &*factory, &run_plan, elements)
-        });
-        if result.verdict == Verdict::Failed {
-            for event in &result.trace {
-                cx.trace(format!("[{}] {}", event.thread, event.event));
-            }
-            return Err(Failure::new(
-                cx.rule(),
-                "every stress iteration to pass",
-                format!(
-                    "iteration {} of {iterations} → {}\ncreate_source({elements}); what each thread did, lined up by a barrier before each round:\n{plan}(seed {}; replay it alone with {SEED_ENV}={} {STRESS_ITERATIONS_ENV}=1)",
-                    iteration + 1,
-                    result.message.as_deref().unwrap_or("(no message)"),
-                    show_seed(config.seed()),
-                    show_seed(seed),
-                ),
-            ));
-        }
-    }
-    Ok(Outcome::Passed)
+    let plans = StressPlans {
+        who: "threads",
+        draw: |seed| SourceStressPlan::draw(seed, threads, elements),
+        show: |plan: &SourceStressPlan| {
+            format!("create_source({elements}); what each thread did, lined up by a barrier before each round:\n{plan}")
+        },
+    };
+    let factory = factory.clone();
+    stress_rounds(
+        cx,
+        config,
+        case,
+        plans,
+        move |cx, plan: &SourceStressPlan| source_stress::run(cx, &*factory, plan, elements),
+    )
 }
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated_source<F: SourceFactory>(test: &str, target: &str, factory: F) {
-    match SourceExtendedVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SourceExtendedVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
 }
 
 /// What the TCK, as the source, does to the sink under test.
@@ -430,9 +366,7 @@ pub const SINK_TESTS: &[&str] = &["tck_extended_schedules"];
 /// Generated source scripts against a [`SinkFactory`]'s sinks.
 pub struct SinkExtendedVerification<F: SinkFactory> {
     factory: Arc<F>,
-    env: Option<TestEnv>,
-    config: Option<ExtendedConfig>,
-    target: String,
+    settings: Settings,
 }
 
 impl<F: SinkFactory> SinkExtendedVerification<F> {
@@ -440,32 +374,8 @@ impl<F: SinkFactory> SinkExtendedVerification<F> {
     pub fn new(factory: F) -> Self {
         SinkExtendedVerification {
             factory: Arc::new(factory),
-            env: None,
-            config: None,
-            target: std::any::type_name::<F>()
-                .rsplit("::")
-                .next()
-                .unwrap_or("sink")
-                .to_string(),
+            settings: Settings::named::<F>("sink"),
         }
-    }
-
-    /// Timing bounds, per case (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.env = Some(env);
-        self
-    }
-
-    /// Budget and seed (default: [`ExtendedConfig::try_from_env`]).
-    pub fn config(mut self, config: ExtendedConfig) -> Self {
-        self.config = Some(config);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.target = name.into();
-        self
     }
 
     /// Runs one extended test by name (`"tck_extended_schedules"`).
@@ -474,43 +384,13 @@ impl<F: SinkFactory> SinkExtendedVerification<F> {
     ///
     /// If `test` is not in [`SINK_TESTS`].
     pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        assert!(
-            SINK_TESTS.contains(&test),
-            "no extended sink test named {test}"
-        );
-        let env = match self.env {
-            Some(env) => env,
-            None => TestEnv::try_from_env()?,
-        };
-        let config = match self.config {
-            Some(config) => config,
-            None => ExtendedConfig::try_from_env()?,
-        };
-        let meta = RuleMeta::new(
-            Verification::StreamletSink,
-            self.target.clone(),
-            rule_of_test(test),
-            test,
-        );
-        let rounds = config.cases().div_ceil(config.parallelism() as u64) + MAX_SHRINK_RUNS;
+        let prepared =
+            self.settings
+                .prepare(Verification::StreamletSink, (SINK_TESTS, "sink"), test)?;
         let factory = self.factory.clone();
-        let case_meta = meta.clone();
-        Ok(runner::run_rule(
-            &meta,
-            &whole_run(&env, rounds),
-            move |cx| {
-                explore::explore(
-                    cx,
-                    &config,
-                    "script",
-                    sink_scripts(),
-                    |case: &SinkScript| {
-                        let (factory, case) = (factory.clone(), case.clone());
-                        runner::run_rule(&case_meta, &env, move |cx| run_sink(cx, &*factory, &case))
-                    },
-                )
-            },
-        ))
+        Ok(scripted(prepared, sink_scripts, move |cx, case| {
+            run_sink(cx, &*factory, case)
+        }))
     }
 
     /// Runs every extended sink test.
@@ -519,14 +399,54 @@ impl<F: SinkFactory> SinkExtendedVerification<F> {
     }
 }
 
+extended_builder!(SinkExtendedVerification, SinkFactory);
+
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated_sink<F: SinkFactory>(test: &str, target: &str, factory: F) {
-    match SinkExtendedVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        SinkExtendedVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
+}
+
+/// Generates the extended Streamlet source verification as `#[test]`s:
+/// `<name>::streamlet_source::tck_extended_schedules` — generated sink
+/// scripts (starts, restarts, requests, stops inside emissions), judged by
+/// the source verification's sink probe and shrunk to a minimal script on
+/// failure — and `…::tck_extended_stress`, requests and restarts from
+/// several threads at once ([`source_stress`](crate::extended::source_stress)). Same arguments as
+/// [`streamlet_source_verification!`](crate::streamlet_source_verification);
+/// the module name must differ from the quick verification's.
+#[macro_export]
+macro_rules! streamlet_source_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::streamlet_source_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__verification_tests! {
+            $name, $factory, $target, streamlet_source, $crate::streamlet::extended::__run_generated_source,
+            [tck_extended_schedules, tck_extended_stress]
+        }
+    };
+}
+
+/// Generates the extended Streamlet sink verification as a `#[test]`:
+/// `<name>::streamlet_sink::tck_extended_schedules` — generated source
+/// scripts (greet, bursts of emissions while live, an end with or without a
+/// reason), the sink's talkback calls judged as they come, shrunk to a
+/// minimal script on failure. Same arguments as
+/// [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
+#[macro_export]
+macro_rules! streamlet_sink_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::streamlet_sink_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__verification_tests! {
+            $name, $factory, $target, streamlet_sink, $crate::streamlet::extended::__run_generated_sink,
+            [tck_extended_schedules]
+        }
+    };
 }

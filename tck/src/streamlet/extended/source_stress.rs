@@ -15,8 +15,8 @@
 use std::fmt;
 use std::sync::Barrier;
 
-use super::explore::splitmix64;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::explore::splitmix64;
 use crate::streamlet::probe::{Mode, SinkProbe};
 use crate::streamlet::source::SourceFactory;
 

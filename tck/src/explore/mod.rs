@@ -20,9 +20,17 @@ use parking_lot::Mutex;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use super::config::{show_seed, ExtendedConfig, CASES_ENV, SEED_ENV};
+pub mod config;
+mod run;
+
+pub(crate) use run::{
+    exploration, explore_cases, extended_builder, scripted, stress_rounds, stressed, Settings,
+    StressPlans,
+};
+
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::outcome::{RuleResult, Verdict};
+use config::{show_seed, ExtendedConfig, CASES_ENV, SEED_ENV};
 
 /// The most runs spent shrinking one failure.
 pub const MAX_SHRINK_RUNS: u64 = 400;
@@ -34,12 +42,6 @@ pub const MAX_SHRINK_TIME: Duration = Duration::from_secs(60);
 pub trait Scripted: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// The lines of the script.
     fn script(&self) -> Vec<String>;
-}
-
-impl Scripted for super::schedule::Schedule {
-    fn script(&self) -> Vec<String> {
-        self.lines()
-    }
 }
 
 /// The seed case `index` of `seed` is drawn from.

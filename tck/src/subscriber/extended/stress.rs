@@ -22,8 +22,8 @@ use std::time::Instant;
 use parking_lot::{Condvar, Mutex};
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
-use super::explore::splitmix64;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::explore::splitmix64;
 use crate::subscriber::SubscriberBlackboxFactory;
 
 /// Moves per iteration, before the terminal signal (if any).

@@ -32,18 +32,18 @@ use std::time::Duration;
 use proptest::prelude::*;
 use reactive_streams::{demand, Publisher, Subscriber};
 
-use super::config::{ExtendedConfig, ExtendedConfigError};
-use super::explore::{self, Scripted, MAX_SHRINK_RUNS};
-use super::publisher::{whole_run, PublisherExtendedVerification};
-use super::schedule::{amount, show_amount};
-use super::upstream::{self, Ending, Recorder};
+mod upstream;
+
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::env::TestEnv;
+use crate::explore::config::ExtendedConfigError;
+use crate::explore::{extended_builder, scripted, Scripted, Settings};
 use crate::outcome::{RuleResult, Verification};
 use crate::probe::{Probe, Signal};
 use crate::processor::ProcessorFactory;
+use crate::publisher::extended::schedule::{amount, show_amount};
+use crate::publisher::extended::PublisherExtendedVerification;
 use crate::publisher::PublisherFactory;
-use crate::runner::{self, rule_of_test, RuleMeta};
+use upstream::{Ending, Recorder};
 
 /// The extended processor tests: `tck_extended_schedules`,
 /// `tck_extended_stress` (the publisher's, on the output side) and
@@ -574,9 +574,7 @@ fn bounded<F: ProcessorFactory>(
 /// ```
 pub struct ProcessorExtendedVerification<F: ProcessorFactory> {
     factory: Arc<F>,
-    env: Option<TestEnv>,
-    config: Option<ExtendedConfig>,
-    target: String,
+    settings: Settings,
 }
 
 impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
@@ -585,32 +583,8 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
     pub fn new(factory: F) -> Self {
         ProcessorExtendedVerification {
             factory: Arc::new(factory),
-            env: None,
-            config: None,
-            target: std::any::type_name::<F>()
-                .rsplit("::")
-                .next()
-                .unwrap_or("processor")
-                .to_string(),
+            settings: Settings::named::<F>("processor"),
         }
-    }
-
-    /// Timing bounds, per case (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.env = Some(env);
-        self
-    }
-
-    /// Budget and seed (default: [`ExtendedConfig::try_from_env`]).
-    pub fn config(mut self, config: ExtendedConfig) -> Self {
-        self.config = Some(config);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.target = name.into();
-        self
     }
 
     /// Runs one extended test by name (`"tck_extended_upstream"`).
@@ -619,18 +593,11 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
     ///
     /// If `test` is not in [`PROCESSOR_TESTS`].
     pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        assert!(
-            PROCESSOR_TESTS.contains(&test),
-            "no extended processor test named {test}"
-        );
-        let env = match self.env {
-            Some(env) => env,
-            None => TestEnv::try_from_env()?,
-        };
-        let config = match self.config {
-            Some(config) => config,
-            None => ExtendedConfig::try_from_env()?,
-        };
+        let (meta, env, config) = self.settings.prepare(
+            Verification::Processor,
+            (PROCESSOR_TESTS, "processor"),
+            test,
+        )?;
         if test != "tck_extended_upstream" {
             let fed = Fed {
                 factory: self.factory.clone(),
@@ -638,35 +605,16 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
             };
             return PublisherExtendedVerification::new(fed)
                 .reported_as(Verification::Processor)
-                .target(self.target.clone())
+                .target(self.settings.target.clone())
                 .env(env)
                 .config(config)
                 .run(test);
         }
-        let meta = RuleMeta::new(
-            Verification::Processor,
-            self.target.clone(),
-            rule_of_test(test),
-            test,
-        );
-        let rounds = config.cases().div_ceil(config.parallelism() as u64) + MAX_SHRINK_RUNS;
         let factory = self.factory.clone();
-        let case_meta = meta.clone();
-        Ok(runner::run_rule(
-            &meta,
-            &whole_run(&env, rounds),
-            move |cx| {
-                explore::explore(
-                    cx,
-                    &config,
-                    "script",
-                    upstream_scripts(),
-                    |case: &UpstreamScript| {
-                        let (factory, case) = (factory.clone(), case.clone());
-                        runner::run_rule(&case_meta, &env, move |cx| run(cx, &*factory, &case))
-                    },
-                )
-            },
+        Ok(scripted(
+            (meta, env, config),
+            upstream_scripts,
+            move |cx, case| run(cx, &*factory, case),
         ))
     }
 
@@ -676,14 +624,42 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
     }
 }
 
+extended_builder!(ProcessorExtendedVerification, ProcessorFactory);
+
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]
 pub fn __run_generated_processor<F: ProcessorFactory>(test: &str, target: &str, factory: F) {
-    match ProcessorExtendedVerification::new(factory)
-        .target(target)
-        .run(test)
-    {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
+    crate::suite::run_generated(
+        ProcessorExtendedVerification::new(factory)
+            .target(target)
+            .run(test),
+    );
+}
+
+/// Generates the extended processor verification as `#[test]`s:
+/// `<name>::processor::tck_extended_schedules` and
+/// `<name>::processor::tck_extended_stress` (the publisher's, against the
+/// processor fed by a TCK upstream) and
+/// `<name>::processor::tck_extended_upstream` (generated upstream and
+/// downstream scripts: §4.2, bounded upstream demand, cancellation
+/// reaching upstream; see [`processor`](crate::extended::processor)).
+/// Same arguments as
+/// [`processor_verification!`](crate::processor_verification); the module
+/// name must differ from the quick verification's.
+///
+/// ```ignore
+/// processor_verification!(my_map, MyFactory);
+/// processor_extended_verification!(my_map_extended, MyFactory, "my_map");
+/// ```
+#[macro_export]
+macro_rules! processor_extended_verification {
+    ($name:ident, $factory:expr $(,)?) => {
+        $crate::processor_extended_verification! { $name, $factory, stringify!($name) }
+    };
+    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+        $crate::__verification_tests! {
+            $name, $factory, $target, processor, $crate::processor::extended::__run_generated_processor,
+            [tck_extended_schedules, tck_extended_stress, tck_extended_upstream]
+        }
+    };
 }

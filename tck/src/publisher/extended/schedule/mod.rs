@@ -31,6 +31,8 @@ pub(crate) mod model;
 use std::fmt;
 
 use proptest::prelude::*;
+
+use crate::explore::Scripted;
 use reactive_streams::demand::EFFECTIVELY_UNBOUNDED;
 
 /// The most elements a generated publisher has (fewer when the factory's
@@ -339,6 +341,12 @@ impl fmt::Display for Schedule {
     /// One line: `create_publisher(2); probe: subscribe; probe: request(1)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.lines().join("; "))
+    }
+}
+
+impl Scripted for Schedule {
+    fn script(&self) -> Vec<String> {
+        self.lines()
     }
 }
 

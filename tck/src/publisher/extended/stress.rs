@@ -26,8 +26,8 @@ use std::sync::Barrier;
 
 use reactive_streams::demand;
 
-use super::explore::splitmix64;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::explore::splitmix64;
 use crate::probe::{Probe, Signal};
 use crate::publisher::rules::{create, subscribed};
 use crate::publisher::PublisherFactory;

@@ -71,7 +71,7 @@ impl fmt::Display for SignalStep {
     }
 }
 
-impl super::explore::Scripted for SignalScript {
+impl crate::explore::Scripted for SignalScript {
     fn script(&self) -> Vec<String> {
         let mut lines = vec![String::from("on_subscribe(subscription)")];
         lines.extend(self.effective_steps().iter().map(SignalStep::to_string));
@@ -98,7 +98,7 @@ pub fn signal_scripts() -> SBoxedStrategy<SignalScript> {
 pub(crate) fn run<X: Subject>(cx: &RuleCx, subject: &X, script: &SignalScript) -> RuleBody {
     cx.trace(format!(
         "script: {}",
-        super::explore::Scripted::script(script).join("; ")
+        crate::explore::Scripted::script(script).join("; ")
     ));
     let mut stage = subject.stage(cx)?;
     stage.driver.subscribe()?;
@@ -144,7 +144,7 @@ pub(crate) fn run<X: Subject>(cx: &RuleCx, subject: &X, script: &SignalScript) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extended::explore::Scripted;
+    use crate::explore::Scripted;
 
     #[test]
     fn scripts_stop_at_the_first_terminal_signal() {
