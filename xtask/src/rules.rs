@@ -33,7 +33,7 @@ pub fn run(args: &Args) -> ExitCode {
             text.push_str(&markdown(SINK_RULES));
             text
         }
-        Format::Json => json(RULES),
+        Format::Json => json(&every_rule()),
     };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()) {
@@ -43,6 +43,19 @@ pub fn run(args: &Args) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Every catalogued rule, in the order the Markdown lists them: Reactive
+/// Streams and Streamlet, then the datum-lifecycle, `futures::Stream` and
+/// `futures::Sink` extensions.
+pub fn every_rule() -> Vec<Rule> {
+    RULES
+        .iter()
+        .chain(LIFECYCLE_RULES)
+        .chain(STREAM_RULES)
+        .chain(SINK_RULES)
+        .copied()
+        .collect()
 }
 
 pub fn json(rules: &[Rule]) -> String {
@@ -98,9 +111,15 @@ mod tests {
 
     #[test]
     fn json_lists_exactly_the_catalogue_ids_with_the_named_fields() {
-        let value: serde_json::Value = serde_json::from_str(&json(RULES)).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&json(&every_rule())).unwrap();
         let rules = value.as_array().unwrap();
-        assert_eq!(rules.len(), 49);
+        // 43 Reactive Streams + 6 Streamlet rules, 6 done.*, 7 stream.*,
+        // 5 sink.*.
+        assert_eq!(rules.len(), 49 + 6 + 7 + 5);
+        let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+        for id in ["1.1", "streamlet.6", "done.1", "stream.7", "sink.5"] {
+            assert!(ids.contains(&id), "{id} is missing");
+        }
         for rule in rules {
             for field in ["id", "subject", "level", "summary", "check", "link"] {
                 assert!(rule.get(field).is_some(), "{rule} lacks {field}");

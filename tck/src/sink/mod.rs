@@ -11,23 +11,27 @@
 //!
 //! | test | rule | what it does |
 //! |---|---|---|
-//! | `sink_1` | `sink.1` | fills the sink until `poll_ready` is `Pending`, polls again with a second waker, takes one delivered item: the second waker must be woken |
+//! | `sink_1` | `sink.1` | for each of `poll_ready`, `poll_flush` and `poll_close`: fills a sink until `poll_ready` is `Pending`, calls the method with two wakers in turn, takes one delivered item: the second waker must be woken (a method that is never `Pending` there has nothing to wake) |
 //! | `sink_2` | `sink.2` | after `poll_flush` returns `Ready(Ok(()))`, every item sent is delivered |
 //! | `sink_3` | `sink.3` | the same after `poll_close`; a send after the close is refused or delivered, never accepted and lost |
+//! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of `poll_ready`/`start_send`, `poll_flush`, `poll_close` (one of three wakers each) and takes, checked against `sink.1`–`sink.3` and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
 //!
 //! ```ignore
 //! use reactive_streams_tck::sink_verification;
 //! sink_verification!(my_sender, MySenderFactory);
-//! // → my_sender::sink::sink_1, my_sender::sink::sink_2, my_sender::sink::sink_3
+//! // → my_sender::sink::sink_1, …, my_sender::sink::tck_extended_schedules
 //! ```
 
 mod rules;
+mod schedules;
 
 use std::sync::Arc;
 
 pub use rules::{FILL_LIMIT, SENT, TESTS};
 
+use crate::context::RuleCx;
 use crate::env::{ConfigError, TestEnv};
+use crate::extended::ExtendedConfig;
 use crate::outcome::{RuleResult, Verification};
 use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
 
@@ -98,6 +102,7 @@ impl std::fmt::Debug for Delivery {
 /// Runs the sink verification against one factory.
 pub struct SinkVerification<F: SinkFactory> {
     suite: Suite<F>,
+    extended: Option<ExtendedConfig>,
 }
 
 impl<F: SinkFactory> SinkVerification<F> {
@@ -105,6 +110,7 @@ impl<F: SinkFactory> SinkVerification<F> {
     pub fn new(factory: F) -> Self {
         SinkVerification {
             suite: Suite::new(Verification::FuturesSink, factory, type_tail::<F>(), 8),
+            extended: None,
         }
     }
 
@@ -120,11 +126,25 @@ impl<F: SinkFactory> SinkVerification<F> {
         self
     }
 
+    /// Budget and seed of `tck_extended_schedules` (default:
+    /// [`ExtendedConfig::try_from_env`]).
+    pub fn extended(mut self, config: ExtendedConfig) -> Self {
+        self.extended = Some(config);
+        self
+    }
+
     fn table(&self) -> Table<F> {
+        let extended = self.extended;
         TESTS
             .iter()
             .map(|&name| {
-                let body = Arc::new(rules::body::<F>(name)) as Body<F>;
+                let body = if name == "tck_extended_schedules" {
+                    Arc::new(move |cx: &RuleCx, factory: &F| {
+                        schedules::explore_schedules(cx, factory, extended)
+                    }) as Body<F>
+                } else {
+                    Arc::new(rules::body::<F>(name)) as Body<F>
+                };
                 (name, Test::from(body))
             })
             .collect()
@@ -143,6 +163,17 @@ impl<F: SinkFactory> SinkVerification<F> {
     /// Runs every rule test, in [`TESTS`] order.
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
         self.suite.run_all(self.table(), Vacuity::Allowed)
+    }
+
+    /// Runs the quick rule tests (every test but `tck_extended_schedules`),
+    /// in [`TESTS`] order.
+    pub fn run_quick(&self) -> Result<Vec<RuleResult>, ConfigError> {
+        let table = self
+            .table()
+            .into_iter()
+            .filter(|(name, _)| *name != "tck_extended_schedules")
+            .collect();
+        self.suite.run_all(table, Vacuity::Allowed)
     }
 }
 
@@ -184,6 +215,7 @@ macro_rules! sink_verification {
                 $crate::__sink_test!($name, sink_1, $target);
                 $crate::__sink_test!($name, sink_2, $target);
                 $crate::__sink_test!($name, sink_3, $target);
+                $crate::__sink_test!($name, tck_extended_schedules, $target);
             }
         }
     };
@@ -219,7 +251,7 @@ mod tests {
                 _ => assert!(!TESTS.contains(&test.as_str()), "{}", rule.id),
             }
         }
-        for test in TESTS {
+        for test in TESTS.iter().filter(|t| t.starts_with("sink_")) {
             assert!(reactive_streams::rules::find(&rule_of_test(test)).is_some());
         }
     }

@@ -1,4 +1,5 @@
-//! The sink rule tests (`sink_1` … `sink_3`) and the TCK's driver of one
+//! The sink rule tests (`sink_1` … `sink_3`; `tck_extended_schedules` is
+//! in `schedules`) and the TCK's driver of one
 //! sink: named, instrumented wakers, every call traced.
 
 use std::fmt::Debug;
@@ -20,7 +21,7 @@ pub const FILL_LIMIT: u64 = 64;
 pub const SENT: u64 = 3;
 
 /// The rule tests, in order.
-pub const TESTS: &[&str] = &["sink_1", "sink_2", "sink_3"];
+pub const TESTS: &[&str] = &["sink_1", "sink_2", "sink_3", "tck_extended_schedules"];
 
 pub(crate) fn body<F: SinkFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody {
     match test {
@@ -31,9 +32,9 @@ pub(crate) fn body<F: SinkFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody {
     }
 }
 
-type Answer<E> = Poll<Result<(), E>>;
+pub(super) type Answer<E> = Poll<Result<(), E>>;
 
-fn show<E: Debug>(answer: &Answer<E>) -> String {
+pub(super) fn show<E: Debug>(answer: &Answer<E>) -> String {
     match answer {
         Poll::Pending => String::from("Pending"),
         Poll::Ready(Ok(())) => String::from("Ready(Ok(()))"),
@@ -42,17 +43,17 @@ fn show<E: Debug>(answer: &Answer<E>) -> String {
 }
 
 /// A sink under test, its delivery side and what has been sent and seen.
-struct Driver<F: SinkFactory> {
-    cx: RuleCx,
+pub(super) struct Driver<F: SinkFactory> {
+    pub(super) cx: RuleCx,
     sink: Pin<Box<F::Sink>>,
     delivery: Delivery,
-    wakers: WakerSet,
-    sent: u64,
-    delivered: u64,
+    pub(super) wakers: WakerSet,
+    pub(super) sent: u64,
+    pub(super) delivered: u64,
 }
 
 impl<F: SinkFactory> Driver<F> {
-    fn new(cx: &RuleCx, factory: &F) -> Self {
+    pub(super) fn new(cx: &RuleCx, factory: &F) -> Self {
         let (sink, delivery) = factory.create_sink();
         cx.trace("create_sink()");
         Driver {
@@ -65,7 +66,7 @@ impl<F: SinkFactory> Driver<F> {
         }
     }
 
-    fn call(
+    pub(super) fn call(
         &mut self,
         method: &str,
         waker: &Arc<WakeProbe>,
@@ -86,7 +87,7 @@ impl<F: SinkFactory> Driver<F> {
         Ok(answer)
     }
 
-    fn start_send(&mut self, rule: &str) -> Result<Result<(), F::Error>, Failure> {
+    pub(super) fn start_send(&mut self, rule: &str) -> Result<Result<(), F::Error>, Failure> {
         let item = self.sent;
         let sink = &mut self.sink;
         let result = self.cx.try_step(rule, format!("start_send({item})"), || {
@@ -103,12 +104,17 @@ impl<F: SinkFactory> Driver<F> {
 
     /// Takes every item delivered so far; how many.
     fn take_delivered(&mut self) -> u64 {
-        let mut taken = 0;
+        self.take_all().len() as u64
+    }
+
+    /// Takes every item delivered so far; the items.
+    pub(super) fn take_all(&mut self) -> Vec<u64> {
+        let mut taken = Vec::new();
         while let Some(item) = self.delivery.take() {
             self.cx.trace(format!("delivery: took {item}"));
-            taken += 1;
+            taken.push(item);
         }
-        self.delivered += taken;
+        self.delivered += taken.len() as u64;
         taken
     }
 
@@ -152,22 +158,46 @@ impl<F: SinkFactory> Driver<F> {
     }
 }
 
+/// The methods whose `Pending` `sink.1` holds to a wake-up.
+const WAKING_METHODS: [&str; 3] = ["poll_ready", "poll_flush", "poll_close"];
+
 /// `sink.1`: after `Pending`, the waker of that call is woken once the call
-/// should be made again.
+/// should be made again — for each of `poll_ready`, `poll_flush` and
+/// `poll_close`, on a sink of its own.
 pub(crate) fn sink_1<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+    let mut unchecked = Vec::new();
+    for method in WAKING_METHODS {
+        if let Some(reason) = woken_after_pending(cx, factory, method)? {
+            unchecked.push(format!("{method}: {reason}"));
+        }
+    }
+    if unchecked.len() == WAKING_METHODS.len() {
+        return Ok(Outcome::Skipped(format!(
+            "nothing to wake: {}",
+            unchecked.join("; ")
+        )));
+    }
+    Ok(Outcome::Passed)
+}
+
+/// One `sink.1` scenario: a sink filled until `poll_ready` returns
+/// `Pending`, then `method` called with two wakers in turn, then one item
+/// taken; the second waker must be woken. `Ok(Some(reason))` when `method`
+/// never returned `Pending` (nothing to wake).
+fn woken_after_pending<F: SinkFactory>(
+    cx: &RuleCx,
+    factory: &F,
+    method: &str,
+) -> Result<Option<String>, Failure> {
     const RULE: &str = "sink.1";
     cx.scenario(format!(
-        "a sink filled until poll_ready returns Pending (at most {FILL_LIMIT} items), polled with two wakers, then one item taken"
+        "a sink filled until poll_ready returns Pending (at most {FILL_LIMIT} items), {method} called with two wakers, then one item taken"
     ));
     let mut d = Driver::new(cx, factory);
-    let first = d.wakers.fresh();
-    loop {
-        if d.sent >= FILL_LIMIT {
-            return Ok(Outcome::Skipped(format!(
-                "poll_ready never returned Pending in {FILL_LIMIT} sends with nothing taken: there was nothing to wake"
-            )));
-        }
-        match d.call("poll_ready", &first, RULE)? {
+    let fill = d.wakers.fresh();
+    let mut full = false;
+    while d.sent < FILL_LIMIT {
+        match d.call("poll_ready", &fill, RULE)? {
             Poll::Ready(Ok(())) => {
                 if d.start_send(RULE)?.is_err() {
                     return Err(cx.failure_of(
@@ -178,16 +208,39 @@ pub(crate) fn sink_1<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
                 }
             }
             Poll::Ready(Err(error)) => {
-                return Ok(Outcome::Skipped(format!(
+                return Ok(Some(format!(
                     "poll_ready failed before the sink was full: {error:?}"
                 )))
             }
-            Poll::Pending => break,
+            Poll::Pending => {
+                full = true;
+                break;
+            }
         }
     }
+    let first = if method == "poll_ready" {
+        if !full {
+            return Ok(Some(format!(
+                "poll_ready never returned Pending in {FILL_LIMIT} sends with nothing taken"
+            )));
+        }
+        fill
+    } else {
+        let first = d.wakers.fresh();
+        match d.call(method, &first, RULE)? {
+            Poll::Pending => first,
+            answer => {
+                return Ok(Some(format!(
+                    "{method} on a sink filled with {} items returned {}",
+                    d.sent,
+                    show(&answer)
+                )))
+            }
+        }
+    };
     let second = d.wakers.fresh();
-    if d.call("poll_ready", &second, RULE)?.is_ready() {
-        return Ok(Outcome::Passed);
+    if d.call(method, &second, RULE)?.is_ready() {
+        return Ok(None);
     }
     let timeout = cx.env().timeout();
     let taken = d.delivery.take();
@@ -195,7 +248,7 @@ pub(crate) fn sink_1<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     if taken.is_none() {
         return Err(cx.failure_of(
             "tck.sink_delivers",
-            "the delivery side to hold an item of a full sink",
+            format!("the delivery side to hold an item of a sink whose {method} returned Pending"),
             "nothing",
         ));
     }
@@ -210,13 +263,13 @@ pub(crate) fn sink_1<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         };
         return Err(cx.failure(
             format!(
-                "a wake-up of {} (the waker of the most recent poll_ready, which returned Pending) once an item was taken from the full sink",
+                "a wake-up of {} (the waker of the most recent {method}, which returned Pending) once an item was taken from the full sink",
                 second.name()
             ),
             format!("no wake-up of {} within {} ms{stale}", second.name(), timeout.as_millis()),
         ));
     }
-    Ok(Outcome::Passed)
+    Ok(None)
 }
 
 /// `sink.2`: after `poll_flush` returns `Ready(Ok(()))`, every item

@@ -34,7 +34,9 @@ pub trait StreamFactory: Send + Sync + 'static {
     /// What the stream yields (printed in traces).
     type Item: Debug + Send + 'static;
     /// The stream. It must be `Send`: the TCK polls it from several
-    /// threads (`stream.7`).
+    /// threads (`stream.7`). A stream that is not goes in a
+    /// [`ThreadBound`](super::ThreadBound), with
+    /// [`thread_bound`](Self::thread_bound) declared.
     type Stream: Stream<Item = Self::Item> + Send + 'static;
 
     /// A fresh stream that yields `items` items and then ends, with no help
@@ -53,6 +55,40 @@ pub trait StreamFactory: Send + Sync + 'static {
     /// Whether [`create_stream`](Self::create_stream) makes streams that
     /// never end (a timer's ticks). Default `false`.
     fn endless(&self) -> bool {
+        false
+    }
+
+    /// Which item `item` is: its position `0, 1, …` in a stream made by
+    /// [`create_stream`](Self::create_stream), or the `i` of the
+    /// [`Feeder`]'s `push(i)` that made it in a fed stream. With it the
+    /// verification checks that no item is lost, duplicated or reordered
+    /// (`tck.stream_gives_exactly_n`, and the extended schedules); `None`
+    /// (the default) leaves the items themselves unchecked, only their
+    /// number.
+    ///
+    /// ```
+    /// # use reactive_streams_tck::stream::StreamFactory;
+    /// # struct Counting;
+    /// # impl StreamFactory for Counting {
+    /// #     type Item = u64;
+    /// #     type Stream = futures_core::stream::BoxStream<'static, u64>;
+    /// #     fn create_stream(&self, items: u64) -> Self::Stream { unimplemented!() }
+    /// // A stream of 1, 2, …, n (and a feeder that sends i + 1 for push(i)):
+    /// fn item_index(&self, item: &u64) -> Option<u64> {
+    ///     item.checked_sub(1)
+    /// }
+    /// # }
+    /// ```
+    fn item_index(&self, item: &Self::Item) -> Option<u64> {
+        let _ = item;
+        None
+    }
+
+    /// Whether its streams must stay on the thread that made them
+    /// ([`ThreadBound`](super::ThreadBound) streams, which are not `Send`
+    /// inside). The TCK then never polls them from another thread, and
+    /// skips `stream.7`, saying why. Default `false`.
+    fn thread_bound(&self) -> bool {
         false
     }
 

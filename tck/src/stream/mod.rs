@@ -27,7 +27,9 @@
 //! | `stream_4` | `stream.4` | a fused stream's `is_terminated()` after `Ready(None)` |
 //! | `stream_5` | `stream.5` | drops before the first poll, part-way, after the end, while `Pending`, with items queued; the wakers given must all be released, the producer must see the stream gone |
 //! | `stream_6` | `stream.6` | polls no wake-up caused: no item lost, no busy self-waking |
-//! | `stream_7` | `stream.7` | every poll on a new thread |
+//! | `stream_7` | `stream.7` | every poll on a new thread (skipped for a [`ThreadBound`] factory) |
+//! | `tck_configuration` | `tck.configuration` | the factory's declarations hold for its streams: `is_terminated()` answers `Some` for all of them or for none (before and after their end), an `endless()` stream does not end |
+//! | `tck_stream_gives_exactly_n` | `tck.stream_gives_exactly_n` | `create_stream(n)` yields `n` items and a fed stream what was pushed, then the end; with the factory's `item_index`, each item once and in order (none lost, duplicated or reordered) |
 //! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of pushes, polls with one of three wakers, ends and drops, checked against a model and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
 //!
 //! Only `stream_1` and `stream_2` hold the stream to its wake-ups; the other
@@ -78,15 +80,19 @@
 //! `<module>::stream::tck_extended_schedules`; `cargo xtask tck` relies on
 //! this shape. See [`TESTS`].
 
+mod config;
 mod driver;
 mod factory;
+mod items;
 mod rules;
 mod schedules;
+mod thread_bound;
 
 use std::sync::Arc;
 
 pub use factory::{Feeder, StreamFactory};
 pub use rules::{BUSY_POLLS, EXACT_ITEMS, ITEMS, RACE_ROUNDS, TESTS};
+pub use thread_bound::ThreadBound;
 
 use crate::context::RuleCx;
 use crate::env::{ConfigError, TestEnv};
@@ -234,6 +240,8 @@ macro_rules! stream_verification {
                 $crate::__stream_test!($name, stream_5, $target);
                 $crate::__stream_test!($name, stream_6, $target);
                 $crate::__stream_test!($name, stream_7, $target);
+                $crate::__stream_test!($name, tck_configuration, $target);
+                $crate::__stream_test!($name, tck_stream_gives_exactly_n, $target);
                 $crate::__stream_test!($name, tck_extended_schedules, $target);
             }
         }

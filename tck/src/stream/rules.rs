@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use super::driver::{show, Driver};
 use super::factory::{Feeder, StreamFactory};
@@ -26,7 +26,9 @@ pub const RACE_ROUNDS: u64 = 48;
 pub const BUSY_POLLS: u32 = 32;
 
 /// The rule id of the factory's own promise: a stream made for `n` items
-/// yields exactly `n` (a fed one exactly what was pushed).
+/// yields exactly `n` (a fed one exactly what was pushed), each once and in
+/// order when the factory's
+/// [`item_index`](super::StreamFactory::item_index) tells which is which.
 pub const EXACT_ITEMS: &str = "tck.stream_gives_exactly_n";
 
 /// The rule tests, in order. Each has a generated `#[test]` of that name.
@@ -38,6 +40,8 @@ pub const TESTS: &[&str] = &[
     "stream_5",
     "stream_6",
     "stream_7",
+    "tck_configuration",
+    "tck_stream_gives_exactly_n",
     "tck_extended_schedules",
 ];
 
@@ -51,11 +55,17 @@ pub(crate) fn body<F: StreamFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody 
         "stream_5" => stream_5::<F>,
         "stream_6" => stream_6::<F>,
         "stream_7" => stream_7::<F>,
+        "tck_configuration" => super::config::tck_configuration::<F>,
+        "tck_stream_gives_exactly_n" => super::items::tck_stream_gives_exactly_n::<F>,
         other => panic!("no stream rule test named {other}"),
     }
 }
 
-fn wrong_count<S: futures_core::Stream + Send>(d: &Driver<S>, want: u64, actual: &str) -> Failure
+pub(super) fn wrong_count<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    want: u64,
+    actual: &str,
+) -> Failure
 where
     S::Item: Debug,
 {
@@ -145,11 +155,11 @@ fn fed<F: StreamFactory>(factory: &F) -> Option<(F::Stream, Feeder)> {
     factory.create_fed_stream()
 }
 
-fn push(cx: &RuleCx, feeder: &mut Feeder, rule: &str, i: u64) -> Result<(), Failure> {
+pub(super) fn push(cx: &RuleCx, feeder: &mut Feeder, rule: &str, i: u64) -> Result<(), Failure> {
     cx.try_step(rule, format!("feeder: push({i})"), || feeder.push(i))
 }
 
-fn end(cx: &RuleCx, feeder: Feeder, rule: &str) -> Result<(), Failure> {
+pub(super) fn end(cx: &RuleCx, feeder: Feeder, rule: &str) -> Result<(), Failure> {
     cx.try_step(rule, "feeder: end", || feeder.end())
 }
 
@@ -257,6 +267,31 @@ struct Race {
     /// Per item: whether its push overlapped a `poll_next`.
     overlapped: Mutex<Vec<bool>>,
     stop: AtomicBool,
+    /// Notified (under `lock`) whenever `pushed` grows or the feeder
+    /// thread stops.
+    lock: Mutex<()>,
+    progressed: Condvar,
+}
+
+impl Race {
+    /// Tells a poller waiting in [`Race::wait_pushed`] to look again.
+    fn notify(&self) {
+        let _guard = self.lock.lock();
+        self.progressed.notify_all();
+    }
+
+    /// Waits until the feeder has pushed item `k` (the end, for
+    /// [`RACE_ROUNDS`]) or failed, at most until `deadline`; whether it
+    /// did either.
+    fn wait_pushed(&self, cx: &RuleCx, k: u64, deadline: Instant) -> bool {
+        let mut guard = self.lock.lock();
+        while self.pushed.load(Ordering::SeqCst) <= k && !cx.has_failed() {
+            if self.progressed.wait_until(&mut guard, deadline).timed_out() {
+                return self.pushed.load(Ordering::SeqCst) > k || cx.has_failed();
+            }
+        }
+        true
+    }
 }
 
 /// `stream.2`: an item arriving from another thread during `poll_next`
@@ -274,6 +309,8 @@ pub(crate) fn stream_2<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         pushed: AtomicU64::new(0),
         overlapped: Mutex::new(Vec::new()),
         stop: AtomicBool::new(false),
+        lock: Mutex::new(()),
+        progressed: Condvar::new(),
     };
     let mut d = Driver::new(cx, stream, "fed stream");
     let timeout = cx.env().timeout();
@@ -288,7 +325,7 @@ pub(crate) fn stream_2<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         if let Err(error) = spawned {
             return Err(cx.failure("the TCK to start its feeder thread", error.to_string()));
         }
-        let result = poll_race(&mut d, &race, timeout);
+        let result = poll_race(&mut d, &race);
         race.stop.store(true, Ordering::SeqCst);
         result
     })
@@ -317,27 +354,28 @@ fn feed_race(cx: &RuleCx, race: &Race, feeder: Feeder, timeout: Duration) {
         let after = race.poll_seq.load(Ordering::SeqCst);
         if let Err(failure) = pushed {
             cx.record(failure);
+            race.notify();
             return;
         }
         race.overlapped
             .lock()
             .push(before % 2 == 1 || before != after);
         race.pushed.store(k + 1, Ordering::SeqCst);
+        race.notify();
     }
 }
 
 const RULE_2: &str = "stream.2";
 
-fn poll_race<S: futures_core::Stream + Send>(
-    d: &mut Driver<S>,
-    race: &Race,
-    timeout: Duration,
-) -> RuleBody
+fn poll_race<S: futures_core::Stream + Send>(d: &mut Driver<S>, race: &Race) -> RuleBody
 where
     S::Item: Debug,
 {
     // One waker throughout: which waker is woken is stream.1's matter.
     let waker = d.fresh_waker();
+    // Wake-ups that came for an item pushed after poll_next had returned
+    // Pending: proof that the stream wakes when there is no race.
+    let mut woken_unraced = 0u64;
     for k in 0..=RACE_ROUNDS {
         race.round.store(k, Ordering::SeqCst);
         loop {
@@ -358,46 +396,174 @@ where
                     };
                     return Err(wrong_count(d, RACE_ROUNDS, &actual));
                 }
-                Poll::Pending => {
-                    if waker.wait_woken(since, timeout) {
-                        continue;
+                Poll::Pending => match await_wake(d, race, &waker, since, k)? {
+                    Wake::BeforePush => {
+                        // A wake-up of its own (a self-waking stream): the
+                        // next poll waits for the item, so that such a
+                        // stream is not polled in a busy loop that starves
+                        // the feeder.
+                        let within = d.cx.env().timeout() * 4;
+                        if !race.wait_pushed(&d.cx, k, Instant::now() + within) {
+                            return Err(d.cx.failure_of(
+                                RULE_2,
+                                format!("the feeder to push item {k} from its thread"),
+                                format!("it had not within {} ms", within.as_millis()),
+                            ));
+                        }
                     }
-                    if race.pushed.load(Ordering::SeqCst) <= k {
-                        return Err(d.cx.failure_of(
-                            RULE_2,
-                            format!("the feeder to push item {k} from its thread"),
-                            format!("it had not within {} ms", timeout.as_millis()),
-                        ));
+                    Wake::AfterPush => {
+                        if race.overlapped.lock().get(k as usize) == Some(&false) {
+                            woken_unraced += 1;
+                        }
                     }
-                    let overlapped = race.overlapped.lock().get(k as usize).copied();
-                    let what = if k < RACE_ROUNDS {
-                        format!("item {k}")
-                    } else {
-                        String::from("the end")
-                    };
-                    if overlapped != Some(true) {
-                        return Ok(Outcome::Skipped(format!(
-                            "the race cannot be judged: the stream also lost the wake-up of {what}, which arrived after poll_next had returned Pending (that is stream.1's failure)"
-                        )));
-                    }
-                    let now = d.poll(&waker, RULE_2)?;
-                    return Err(d.cx.failure_of(
-                        RULE_2,
-                        format!(
-                            "a wake-up of {} after {what} arrived from thread rs-tck-feeder while poll_next was running and then returned Pending",
-                            waker.name()
-                        ),
-                        format!(
-                            "no wake-up within {} ms (lost in the race); a poll now returns {}",
-                            timeout.as_millis(),
-                            show(&now)
-                        ),
-                    ));
-                }
+                    Wake::Lost => return judge_lost_wake(d, race, &waker, k, woken_unraced),
+                },
             }
         }
     }
     Ok(Outcome::Passed)
+}
+
+/// Waits for the wake-up owed once item `k` (the end, for
+/// [`RACE_ROUNDS`]) has arrived; whether it came. The stream's window of
+/// [`timeout`](crate::env::TestEnv::timeout) starts when the feeder thread
+/// has pushed, so a feeder starved on a loaded machine is not held against
+/// the stream.
+fn await_wake<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    race: &Race,
+    waker: &WakeProbe,
+    since: u64,
+    k: u64,
+) -> Result<Wake, Failure>
+where
+    S::Item: Debug,
+{
+    let timeout = d.cx.env().timeout();
+    let slice = d.cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let feeder_deadline = Instant::now() + timeout * 4;
+    while race.pushed.load(Ordering::SeqCst) <= k {
+        // A failure on the feeder thread ends the race (the caller sees it).
+        if d.cx.has_failed() {
+            return Ok(Wake::AfterPush);
+        }
+        if waker.wait_woken(since, slice) {
+            return Ok(if race.pushed.load(Ordering::SeqCst) > k {
+                Wake::AfterPush
+            } else {
+                Wake::BeforePush
+            });
+        }
+        if Instant::now() >= feeder_deadline {
+            return Err(d.cx.failure_of(
+                RULE_2,
+                format!("the feeder to push item {k} from its thread"),
+                format!("it had not within {} ms", (timeout * 4).as_millis()),
+            ));
+        }
+    }
+    Ok(if waker.wait_woken(since, timeout) {
+        Wake::AfterPush
+    } else {
+        Wake::Lost
+    })
+}
+
+/// How the wake-up owed for an item of the race came.
+enum Wake {
+    /// Before the feeder pushed the item: the stream woke itself.
+    BeforePush,
+    /// After the feeder pushed it (or the feeder failed).
+    AfterPush,
+    /// Not within the timeout after the push.
+    Lost,
+}
+
+/// The wake-up of item `k` (or the end) was lost. It is `stream.2`'s
+/// failure only if the loss is the race's: the item arrived while
+/// `poll_next` ran, and the stream does wake its waker for an item that
+/// arrives after `poll_next` returned `Pending` (seen in an earlier round,
+/// or in one more round played now, unraced by construction). A stream
+/// that loses every wake-up is `stream.1`'s failure, whichever item it
+/// happened to lose first.
+fn judge_lost_wake<S: futures_core::Stream + Send>(
+    d: &mut Driver<S>,
+    race: &Race,
+    waker: &Arc<WakeProbe>,
+    k: u64,
+    woken_unraced: u64,
+) -> RuleBody
+where
+    S::Item: Debug,
+{
+    let timeout = d.cx.env().timeout();
+    let overlapped = race.overlapped.lock().get(k as usize).copied();
+    let what = if k < RACE_ROUNDS {
+        format!("item {k}")
+    } else {
+        String::from("the end")
+    };
+    let cannot_judge = |lost: &str| {
+        Ok(Outcome::Skipped(format!(
+            "the race cannot be judged: the stream also lost the wake-up of {lost}, which arrived after poll_next had returned Pending (that is stream.1's failure)"
+        )))
+    };
+    if overlapped != Some(true) {
+        return cannot_judge(&what);
+    }
+    let now = d.poll(waker, RULE_2)?;
+    if woken_unraced == 0 {
+        let unraced = match &now {
+            Poll::Ready(Some(_)) if k < RACE_ROUNDS => control_round(d, race, waker, k + 1)?,
+            _ => None,
+        };
+        match unraced {
+            Some(true) => {}
+            Some(false) if k + 1 < RACE_ROUNDS => return cannot_judge(&format!("item {}", k + 1)),
+            Some(false) => return cannot_judge("the end"),
+            None => {
+                return Ok(Outcome::Skipped(format!(
+                    "the race cannot be judged: the wake-up of {what} was lost while no item had yet arrived after a Pending poll_next, so whether the stream wakes at all without a race is unknown (stream.1 tells)"
+                )))
+            }
+        }
+    }
+    Err(d.cx.failure_of(
+        RULE_2,
+        format!(
+            "a wake-up of {} after {what} arrived from thread rs-tck-feeder while poll_next was running and then returned Pending",
+            waker.name()
+        ),
+        format!(
+            "no wake-up within {} ms (lost in the race); a poll now returns {}",
+            timeout.as_millis(),
+            show(&now)
+        ),
+    ))
+}
+
+/// One round with no race: a poll that returns `Pending`, then item `k`
+/// (the end, for [`RACE_ROUNDS`]) pushed by the feeder thread after it
+/// returned. Whether its wake-up came; `None` if the poll was not
+/// `Pending`.
+fn control_round<S: futures_core::Stream + Send>(
+    d: &mut Driver<S>,
+    race: &Race,
+    waker: &Arc<WakeProbe>,
+    k: u64,
+) -> Result<Option<bool>, Failure>
+where
+    S::Item: Debug,
+{
+    d.cx.trace(format!(
+        "control round: item {k} pushed only after poll_next returned Pending"
+    ));
+    let since = waker.wakes();
+    if !d.poll(waker, RULE_2)?.is_pending() {
+        return Ok(None);
+    }
+    race.round.store(k, Ordering::SeqCst);
+    await_wake(d, race, waker, since, k).map(|wake| Some(!matches!(wake, Wake::Lost)))
 }
 
 fn check_hint<S: futures_core::Stream + Send>(
@@ -825,6 +991,11 @@ where
 /// as on one thread.
 pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "stream.7";
+    if factory.thread_bound() {
+        return Ok(Outcome::Skipped(String::from(
+            "the factory declares its streams thread-bound (thread_bound() returns true): they are not Send, so they cannot be polled from other threads",
+        )));
+    }
     cx.scenario(format!(
         "create_stream({ITEMS}), every poll on a new thread"
     ));

@@ -17,7 +17,8 @@
 //! * a drop returns normally and, once the feeder is gone too, no waker is
 //!   still held (`stream.5`);
 //! * the stream yields exactly the items pushed, then `Ready(None)` only
-//!   after the end ([`EXACT_ITEMS`]).
+//!   after the end, each item once and in order where the factory's
+//!   `item_index` tells ([`EXACT_ITEMS`]).
 
 use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -334,6 +335,17 @@ fn poll<F: StreamFactory>(
                     EXACT_ITEMS,
                     format!("{} to yield only the {owed} items it was given", d.label),
                     format!("{item:?} as item {}", d.yielded),
+                ));
+            }
+            let at = d.yielded - 1;
+            if let Some(index) = factory.item_index(&item).filter(|&i| i != at) {
+                return Err(d.cx.failure_of(
+                    EXACT_ITEMS,
+                    format!(
+                        "{} to yield its items once each and in order: item {at} next",
+                        d.label
+                    ),
+                    format!("item {index} ({item:?}) (by the factory's item_index)"),
                 ));
             }
         }

@@ -22,7 +22,15 @@ use Verdict::{Failed, Passed, Skipped, Warned};
 /// `skipped` skipped, the rest passed.
 fn expected(failed: &str, skipped: &[&str]) -> Vec<(&'static str, Verdict)> {
     [
-        "stream.1", "stream.2", "stream.3", "stream.4", "stream.5", "stream.6", "stream.7",
+        "stream.1",
+        "stream.2",
+        "stream.3",
+        "stream.4",
+        "stream.5",
+        "stream.6",
+        "stream.7",
+        "tck.configuration",
+        "tck.stream_gives_exactly_n",
     ]
     .into_iter()
     .map(|rule| {
@@ -51,6 +59,9 @@ fn expected(failed: &str, skipped: &[&str]) -> Vec<(&'static str, Verdict)> {
 #[case::silent_drop(Bug::SilentDrop, "stream.5", &[])]
 #[case::busy_wakes(Bug::BusyWakes, "stream.6", &[])]
 #[case::thread_bound(Bug::ThreadBound, "stream.7", &[])]
+#[case::reorders(Bug::Reorders, "tck.stream_gives_exactly_n", &[])]
+#[case::duplicates_first(Bug::DuplicatesFirst, "tck.stream_gives_exactly_n", &[])]
+#[case::fused_only_once_ended(Bug::FusedOnlyOnceEnded, "tck.configuration", &["stream.4"])]
 fn a_broken_stream_fails_exactly_its_rule(
     #[case] bug: Bug,
     #[case] rule: &str,

@@ -36,6 +36,17 @@ pub enum Bug {
     /// Reads its items through the thread that polled it first: polled on
     /// another thread, it finds nothing and ends (stream.7).
     ThreadBound,
+    /// Takes the newest queued item first: the right number of items, in
+    /// the wrong order (tck.stream_gives_exactly_n).
+    Reorders,
+    /// Yields its first item twice when two are queued, and loses the
+    /// second: the right number of items, one duplicated and one lost
+    /// (tck.stream_gives_exactly_n).
+    DuplicatesFirst,
+    /// A factory whose `is_terminated()` answers `None` (not fused) until
+    /// the stream has ended, then `Some(true)`: a declaration that does
+    /// not hold for every stream (tck.configuration).
+    FusedOnlyOnceEnded,
 }
 
 /// Unusual but correct shapes.
@@ -112,6 +123,7 @@ pub struct Receiver {
     first_thread: Option<ThreadId>,
     paused: bool,
     ended: bool,
+    duplicated: bool,
 }
 
 impl futures_core::Stream for Receiver {
@@ -132,6 +144,16 @@ impl futures_core::Stream for Receiver {
         }
         this.paused = false;
         let mut state = this.shared.lock();
+        if this.bug == Some(Bug::Reorders) {
+            if let Some(item) = state.queue.pop_back() {
+                return Poll::Ready(Some(item));
+            }
+        }
+        if this.bug == Some(Bug::DuplicatesFirst) && !this.duplicated && state.queue.len() >= 2 {
+            this.duplicated = true;
+            state.queue.remove(1);
+            return Poll::Ready(state.queue.front().copied());
+        }
         if let Some(item) = state.queue.pop_front() {
             return Poll::Ready(Some(item));
         }
@@ -222,6 +244,7 @@ impl Channels {
             first_thread: None,
             paused: false,
             ended: false,
+            duplicated: false,
         };
         let producer = Producer {
             shared,
@@ -261,7 +284,14 @@ impl StreamFactory for Channels {
     }
 
     fn is_terminated(&self, stream: &Receiver) -> Option<bool> {
+        if self.bug == Some(Bug::FusedOnlyOnceEnded) && !stream.ended {
+            return None;
+        }
         Some(stream.is_terminated())
+    }
+
+    fn item_index(&self, item: &u64) -> Option<u64> {
+        Some(*item)
     }
 }
 
@@ -276,5 +306,9 @@ impl StreamFactory for Unfed {
 
     fn create_stream(&self, items: u64) -> Receiver {
         self.0.create_stream(items)
+    }
+
+    fn item_index(&self, item: &u64) -> Option<u64> {
+        self.0.item_index(item)
     }
 }

@@ -79,3 +79,70 @@ fn the_extended_schedules_shrink_a_stale_waker_to_a_minimal_script() {
         "{rest}"
     );
 }
+
+/// A stream that is not `Send` (an `Rc` shared with its producer), in a
+/// `ThreadBound`: every rule runs on the thread that made it, except
+/// `stream.7`, skipped (and `stream.2`/`stream.4`: no feeder, not fused).
+mod thread_bound {
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+    use std::pin::Pin;
+    use std::rc::Rc;
+    use std::task::{Context, Poll};
+
+    use reactive_streams_tck::env::TestEnv;
+    use reactive_streams_tck::outcome::Verdict;
+    use reactive_streams_tck::stream::{StreamFactory, StreamVerification, ThreadBound};
+
+    pub struct Local(Rc<RefCell<VecDeque<u64>>>);
+
+    impl futures_core::Stream for Local {
+        type Item = u64;
+        fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<u64>> {
+            Poll::Ready(self.0.borrow_mut().pop_front())
+        }
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            let held = self.0.borrow().len();
+            (held, Some(held))
+        }
+    }
+
+    pub struct Locals {
+        pub declared: bool,
+    }
+
+    impl StreamFactory for Locals {
+        type Item = u64;
+        type Stream = ThreadBound<Local>;
+        fn create_stream(&self, items: u64) -> ThreadBound<Local> {
+            ThreadBound::new(Local(Rc::new(RefCell::new((0..items).collect()))))
+        }
+        fn thread_bound(&self) -> bool {
+            self.declared
+        }
+        fn item_index(&self, item: &u64) -> Option<u64> {
+            Some(*item)
+        }
+    }
+
+    #[test]
+    fn a_thread_bound_stream_passes_and_skips_the_cross_thread_rule() {
+        super::passes(
+            Locals { declared: true },
+            &["stream_2", "stream_4", "stream_7"],
+        );
+    }
+
+    /// Undeclared, the stream is polled on another thread by stream.7: its
+    /// `ThreadBound` refuses, and the message says what to declare.
+    #[test]
+    fn an_undeclared_thread_bound_stream_fails_the_cross_thread_rule() {
+        let result = StreamVerification::new(Locals { declared: false })
+            .env(TestEnv::default())
+            .run("stream_7")
+            .unwrap();
+        assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+        let message = result.message.unwrap();
+        assert!(message.contains("thread_bound()"), "{message}");
+    }
+}
