@@ -290,3 +290,97 @@ macro_rules! verification_builder {
     };
 }
 pub(crate) use verification_builder;
+
+/// Generates the builder the `futures::Stream` and `futures::Sink`
+/// verifications share: quick rule tests from `$rules::body` plus the
+/// generated schedules of `$schedules::explore_schedules`, run as the test
+/// `tck_extended_schedules`. The type holds `suite` and `extended`.
+macro_rules! scheduled_verification_builder {
+    ($ty:ident, $factory_trait:ident, $kind:ident, $rules:path, $schedules:path, $noun:literal, $example:literal) => {
+        $crate::suite::suite_settings!($ty, $factory_trait, "8");
+
+        impl<F: $factory_trait> $ty<F> {
+            /// A verification of `factory`, named after its type.
+            pub fn new(factory: F) -> Self {
+                $ty {
+                    suite: $crate::suite::Suite::new(
+                        $crate::outcome::Verification::$kind,
+                        factory,
+                        $crate::suite::type_tail::<F>(),
+                        8,
+                    ),
+                    extended: None,
+                }
+            }
+
+            /// Budget and seed of `tck_extended_schedules` (default:
+            /// [`ExtendedConfig::try_from_env`](crate::explore::config::ExtendedConfig::try_from_env)).
+            pub fn extended(mut self, config: $crate::explore::config::ExtendedConfig) -> Self {
+                self.extended = Some(config);
+                self
+            }
+
+            fn table(&self) -> $crate::suite::Table<F> {
+                use $rules as rules;
+                use $schedules as schedules;
+                let extended = self.extended;
+                TESTS
+                    .iter()
+                    .map(|&name| {
+                        let body = if name == $crate::explore::SCHEDULES_TEST {
+                            std::sync::Arc::new(move |cx: &$crate::context::RuleCx, factory: &F| {
+                                schedules::explore_schedules(cx, factory, extended)
+                            }) as $crate::suite::Body<F>
+                        } else {
+                            std::sync::Arc::new(rules::body::<F>(name)) as $crate::suite::Body<F>
+                        };
+                        (name, $crate::suite::Test::from(body))
+                    })
+                    .collect()
+            }
+
+            #[doc = concat!("Runs one rule test by name (`\"", $example, "\"`).")]
+            ///
+            /// # Panics
+            ///
+            /// If `test` is not in [`TESTS`].
+            pub fn run(
+                &self,
+                test: &str,
+            ) -> Result<$crate::outcome::RuleResult, $crate::env::ConfigError> {
+                assert!(TESTS.contains(&test), "no {} rule test named {test}", $noun);
+                self.suite.run(self.table(), test)
+            }
+
+            /// Runs every rule test, in [`TESTS`] order.
+            pub fn run_all(
+                &self,
+            ) -> Result<Vec<$crate::outcome::RuleResult>, $crate::env::ConfigError> {
+                self.suite
+                    .run_all(self.table(), $crate::suite::Vacuity::Allowed)
+            }
+
+            /// Runs the quick rule tests (every test but
+            /// `tck_extended_schedules`), in [`TESTS`] order.
+            pub fn run_quick(
+                &self,
+            ) -> Result<Vec<$crate::outcome::RuleResult>, $crate::env::ConfigError> {
+                let table = self
+                    .table()
+                    .into_iter()
+                    .filter(|(name, _)| *name != $crate::explore::SCHEDULES_TEST)
+                    .collect();
+                self.suite.run_all(table, $crate::suite::Vacuity::Allowed)
+            }
+        }
+
+        impl<F: $factory_trait> std::fmt::Debug for $ty<F> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    .field("target", &self.suite.target)
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+pub(crate) use scheduled_verification_builder;

@@ -20,8 +20,11 @@ use parking_lot::Mutex;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
+mod case;
 pub mod config;
 mod run;
+
+pub(crate) use case::{config_or_env, judge_case, SCHEDULES_RULE, SCHEDULES_TEST};
 
 pub(crate) use run::{
     exploration, explore_cases, extended_builder, scripted, stress_rounds, stressed, whole_run,

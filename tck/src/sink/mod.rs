@@ -25,15 +25,10 @@
 mod rules;
 mod schedules;
 
-use std::sync::Arc;
-
 pub use rules::{FILL_LIMIT, SENT, TESTS};
 
-use crate::context::RuleCx;
-use crate::env::{ConfigError, TestEnv};
 use crate::extended::ExtendedConfig;
-use crate::outcome::{RuleResult, Verification};
-use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
+use crate::suite::{run_generated, Suite};
 
 /// Makes fresh sinks of `u64` for the sink verification.
 ///
@@ -105,85 +100,15 @@ pub struct SinkVerification<F: SinkFactory> {
     extended: Option<ExtendedConfig>,
 }
 
-impl<F: SinkFactory> SinkVerification<F> {
-    /// A verification of `factory`'s sinks, named after its type.
-    pub fn new(factory: F) -> Self {
-        SinkVerification {
-            suite: Suite::new(Verification::FuturesSink, factory, type_tail::<F>(), 8),
-            extended: None,
-        }
-    }
-
-    /// Timing bounds (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.suite.env = Some(env);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.suite.target = name.into();
-        self
-    }
-
-    /// Budget and seed of `tck_extended_schedules` (default:
-    /// [`ExtendedConfig::try_from_env`]).
-    pub fn extended(mut self, config: ExtendedConfig) -> Self {
-        self.extended = Some(config);
-        self
-    }
-
-    fn table(&self) -> Table<F> {
-        let extended = self.extended;
-        TESTS
-            .iter()
-            .map(|&name| {
-                let body = if name == "tck_extended_schedules" {
-                    Arc::new(move |cx: &RuleCx, factory: &F| {
-                        schedules::explore_schedules(cx, factory, extended)
-                    }) as Body<F>
-                } else {
-                    Arc::new(rules::body::<F>(name)) as Body<F>
-                };
-                (name, Test::from(body))
-            })
-            .collect()
-    }
-
-    /// Runs one rule test by name (`"sink_1"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
-        assert!(TESTS.contains(&test), "no sink rule test named {test}");
-        self.suite.run(self.table(), test)
-    }
-
-    /// Runs every rule test, in [`TESTS`] order.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        self.suite.run_all(self.table(), Vacuity::Allowed)
-    }
-
-    /// Runs the quick rule tests (every test but `tck_extended_schedules`),
-    /// in [`TESTS`] order.
-    pub fn run_quick(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        let table = self
-            .table()
-            .into_iter()
-            .filter(|(name, _)| *name != "tck_extended_schedules")
-            .collect();
-        self.suite.run_all(table, Vacuity::Allowed)
-    }
-}
-
-impl<F: SinkFactory> std::fmt::Debug for SinkVerification<F> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SinkVerification")
-            .field("target", &self.suite.target)
-            .finish_non_exhaustive()
-    }
-}
+crate::suite::scheduled_verification_builder!(
+    SinkVerification,
+    SinkFactory,
+    FuturesSink,
+    rules,
+    schedules,
+    "sink",
+    "sink_1"
+);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]

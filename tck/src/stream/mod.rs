@@ -88,17 +88,12 @@ mod rules;
 mod schedules;
 mod thread_bound;
 
-use std::sync::Arc;
-
 pub use factory::{Feeder, StreamFactory};
 pub use rules::{BUSY_POLLS, EXACT_ITEMS, ITEMS, RACE_ROUNDS, TESTS};
 pub use thread_bound::ThreadBound;
 
-use crate::context::RuleCx;
-use crate::env::{ConfigError, TestEnv};
 use crate::extended::ExtendedConfig;
-use crate::outcome::{RuleResult, Verification};
-use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
+use crate::suite::{run_generated, Suite};
 
 /// Runs the stream verification against one factory.
 pub struct StreamVerification<F: StreamFactory> {
@@ -106,92 +101,15 @@ pub struct StreamVerification<F: StreamFactory> {
     extended: Option<ExtendedConfig>,
 }
 
-impl<F: StreamFactory> StreamVerification<F> {
-    /// A verification of `factory`'s streams, named after its type.
-    pub fn new(factory: F) -> Self {
-        StreamVerification {
-            suite: Suite::new(Verification::FuturesStream, factory, type_tail::<F>(), 8),
-            extended: None,
-        }
-    }
-
-    /// Timing bounds (default: [`TestEnv::try_from_env`]).
-    pub fn env(mut self, env: TestEnv) -> Self {
-        self.suite.env = Some(env);
-        self
-    }
-
-    /// The name results carry as their `target`.
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.suite.target = name.into();
-        self
-    }
-
-    /// Budget and seed of `tck_extended_schedules` (default:
-    /// [`ExtendedConfig::try_from_env`]).
-    pub fn extended(mut self, config: ExtendedConfig) -> Self {
-        self.extended = Some(config);
-        self
-    }
-
-    /// How many rule tests [`run_all`](Self::run_all) runs at once
-    /// (default 8).
-    pub fn parallelism(mut self, rules_at_once: usize) -> Self {
-        self.suite.parallelism = rules_at_once.max(1);
-        self
-    }
-
-    fn table(&self) -> Table<F> {
-        let extended = self.extended;
-        TESTS
-            .iter()
-            .map(|&name| {
-                let body = if name == "tck_extended_schedules" {
-                    Arc::new(move |cx: &RuleCx, factory: &F| {
-                        schedules::explore_schedules(cx, factory, extended)
-                    }) as Body<F>
-                } else {
-                    Arc::new(rules::body::<F>(name)) as Body<F>
-                };
-                (name, Test::from(body))
-            })
-            .collect()
-    }
-
-    /// Runs one rule test by name (`"stream_1"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
-        assert!(TESTS.contains(&test), "no stream rule test named {test}");
-        self.suite.run(self.table(), test)
-    }
-
-    /// Runs every rule test, in [`TESTS`] order.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        self.suite.run_all(self.table(), Vacuity::Allowed)
-    }
-
-    /// Runs the quick rule tests (every test but `tck_extended_schedules`),
-    /// in [`TESTS`] order.
-    pub fn run_quick(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        let table = self
-            .table()
-            .into_iter()
-            .filter(|(name, _)| *name != "tck_extended_schedules")
-            .collect();
-        self.suite.run_all(table, Vacuity::Allowed)
-    }
-}
-
-impl<F: StreamFactory> std::fmt::Debug for StreamVerification<F> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StreamVerification")
-            .field("target", &self.suite.target)
-            .finish_non_exhaustive()
-    }
-}
+crate::suite::scheduled_verification_builder!(
+    StreamVerification,
+    StreamFactory,
+    FuturesStream,
+    rules,
+    schedules,
+    "stream",
+    "stream_1"
+);
 
 /// What a generated `#[test]` calls. Not API.
 #[doc(hidden)]

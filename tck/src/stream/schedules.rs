@@ -21,7 +21,6 @@
 //!   `item_index` tells ([`EXACT_ITEMS`]).
 
 use std::fmt::Debug;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -30,13 +29,13 @@ use proptest::prelude::*;
 use super::driver::Driver;
 use super::factory::StreamFactory;
 use super::rules::EXACT_ITEMS;
-use crate::context::{quietly, take_panic_location, Failure, Outcome, RuleBody, RuleCx};
-use crate::extended::explore::{explore, Scripted};
+use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::explore::{config_or_env, explore, judge_case, Scripted};
 use crate::extended::ExtendedConfig;
-use crate::outcome::{RuleResult, Verdict, Verification};
+use crate::outcome::Verification;
 use crate::wakers::WakeProbe;
 
-const RULE: &str = "tck.extended_schedules";
+use crate::explore::SCHEDULES_RULE as RULE;
 const WAKERS: usize = 3;
 
 /// One step of a schedule.
@@ -129,50 +128,13 @@ pub(crate) fn explore_schedules<F: StreamFactory>(
     factory: &F,
     config: Option<ExtendedConfig>,
 ) -> RuleBody {
-    let config = match config {
-        Some(config) => config,
-        None => ExtendedConfig::try_from_env()
-            .map_err(|error| cx.failure("a readable extended configuration", error.to_string()))?,
-    };
+    let config = config_or_env(cx, config)?;
     let fed = factory.create_fed_stream().is_some();
     let env = *cx.env();
     explore(cx, &config, "schedule", strategy(fed), |schedule| {
-        let case = RuleCx::new(RULE, "tck_extended_schedules", env);
-        let body = quietly(|| catch_unwind(AssertUnwindSafe(|| run(&case, factory, schedule))));
-        if body.is_err() {
-            if let Some(location) = take_panic_location() {
-                case.trace(format!("panicked at {location}"));
-            }
-        }
-        let failure = match body {
-            Ok(Err(failure)) => Some(failure),
-            Ok(Ok(_)) => None,
-            Err(payload) => Some(case.failure(
-                "the schedule to run to its end",
-                format!("it panicked: {}", crate::context::panic_message(&*payload)),
-            )),
-        };
-        if let Some(failure) = failure {
-            case.record(failure);
-        }
-        let first = case.first_failure();
-        let trace = case.seal();
-        RuleResult {
-            target: String::new(),
-            verification: Verification::FuturesStream,
-            rule: RULE.into(),
-            test: "tck_extended_schedules".into(),
-            verdict: if first.is_some() {
-                Verdict::Failed
-            } else {
-                Verdict::Passed
-            },
-            message: first.map(|f| f.to_string()),
-            duration_ms: 0.0,
-            trace,
-            violations: Vec::new(),
-            module: String::new(),
-        }
+        judge_case(Verification::FuturesStream, env, |case| {
+            run(case, factory, schedule)
+        })
     })
 }
 
