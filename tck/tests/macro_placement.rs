@@ -168,6 +168,20 @@ streamlet_sink_verification!(take_five, TakeFive);
 streamlet_sink_extended_verification!(take_five_extended, TakeFive);
 datum_lifecycle_verification!(wire, Wire);
 reactive_streams_tck::stream_verification!(count, Counts);
+reactive_streams_tck::sink_verification!(unbounded_sender, UnboundedSenders);
+
+/// A `futures::Sink`: the unbounded mpsc sender, its receiver the delivery side.
+struct UnboundedSenders;
+
+impl reactive_streams_tck::sink::SinkFactory for UnboundedSenders {
+    type Error = futures::channel::mpsc::SendError;
+    type Sink = futures::channel::mpsc::UnboundedSender<u64>;
+    fn create_sink(&self) -> (Self::Sink, reactive_streams_tck::sink::Delivery) {
+        let (sender, mut receiver) = futures::channel::mpsc::unbounded();
+        let delivery = reactive_streams_tck::sink::Delivery::new(move || receiver.try_recv().ok());
+        (sender, delivery)
+    }
+}
 
 /// One module per verified type, its factory made by a private function
 /// named like the verification.
@@ -228,6 +242,8 @@ mod several {
     datum_lifecycle_verification!(second_lifecycle, Local, NAME);
     stream_verification!(first_stream, crate::Counts);
     stream_verification!(second_stream, super::Counts, "several::second_stream");
+    sink_verification!(first_futures_sink, crate::UnboundedSenders);
+    sink_verification!(second_futures_sink, super::UnboundedSenders, NAME);
 
     /// Deeper still, with the factory brought in by a module-local import.
     mod nested {

@@ -130,17 +130,18 @@ macro_rules! sink_verification {
         $crate::sink_verification!($name, $factory, stringify!($name));
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        /// The factory of the sink verification of the same name.
+        /// The factory and display name of the sink verification of the
+        /// same name, evaluated where the macro is invoked.
         #[allow(dead_code, non_snake_case)]
-        fn $name() -> impl $crate::sink::SinkFactory {
-            $factory
+        fn $name() -> (impl $crate::sink::SinkFactory, ::std::string::String) {
+            ($factory, ::std::string::String::from($target))
         }
         mod $name {
             mod sink {
-                $crate::__sink_test!($name, sink_1, $target);
-                $crate::__sink_test!($name, sink_2, $target);
-                $crate::__sink_test!($name, sink_3, $target);
-                $crate::__sink_test!($name, tck_extended_schedules, $target);
+                $crate::__sink_test!($name, sink_1);
+                $crate::__sink_test!($name, sink_2);
+                $crate::__sink_test!($name, sink_3);
+                $crate::__sink_test!($name, tck_extended_schedules);
             }
         }
     };
@@ -150,10 +151,11 @@ macro_rules! sink_verification {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __sink_test {
-    ($name:ident, $test:ident, $target:expr) => {
+    ($name:ident, $test:ident) => {
         #[test]
         fn $test() {
-            $crate::sink::__run_generated(stringify!($test), $target, super::super::$name());
+            let (factory, target) = super::super::$name();
+            $crate::sink::__run_generated(stringify!($test), &target, factory);
         }
     };
 }

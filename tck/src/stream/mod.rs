@@ -128,7 +128,8 @@ pub fn __run_generated<F: StreamFactory>(test: &str, target: &str, factory: F) {
 /// macro is invoked, so it sees exactly what the invocation sees; the macro
 /// works at the crate root and inside any module, and needs no `use`.
 /// Results carry `stringify!($name)` as their target, or the display name
-/// given as a third argument.
+/// given as a third argument (a `&str` or `String` expression, a private
+/// constant included, evaluated there too).
 ///
 /// ```ignore
 /// stream_verification!(unbounded, MpscUnbounded);
@@ -144,23 +145,24 @@ macro_rules! stream_verification {
         $crate::stream_verification!($name, $factory, stringify!($name));
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        /// The factory of the stream verification of the same name.
+        /// The factory and display name of the stream verification of the
+        /// same name, evaluated where the macro is invoked.
         #[allow(dead_code, non_snake_case)]
-        fn $name() -> impl $crate::stream::StreamFactory {
-            $factory
+        fn $name() -> (impl $crate::stream::StreamFactory, ::std::string::String) {
+            ($factory, ::std::string::String::from($target))
         }
         mod $name {
             mod stream {
-                $crate::__stream_test!($name, stream_1, $target);
-                $crate::__stream_test!($name, stream_2, $target);
-                $crate::__stream_test!($name, stream_3, $target);
-                $crate::__stream_test!($name, stream_4, $target);
-                $crate::__stream_test!($name, stream_5, $target);
-                $crate::__stream_test!($name, stream_6, $target);
-                $crate::__stream_test!($name, stream_7, $target);
-                $crate::__stream_test!($name, tck_configuration, $target);
-                $crate::__stream_test!($name, tck_stream_gives_exactly_n, $target);
-                $crate::__stream_test!($name, tck_extended_schedules, $target);
+                $crate::__stream_test!($name, stream_1);
+                $crate::__stream_test!($name, stream_2);
+                $crate::__stream_test!($name, stream_3);
+                $crate::__stream_test!($name, stream_4);
+                $crate::__stream_test!($name, stream_5);
+                $crate::__stream_test!($name, stream_6);
+                $crate::__stream_test!($name, stream_7);
+                $crate::__stream_test!($name, tck_configuration);
+                $crate::__stream_test!($name, tck_stream_gives_exactly_n);
+                $crate::__stream_test!($name, tck_extended_schedules);
             }
         }
     };
@@ -170,10 +172,11 @@ macro_rules! stream_verification {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __stream_test {
-    ($name:ident, $test:ident, $target:expr) => {
+    ($name:ident, $test:ident) => {
         #[test]
         fn $test() {
-            $crate::stream::__run_generated(stringify!($test), $target, super::super::$name());
+            let (factory, target) = super::super::$name();
+            $crate::stream::__run_generated(stringify!($test), &target, factory);
         }
     };
 }
