@@ -8,10 +8,11 @@
 //!   answers requests at once; a restart after a stop ends the stream
 //!   cleanly (it does not resume).
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, ReentrantMutex};
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::streamlet::sink::SinkFactory;
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};
@@ -64,8 +65,10 @@ struct Stream {
     state: Mutex<ThreadState>,
     wake: Condvar,
     /// Held by the emitting thread for each signal, so signals never
-    /// overlap; never held while the state is judged by a talkback call.
-    sink: Mutex<Box<dyn Sink<u64>>>,
+    /// overlap. A `stop` takes it too (re-entrantly from inside a signal),
+    /// so a stop from another thread waits for the emission in flight and
+    /// none begins after it returned (rule 2).
+    sink: ReentrantMutex<RefCell<Box<dyn Sink<u64>>>>,
 }
 
 impl Stream {
@@ -80,7 +83,8 @@ impl Stream {
                     return;
                 }
             }
-            let mut sink = self.sink.lock();
+            let emitting = self.sink.lock();
+            let mut sink = emitting.borrow_mut();
             let mut state = self.state.lock();
             // Checked again under the sink's lock: a stop may have come in
             // between.
@@ -103,6 +107,7 @@ impl Stream {
             drop(state);
             sink.receive(element);
             drop(sink);
+            drop(emitting);
             if let Some(tick) = self.source.tick {
                 let mut state = self.state.lock();
                 if state.requests == 0 && state.live {
@@ -137,6 +142,7 @@ impl Talkback for ThreadTalkback {
     }
 
     fn stop(&self, _reason: Option<StreamError>) {
+        let _no_emission_in_flight = self.0.sink.lock();
         let mut state = self.0.state.lock();
         state.live = false;
         state.stopped_once = true;
@@ -165,10 +171,10 @@ impl Source<u64> for ThreadSource {
                 orphaned: false,
             }),
             wake: Condvar::new(),
-            sink: Mutex::new(sink),
+            sink: ReentrantMutex::new(RefCell::new(sink)),
         });
         let talkback = Arc::new(ThreadTalkback(stream.clone()));
-        stream.sink.lock().greet(talkback);
+        stream.sink.lock().borrow_mut().greet(talkback);
         let worker = stream.clone();
         std::thread::Builder::new()
             .name(String::from("thread-source"))

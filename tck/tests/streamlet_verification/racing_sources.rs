@@ -119,5 +119,10 @@ fn a_source_racing_a_foreign_stop_fails_2_d() {
             .collect::<Vec<_>>()
     );
     let result = results.iter().find(|r| r.test == "streamlet_2_d").unwrap();
-    insta::assert_snapshot!(result.message.as_deref().unwrap());
+    // Which emission the race lets through (and in which round) is timing:
+    // the value in `receive(k)` is not compared.
+    let message = result.message.as_deref().unwrap();
+    let (judged, arrived) = message.split_once("actual: receive(").unwrap();
+    assert!(arrived.ends_with(") arrived"), "{message}");
+    insta::assert_snapshot!(format!("{judged}actual: receive(…) arrived"));
 }
