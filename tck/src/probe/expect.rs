@@ -2,7 +2,11 @@
 //!
 //! Presence is awaited up to [`TestEnv::timeout`](crate::env::TestEnv::timeout);
 //! absence is shown by waiting [`TestEnv::no_signal_timeout`](crate::env::TestEnv::no_signal_timeout).
-//! Failures are attributed to the rule the context checks.
+//! Failures are attributed to the rule the context checks, unless the
+//! probe has set aside an `on_next` beyond demand: the test's checks then
+//! judge a stream with elements missing, and a check that misses a signal
+//! is filed under the rule the excess broke (§1.1, or §3.6), which the
+//! test reports as "not concluded", never as its own rule broken.
 
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
@@ -38,6 +42,24 @@ impl<T: Debug + Send + 'static> Probe<T> {
         }
     }
 
+    /// A failure of the test's own check, or, once the probe has set aside
+    /// an `on_next` beyond demand, of the rule that excess broke (see the
+    /// [module](self) docs).
+    fn check_failure(&self, expected: impl Into<String>, actual: impl Into<String>) -> Failure {
+        let beyond = self.shared.state.lock().beyond_demand;
+        match beyond {
+            None => self.cx().failure(expected, actual),
+            Some(rule) => self.cx().failure_of(
+                rule,
+                expected,
+                format!(
+                    "{}, after an on_next beyond demand, which the probe set aside (the test's own check could not be judged)",
+                    actual.into()
+                ),
+            ),
+        }
+    }
+
     fn timeout_ms(&self) -> u128 {
         self.cx().env().timeout().as_millis()
     }
@@ -69,7 +91,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let timeout = self.cx().env().timeout();
         self.wait_for(timeout, |s| s.queue.pop_front())
             .ok_or_else(|| {
-                self.cx().failure(
+                self.check_failure(
                     wanted,
                     format!("nothing arrived within {} ms", self.timeout_ms()),
                 )
@@ -81,9 +103,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let wanted = format!("on_next (element {})", self.consumed_nexts() + 1);
         match self.next_signal(&wanted)? {
             Signal::Next(element) => Ok(element),
-            other => Err(self
-                .cx()
-                .failure(wanted, format!("{} arrived", other.describe()))),
+            other => Err(self.check_failure(wanted, format!("{} arrived", other.describe()))),
         }
     }
 
@@ -96,9 +116,9 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_complete(&self) -> Result<(), Failure> {
         match self.next_signal("on_complete")? {
             Signal::Complete => Ok(()),
-            other => Err(self
-                .cx()
-                .failure("on_complete", format!("{} arrived", other.describe()))),
+            other => {
+                Err(self.check_failure("on_complete", format!("{} arrived", other.describe())))
+            }
         }
     }
 
@@ -112,9 +132,9 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.poll_signal(window) {
             Some(Signal::Complete) => Ok(()),
-            Some(other) => Err(self
-                .cx()
-                .failure("on_complete", format!("{} arrived", other.describe()))),
+            Some(other) => {
+                Err(self.check_failure("on_complete", format!("{} arrived", other.describe())))
+            }
             None => {
                 self.cx().trace(
                     "no on_complete yet: request(1), for a publisher that finds its end when asked for more",
@@ -129,9 +149,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_error(&self) -> Result<StreamError, Failure> {
         match self.next_signal("on_error")? {
             Signal::Error(error) => Ok(error),
-            other => Err(self
-                .cx()
-                .failure("on_error", format!("{} arrived", other.describe()))),
+            other => Err(self.check_failure("on_error", format!("{} arrived", other.describe()))),
         }
     }
 
@@ -156,9 +174,9 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.wait_for(window, |s| s.queue.pop_front()) {
             None => Ok(()),
-            Some(signal) => Err(self
-                .cx()
-                .failure(expected, format!("{} arrived", signal.describe()))),
+            Some(signal) => {
+                Err(self.check_failure(expected, format!("{} arrived", signal.describe())))
+            }
         }
     }
 
@@ -257,6 +275,6 @@ impl<T: Debug + Send + 'static> Probe<T> {
             .iter()
             .filter(|s| matches!(s, Signal::Next(_)))
             .count() as u64;
-        state.nexts - queued
+        state.offered - queued
     }
 }

@@ -349,9 +349,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
         })
     }
 
-    /// How many `on_next` arrived so far.
+    /// How many `on_next` arrived so far within demand (an `on_next`
+    /// beyond demand is a §1.1 violation, set aside and not counted).
     pub fn received(&self) -> u64 {
-        self.shared.state.lock().nexts
+        self.shared.state.lock().offered
     }
 
     /// The total demand the probe has requested (saturating, §3.17).

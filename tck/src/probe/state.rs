@@ -22,7 +22,19 @@ pub(crate) struct State<T> {
     /// Every signal but `on_subscribe`, ever: waits for "anything new" use it.
     pub(crate) signals: u64,
     pub(crate) requested: u64,
+    /// Every `on_next` that arrived, within demand or not (§1.1 counts them
+    /// all).
     pub(crate) nexts: u64,
+    /// The `on_next` offered to the test: those that arrived while demand
+    /// was outstanding (`offered < requested`), and, after `cancel()`
+    /// returned, those the checks of signals after cancel judge (see
+    /// `ProbeSubscriber::next_signal`).
+    pub(crate) offered: u64,
+    /// The rule the first `on_next` beyond demand broke (§1.1, or §3.6 after
+    /// a request made after `cancel()`), once one arrived: the probe set it
+    /// aside, so a check of the test that then misses a signal is filed
+    /// under this rule, not the test's own.
+    pub(crate) beyond_demand: Option<&'static str>,
     pub(crate) terminal: Option<String>,
     pub(crate) cancelled: bool,
     /// A `cancel()` call has returned: from then on a request is a no-op
@@ -87,6 +99,8 @@ impl<T> State<T> {
             signals: 0,
             requested: 0,
             nexts: 0,
+            offered: 0,
+            beyond_demand: None,
             terminal: None,
             cancelled: false,
             cancel_returned: false,
@@ -157,6 +171,13 @@ impl<T> State<T> {
             self.queue.pop_front();
         }
         self.queue.push_back(signal);
+        self.signals += 1;
+    }
+
+    /// Counts a signal the test is not offered (an `on_next` beyond
+    /// demand): waits for "anything new" (signals stopping after cancel)
+    /// still see it.
+    pub(crate) fn set_aside(&mut self) {
         self.signals += 1;
     }
 
