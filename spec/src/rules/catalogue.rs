@@ -105,7 +105,7 @@ pub static RULES: &[Rule] = &[
     rs!("3.12", Subscription, Must, "While not cancelled, cancel makes the publisher eventually stop signalling the subscriber.", Check::Tested { tests: &["publisher::spec_3_12", "processor::spec_3_12"] }),
     rs!("3.13", Subscription, Must, "While not cancelled, cancel makes the publisher eventually drop every reference to the subscriber.", Check::Tested { tests: &["publisher::spec_3_13", "processor::spec_3_13"] }),
     rs!("3.14", Subscription, May, "While not cancelled, cancel may shut a stateful publisher down when no other subscription remains.", Check::Tested { tests: &["publisher::spec_3_14", "processor::spec_3_14"] }),
-    rs!("3.15", Subscription, Must, "cancel returns normally.", Check::Tested { tests: &["publisher::spec_3_15", "processor::spec_3_15"] }),
+    rs!("3.15", Subscription, Must, "cancel returns normally; so does dropping a subscription (its Drop, how a Rust subscriber lets go of it, as cancel does).", Check::Tested { tests: &["publisher::spec_3_15", "processor::spec_3_15"] }),
     rs!("3.16", Subscription, Must, "request returns normally.", Check::Tested { tests: &["publisher::spec_3_16", "processor::spec_3_16"] }),
     rs!("3.17", Subscription, Must, "A subscription accepts any number of request calls and a total demand of at least 2^63-1 without overflowing; such demand may count as unbounded.", Check::Tested { tests: &["publisher::spec_3_17", "processor::spec_3_17"] }),
     // §4 Processor

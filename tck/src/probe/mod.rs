@@ -434,8 +434,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// Drops the probe's reference to a closed subscription — perhaps the
     /// last one, so the user's `Drop` runs here. Never while unwinding (a
     /// panic in that `Drop` would abort the test process): then the
-    /// cleanup after the rule drops it. Otherwise a panic in it fails the
-    /// rule, saying where it came from.
+    /// cleanup after the rule drops it. Otherwise a panic in it is a §3.15
+    /// violation, whichever test is running: dropping a subscription is how
+    /// a Rust subscriber lets go of it, the implicit form of `cancel`, which
+    /// must return normally (the catalogue's §3.15 entry says so).
     fn release(&self, subscription: Arc<dyn Subscription>) {
         let cx = &self.shared.cx;
         if std::thread::panicking() {
@@ -445,7 +447,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let what = self.shared.event(
             "dropping the subscription (the probe's reference, after the subscription closed)",
         );
-        if let Err(failure) = cx.try_step(cx.rule(), what, || drop(subscription)) {
+        if let Err(failure) = cx.try_step("3.15", what, || drop(subscription)) {
             cx.record(failure);
         }
     }

@@ -35,6 +35,8 @@ pub(crate) struct State<T> {
     /// aside, so a check of the test that then misses a signal is filed
     /// under this rule, not the test's own.
     pub(crate) beyond_demand: Option<&'static str>,
+    /// The signal being handled was set aside (see `set_aside`).
+    pub(crate) just_set_aside: bool,
     pub(crate) terminal: Option<String>,
     pub(crate) cancelled: bool,
     /// A `cancel()` call has returned: from then on a request is a no-op
@@ -65,6 +67,9 @@ pub(crate) struct State<T> {
     /// The probe cancelled because the publisher went beyond its `n`: a
     /// flood after that is a §1.8 failure.
     pub(crate) cancelled_beyond_n: bool,
+    /// The probe cancelled a flood of `on_next` beyond demand: a flood
+    /// after that is a §1.8 failure.
+    pub(crate) cancelled_flood: bool,
     /// `on_next` calls still running, by stack address (§3.3).
     pub(crate) stack: StackNesting,
     entry: Entry,
@@ -101,6 +106,7 @@ impl<T> State<T> {
             nexts: 0,
             offered: 0,
             beyond_demand: None,
+            just_set_aside: false,
             terminal: None,
             cancelled: false,
             cancel_returned: false,
@@ -115,6 +121,7 @@ impl<T> State<T> {
             reacting: 0,
             runaway: false,
             cancelled_beyond_n: false,
+            cancelled_flood: false,
             stack: StackNesting::default(),
             entry: Entry::default(),
             reported: Vec::new(),
@@ -179,6 +186,7 @@ impl<T> State<T> {
     /// still see it.
     pub(crate) fn set_aside(&mut self) {
         self.signals += 1;
+        self.just_set_aside = true;
     }
 
     pub(crate) fn note_cancel(&mut self) {
