@@ -163,6 +163,9 @@ struct State {
     signals: u64,
     deferred: Vec<Box<dyn FnOnce() + Send>>,
     scenario: Option<String>,
+    /// The rule a probe unwinds the code under test for (see
+    /// [`RuleCx::unwinding_for`]).
+    unwinding_for: Option<String>,
     sealed: bool,
 }
 
@@ -386,12 +389,33 @@ impl RuleCx {
             if let Some(location) = take_panic_location() {
                 self.trace(format!("panicked at {location}"));
             }
+            let message = panic_message(&*payload);
             self.failure_of(
-                rule,
+                self.panic_rule(rule, &message),
                 format!("{what} to return normally"),
-                format!("it panicked: {}", panic_message(&*payload)),
+                format!("it panicked: {message}"),
             )
         })
+    }
+
+    /// Notes that a probe is about to unwind the code under test (a
+    /// publisher or source that kept breaking `rule` past the runaway
+    /// limit, already recorded): the call the unwind passes through then
+    /// fails `rule`, not the rule that governs the call.
+    pub fn unwinding_for(&self, rule: impl Into<String>) {
+        self.inner.state.lock().unwinding_for = Some(rule.into());
+    }
+
+    /// The rule a panic with `message` inside a call governed by `rule`
+    /// breaks: `rule`, unless it is the TCK's own unwind (see
+    /// [`RuleCx::unwinding_for`]).
+    pub fn panic_rule(&self, rule: &str, message: &str) -> String {
+        if message.starts_with(TCK_UNWIND_PREFIX) {
+            if let Some(cause) = self.inner.state.lock().unwinding_for.clone() {
+                return cause;
+            }
+        }
+        rule.to_string()
     }
 
     fn push_step(&self, rule: &str, what: String) -> u64 {
@@ -494,6 +518,9 @@ impl RuleCx {
         trace
     }
 }
+
+/// How the panic payloads the probes unwind code under test with begin.
+pub const TCK_UNWIND_PREFIX: &str = "rs-tck: unwinding";
 
 /// The current thread's name, or its id when it has none.
 fn thread_label() -> String {

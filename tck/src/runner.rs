@@ -178,7 +178,7 @@ where
                 let _ = handle.join();
                 Err(match cx.unwound_step() {
                     Some((rule, what)) => cx.failure_of(
-                        rule,
+                        cx.panic_rule(&rule, &payload),
                         format!("{what} to return normally"),
                         format!("it panicked: {payload}"),
                     ),

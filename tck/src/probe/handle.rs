@@ -124,6 +124,13 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                         ),
                     ));
                 }
+                cx.unwinding_for(
+                    if cx.rule() == "3.12" && !state.cancelled_beyond_n && !state.cancelled_flood {
+                        "3.12"
+                    } else {
+                        "1.8"
+                    },
+                );
                 reaction = Reaction::Stop;
             }
         }

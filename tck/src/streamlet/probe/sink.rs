@@ -526,13 +526,17 @@ impl<T> ProbeSink<T> {
         let cx = &self.shared.cx;
         if state.first_report(&broken.id) {
             cx.record(cx.failure_of(
-                broken.id,
+                broken.id.clone(),
                 format!("no {what} {}", broken.when),
                 format!("{signal} arrived"),
             ));
         }
         state.violations += 1;
-        state.violations > RUNAWAY_LIMIT
+        let runaway = state.violations > RUNAWAY_LIMIT;
+        if runaway {
+            cx.unwinding_for(broken.id.clone());
+        }
+        runaway
     }
 }
 
