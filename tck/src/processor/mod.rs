@@ -40,6 +40,7 @@
 
 mod as_publisher;
 mod as_subscriber;
+mod delivers;
 pub mod extended;
 mod filtering;
 mod multicast;
@@ -185,10 +186,16 @@ pub trait ProcessorFactory: Send + Sync + 'static {
 pub const TESTS: &[&str] = &crate::__processor_tests!(@list @names);
 
 /// A publisher rule test run on the processor's output side.
-fn publisher_part<F: ProcessorFactory>(def: RuleDef<AsPublisher<F>>) -> Body<ProcessorSubject<F>> {
+fn publisher_part<F: ProcessorFactory>(
+    name: &'static str,
+    def: RuleDef<AsPublisher<F>>,
+) -> Body<ProcessorSubject<F>> {
     Arc::new(move |cx: &RuleCx, subject: &ProcessorSubject<F>| {
         if let Some(reason) = def.needs.unmet(&subject.publisher) {
             return Ok(Outcome::Skipped(reason));
+        }
+        if delivers::needs_delivery(name, def.needs.elements) {
+            delivers::delivers(cx, &subject.publisher)?;
         }
         (def.run)(cx, &subject.publisher)
     })
@@ -218,7 +225,7 @@ fn table<F: ProcessorFactory>() -> Vec<(&'static str, Body<ProcessorSubject<F>>)
         crate::__publisher_tests!(@list @table);
     let mut parts: Vec<(&'static str, Body<ProcessorSubject<F>>)> = publisher
         .into_iter()
-        .map(|(name, def)| (name, publisher_part(def)))
+        .map(|(name, def)| (name, publisher_part(name, def)))
         .collect();
     parts.extend(crate::subscriber::whitebox::table_for::<ProcessorSubject<F>>());
     parts.extend([

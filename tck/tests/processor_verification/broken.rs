@@ -154,8 +154,19 @@ fn ignoring_late_subscribers_fails_the_late_subscriber_check() {
 
 /// §3.8 judges a processor by what reaches downstream (it may pull upstream
 /// later, in batches or one at a time): one that never passes demand
-/// upstream still fails it.
+/// upstream must not pass it. It cannot run at all: the precondition of
+/// the publisher rule tests (one element for request(1)) fails §4.1, the
+/// rule actually broken, and §3.8 is not concluded.
 #[test]
-fn a_processor_never_requesting_upstream_still_fails_3_08() {
-    failed(Identities::with(Quirk::NeverRequestsUpstream), "spec_3_08");
+fn a_processor_never_requesting_upstream_does_not_pass_3_08() {
+    let result = ProcessorVerification::new(Identities::with(Quirk::NeverRequestsUpstream))
+        .env(patient())
+        .run("spec_3_08")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Skipped, "{result:?}");
+    assert_eq!(
+        result.message.as_deref(),
+        Some("not concluded: §4.1 was broken first (see the violations)")
+    );
+    assert_eq!(result.broken_rules(), ["4.1"]);
 }
