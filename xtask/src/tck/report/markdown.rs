@@ -221,6 +221,16 @@ mod tests {
         insta::assert_snapshot!(render(&samples::broken()));
     }
 
+    /// The summary table alone, as a newcomer reads it first: its shape
+    /// (columns, one row per target and verification, counts including
+    /// warnings, the failed rule ids) is locked here on its own.
+    #[test]
+    fn the_summary_table() {
+        let mut table = String::new();
+        summary_table(&mut table, &samples::broken());
+        insta::assert_snapshot!(table);
+    }
+
     #[test]
     fn the_closing_line_is_the_counts() {
         let text = render(&samples::broken());
