@@ -27,6 +27,17 @@
 //! A violation is recorded in the [rule context](crate::context::RuleCx)
 //! and fails the rule, whichever thread saw it.
 //!
+//! An `on_next` beyond demand is recorded (§1.1) and then set aside: the
+//! test's expectations never see it and [`Probe::received`] does not count
+//! it, so a test's own check (silence after `cancel`, the terminal signal
+//! it waits for) judges only what the publisher sent within demand, and the
+//! excess is filed under §1.1 alone whenever it happens to land. A check
+//! that then misses a signal is filed under §1.1 too ("not concluded").
+//! The exception: an excess delivered inside a request the probe made after
+//! `cancel()` returned is that request's effect, shown to the checks of
+//! requests after cancel (§3.6, §3.12). A panic in the subscription's
+//! `Drop` when the probe lets go of it is §3.15 (see [`Probe`]'s drop).
+//!
 //! In safe Rust a publisher cannot enter one subscriber twice at once or
 //! recursively (the signal methods take `&mut self`), so the §1.3 and §3.3
 //! checks only fire on `unsafe` code; they are cheap, and the §3.3 bound
