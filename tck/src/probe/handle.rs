@@ -102,19 +102,18 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 && state.after_cancel > super::RUNAWAY_LIMIT
             {
                 state.runaway = true;
-                if state.first_report("runaway") {
-                    // A runaway after cancel breaks §1.8 (signals stop
-                    // eventually) or, in its own test, §3.12 (cancel asks
-                    // the publisher to stop) — never the rule whose
-                    // scenario happened to cancel (§3.3's long run).
-                    let rule = if cx.rule() == "3.12"
-                        && !state.cancelled_beyond_n
-                        && !state.cancelled_flood
-                    {
+                // A runaway after cancel breaks §1.8 (signals stop
+                // eventually) or, in its own test, §3.12 (cancel asks the
+                // publisher to stop) — never the rule whose scenario
+                // happened to cancel (§3.3's long run), nor the call the
+                // unwind passes through.
+                let rule =
+                    if cx.rule() == "3.12" && !state.cancelled_beyond_n && !state.cancelled_flood {
                         "3.12"
                     } else {
                         "1.8"
                     };
+                if state.first_report("runaway") {
                     cx.record(shared.failure_of(
                         rule,
                         "signals to stop after cancel()",
@@ -124,13 +123,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                         ),
                     ));
                 }
-                cx.unwinding_for(
-                    if cx.rule() == "3.12" && !state.cancelled_beyond_n && !state.cancelled_flood {
-                        "3.12"
-                    } else {
-                        "1.8"
-                    },
-                );
+                cx.unwinding_for(rule);
                 reaction = Reaction::Stop;
             }
         }
