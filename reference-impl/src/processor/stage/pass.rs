@@ -217,6 +217,8 @@ impl<R: Clone + Send + 'static> Stage<R> {
         {
             let mut state = self.state.lock();
             state.greeting = true;
+            // Not `OFF`: an upstream terminal signal meanwhile must look.
+            self.pass_mode.store(LEAVE, Ordering::Release);
             state.pass = Some(Pass {
                 id,
                 mailbox: None,
