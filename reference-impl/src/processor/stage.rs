@@ -256,14 +256,16 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     pub(crate) fn on_terminal(&self, reason: Option<StreamError>, hand_off: &mut HandOff<R>) {
-        self.pass_terminal(&reason, hand_off);
         // No more hand-offs: let go of the drains.
         hand_off.drains.clear();
         // Dropped elements leave after the lock is released: dropping one
         // may run user code (e.g. a datum-done callback) that calls back.
-        let (wake, dropped): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>) = {
+        let (wake, dropped, passed): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>, _) = {
             let mut state = self.state.lock();
+            let passed = self.pass_terminal(&mut state, &reason, hand_off);
             if state.terminal.is_some() {
+                drop(state);
+                passed.run();
                 return;
             }
             state.terminal = Some(match &reason {
@@ -285,8 +287,9 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 state.downstreams = kept;
                 dropped = gone;
             }
-            (wake, dropped)
+            (wake, dropped, passed)
         };
+        passed.run();
         drop(dropped);
         for slot in wake {
             slot.poke();
@@ -327,9 +330,9 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 }
             };
             if !completed && self.may_pass(&state) {
-                state.pass_used = true;
+                let subscription = self.begin_passing(&mut state, id);
                 drop(state);
-                self.subscribe_passing(id, subscriber);
+                self.greet_passing(subscriber, subscription);
                 return;
             }
             if completed {

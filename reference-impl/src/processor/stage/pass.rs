@@ -206,33 +206,42 @@ impl<R: Clone + Send + 'static> Stage<R> {
             && state.outstanding == 0
     }
 
-    /// Greets `subscriber` as the pass-through subscriber (the lock is
-    /// released; `may_pass` held under it and `state.pass_used` is set).
-    pub(super) fn subscribe_passing(&self, id: u64, mut subscriber: Box<dyn Subscriber<R>>) {
+    /// Makes subscriber `id` the pass-through subscriber (under the lock
+    /// in which `may_pass` held, so no upstream signal falls in between);
+    /// then [`Stage::greet_passing`] with the lock released.
+    pub(super) fn begin_passing(&self, state: &mut State<R>, id: u64) -> Arc<PassSubscription<R>> {
         let subscription = Arc::new(PassSubscription {
             stage: self.me.clone(),
             id,
             delegate: OnceLock::new(),
         });
-        {
-            let mut state = self.state.lock();
-            state.greeting = true;
-            // Not `OFF`: an upstream terminal signal meanwhile must look.
-            self.pass_mode.store(LEAVE, Ordering::Release);
-            state.pass = Some(Pass {
-                id,
-                mailbox: None,
-                subscription: subscription.clone(),
-                requested: 0,
-                granted: 0,
-                received: 0,
-                delivered: 0,
-                cancelled: false,
-                error: None,
-                ending: None,
-                hand_back: false,
-            });
-        }
+        state.pass_used = true;
+        state.greeting = true;
+        // Not `OFF`: an upstream terminal signal meanwhile must look.
+        self.pass_mode.store(LEAVE, Ordering::Release);
+        state.pass = Some(Pass {
+            id,
+            mailbox: None,
+            subscription: subscription.clone(),
+            requested: 0,
+            granted: 0,
+            received: 0,
+            delivered: 0,
+            cancelled: false,
+            error: None,
+            ending: None,
+            hand_back: false,
+        });
+        subscription
+    }
+
+    /// Greets the pass-through subscriber, then puts it where the handle
+    /// looks for it (or resolves what happened meanwhile).
+    pub(super) fn greet_passing(
+        &self,
+        mut subscriber: Box<dyn Subscriber<R>>,
+        subscription: Arc<PassSubscription<R>>,
+    ) {
         // Demand asked for inside `on_subscribe` is forwarded once the box
         // is where the handle looks for it (`greeting` holds the calls).
         subscriber.on_subscribe(subscription);
@@ -385,35 +394,34 @@ impl<R: Clone + Send + 'static> Stage<R> {
         self.call_upstream();
     }
 
-    /// Upstream's terminal signal: delivered straight to the pass-through
-    /// subscriber if the box is at hand, else owed to it.
-    pub(super) fn pass_terminal(&self, reason: &Option<StreamError>, hand_off: &mut HandOff<R>) {
-        if hand_off.downstream.get_mut().is_none() && self.pass_mode.load(Ordering::Acquire) == OFF {
-            return;
-        }
-        let after = {
-            let mut state = self.state.lock();
-            let Some(pass) = state.pass.as_mut() else {
-                return;
-            };
-            if pass.ending.is_none() {
-                pass.ending = Some(reason.clone());
-            }
-            self.pass_mode.store(LEAVE, Ordering::Release);
-            let subscriber = match hand_off.downstream.get_mut().take() {
-                Some(subscriber) => {
-                    pass.received = hand_off.received;
-                    pass.delivered = hand_off.delivered;
-                    Some(subscriber)
-                }
-                None => pass.mailbox.take(),
-            };
-            match subscriber {
-                Some(subscriber) => self.resolve(&mut state, subscriber),
-                None => After::Nothing,
-            }
+    /// Upstream's terminal signal (under the lock, before the queued
+    /// subscribers hear of it): delivered straight to the pass-through
+    /// subscriber if its box is at hand, else owed to it.
+    pub(super) fn pass_terminal(
+        &self,
+        state: &mut State<R>,
+        reason: &Option<StreamError>,
+        hand_off: &mut HandOff<R>,
+    ) -> After<R> {
+        let Some(pass) = state.pass.as_mut() else {
+            return After::Nothing;
         };
-        after.run();
+        if pass.ending.is_none() {
+            pass.ending = Some(reason.clone());
+        }
+        self.pass_mode.store(LEAVE, Ordering::Release);
+        let subscriber = match hand_off.downstream.get_mut().take() {
+            Some(subscriber) => {
+                pass.received = hand_off.received;
+                pass.delivered = hand_off.delivered;
+                Some(subscriber)
+            }
+            None => pass.mailbox.take(),
+        };
+        match subscriber {
+            Some(subscriber) => self.resolve(state, subscriber),
+            None => After::Nothing,
+        }
     }
 
     /// Ends pass-through with the subscriber's box at hand (under the
