@@ -86,12 +86,22 @@ fn probe(initial: u64) -> (Box<Probe>, Shared, Arc<AtomicBool>) {
 }
 
 fn request(log: &Shared, n: u64) {
-    let subscription = log.lock().unwrap().subscription.clone().expect("subscribed");
+    let subscription = log
+        .lock()
+        .unwrap()
+        .subscription
+        .clone()
+        .expect("subscribed");
     subscription.request(n);
 }
 
 fn cancel(log: &Shared) {
-    let subscription = log.lock().unwrap().subscription.clone().expect("subscribed");
+    let subscription = log
+        .lock()
+        .unwrap()
+        .subscription
+        .clone()
+        .expect("subscribed");
     subscription.cancel();
 }
 
@@ -192,8 +202,13 @@ fn a_request_of_zero_from_another_thread_is_answered_with_on_error_and_cancels_u
     // One of two delivered: the handle holds the subscriber.
     handle.on_next(0);
     let from = log.clone();
-    std::thread::spawn(move || request(&from, 0)).join().unwrap();
-    assert!(upstream.cancelled.load(Ordering::Relaxed), "upstream cancelled");
+    std::thread::spawn(move || request(&from, 0))
+        .join()
+        .unwrap();
+    assert!(
+        upstream.cancelled.load(Ordering::Relaxed),
+        "upstream cancelled"
+    );
     assert_eq!(upstream.zero_requests.load(Ordering::Relaxed), 0);
     // A cancelled upstream drops its subscriber (§3.13): the error owed
     // goes out then, the element in flight does not.
@@ -202,7 +217,9 @@ fn a_request_of_zero_from_another_thread_is_answered_with_on_error_and_cancels_u
     let log = log.lock().unwrap();
     assert_eq!(log.elements, vec![0]);
     assert!(
-        log.error.as_ref().is_some_and(StreamError::is_illegal_demand),
+        log.error
+            .as_ref()
+            .is_some_and(StreamError::is_illegal_demand),
         "§3.9 on_error, got {:?}",
         log.error
     );

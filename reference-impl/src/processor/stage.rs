@@ -32,6 +32,10 @@
 //! prefetched before anybody asked), then the live ones, never a gap.
 //! After completion the queues still holding elements are kept for the
 //! same reason.
+//!
+//! The first subscriber of a stage without a buffer skips all of this
+//! while it is the only one: the upstream-facing handle calls it directly
+//! (see [`pass`]), paying no lock and no read-modify-write per element.
 
 mod pass;
 
@@ -623,12 +627,15 @@ impl<R: Clone + Send + 'static> HandOff<R> {
     /// [`HandOff::settle`]). Per element: one load of the mode word.
     #[inline]
     pub(crate) fn pass(&mut self, stage: &Stage<R>) -> bool {
-        if self.downstream.get_mut().is_some() && stage.pass_mode.load(Ordering::Acquire) == pass::ON {
+        if self.downstream.get_mut().is_some()
+            && stage.pass_mode.load(Ordering::Acquire) == pass::ON
+        {
             self.received += 1;
             return true;
         }
         if !self.accepted
-            || (self.downstream.get_mut().is_none() && stage.pass_mode.load(Ordering::Acquire) == pass::OFF)
+            || (self.downstream.get_mut().is_none()
+                && stage.pass_mode.load(Ordering::Acquire) == pass::OFF)
         {
             return false;
         }
@@ -662,7 +669,8 @@ impl<R: Clone + Send + 'static> HandOff<R> {
 
 impl<R: Send + 'static> Drop for HandOff<R> {
     fn drop(&mut self) {
-        if let (Some(downstream), Some(home)) = (self.downstream.get_mut().take(), self.home.take()) {
+        if let (Some(downstream), Some(home)) = (self.downstream.get_mut().take(), self.home.take())
+        {
             home.returned(downstream, self.received, self.delivered);
         }
     }

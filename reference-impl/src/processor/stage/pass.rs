@@ -450,7 +450,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
 
     /// Moves the subscriber to the queued path: its own drain, a room of
     /// its unmet demand, its subscription delegating to the drain's.
-    fn adopt(&self, state: &mut State<R>, pass: &Pass<R>, subscriber: Box<dyn Subscriber<R>>) -> After<R> {
+    fn adopt(
+        &self,
+        state: &mut State<R>,
+        pass: &Pass<R>,
+        subscriber: Box<dyn Subscriber<R>>,
+    ) -> After<R> {
         let Some(me) = self.me.upgrade() else {
             return After::Drop(subscriber);
         };
