@@ -468,7 +468,8 @@ mod tests {
         assert_eq!(
             cx.first_failure().unwrap().to_string(),
             "§3.3: expected synchronous recursion on_next → request → on_next at most 3 deep \
-             (the declared bound); actual: on_next(3) ran 4 deep; the probe stopped requesting"
+             (the declared bound); actual: on_next #4 (value 3) ran 4 deep; the probe stopped \
+             requesting"
         );
         assert_eq!(probe.received(), 4);
     }
@@ -523,8 +524,8 @@ mod tests {
         });
         assert_eq!(
             cx.first_failure().unwrap().to_string(),
-            "§1.3: expected signals to reach the subscriber one at a time; actual: on_next(1) \
-             entered while another signal was still running on another thread"
+            "§1.3: expected signals to reach the subscriber one at a time; actual: on_next #2 \
+             (value 1) entered while another signal was still running on another thread"
         );
     }
 

@@ -67,7 +67,7 @@ pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
                 show(unbounded)
             ));
             let publisher = create(cx, f, unbounded)?;
-            let probe = Probe::new(cx, "unbounded")
+            let probe = Probe::new(cx, "probe")
                 .created_for(unbounded)
                 .cancel_after(UNBOUNDED_RUN)
                 .depth_bound(depth)
