@@ -63,6 +63,7 @@ mod state;
 mod words;
 
 pub use stack::STACK_DEPTH_FLOOR;
+pub(crate) use words::{numbered, Rendered};
 pub use words::{show_element, show_next};
 
 use std::fmt::Debug;

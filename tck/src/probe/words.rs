@@ -29,8 +29,9 @@ pub fn show_next<T: Debug + ?Sized>(ordinal: u64, value: &T) -> String {
     format!("on_next {}", numbered(ordinal, value))
 }
 
-/// `#2 (value 1)`: the part both names share.
-fn numbered<T: Debug + ?Sized>(ordinal: u64, value: &T) -> String {
+/// `#2 (value 1)`: the part every name of an element shares (also a
+/// Streamlet sink's `receive #2 (value 1)`).
+pub(crate) fn numbered<T: Debug + ?Sized>(ordinal: u64, value: &T) -> String {
     format!("#{ordinal} (value {value:?})")
 }
 

@@ -525,10 +525,16 @@ impl<T> ProbeSink<T> {
         };
         let cx = &self.shared.cx;
         if state.first_report(&broken.id) {
+            // Named by the sink when the test connects several.
+            let by = if self.shared.label == "sink" {
+                String::new()
+            } else {
+                format!("{}: ", self.shared.label)
+            };
             cx.record(cx.failure_of(
                 broken.id,
                 format!("no {what} {}", broken.when),
-                format!("{signal} arrived"),
+                format!("{by}{signal} arrived"),
             ));
         }
         state.violations += 1;
@@ -568,10 +574,13 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
 
     fn receive(&mut self, data: T) {
         let shared = &*self.shared;
-        let signal = format!("receive({data:?})");
+        // Rendered and dropped before the lock: the data's `Drop` is the
+        // user's code.
+        let value = crate::probe::Rendered(format!("{data:?}"));
         drop(data);
         let mut state = shared.state.lock();
         state.received += 1;
+        let signal = format!("receive {}", crate::probe::numbered(state.received, &value));
         shared.cx.trace(format!("{}: {signal}", shared.label));
         let mut reaction = Reaction::None;
         if self.judge(&mut state, 2, "emission", &signal) {
