@@ -94,7 +94,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_complete(&self) -> Result<(), Failure> {
         match self.next_signal("on_complete")? {
             Signal::Complete => Ok(()),
-            other => Err(self.failure("on_complete", format!("{} arrived", self.describe_taken(&other)))),
+            other => Err(self.failure(
+                "on_complete",
+                format!("{} arrived", self.describe_taken(&other)),
+            )),
         }
     }
 
@@ -108,7 +111,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.poll_signal(window) {
             Some(Signal::Complete) => Ok(()),
-            Some(other) => Err(self.failure("on_complete", format!("{} arrived", self.describe_taken(&other)))),
+            Some(other) => Err(self.failure(
+                "on_complete",
+                format!("{} arrived", self.describe_taken(&other)),
+            )),
             None => {
                 self.cx().trace(
                     "no on_complete yet: request(1), for a publisher that finds its end when asked for more",
@@ -123,7 +129,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_error(&self) -> Result<StreamError, Failure> {
         match self.next_signal("on_error")? {
             Signal::Error(error) => Ok(error),
-            other => Err(self.failure("on_error", format!("{} arrived", self.describe_taken(&other)))),
+            other => Err(self.failure(
+                "on_error",
+                format!("{} arrived", self.describe_taken(&other)),
+            )),
         }
     }
 
@@ -154,7 +163,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.wait_for(window, |s| s.queue.pop_front()) {
             None => Ok(()),
-            Some(signal) => Err(self.failure(expected, format!("{} arrived", self.describe_taken(&signal)))),
+            Some(signal) => Err(self.failure(
+                expected,
+                format!("{} arrived", self.describe_taken(&signal)),
+            )),
         }
     }
 

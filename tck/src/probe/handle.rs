@@ -220,41 +220,44 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
 /// `unsafe` code could re-enter a `&mut self` subscriber (§1.3, §3.3).
 impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     pub(crate) fn subscribe_signal(&self, subscription: Arc<dyn Subscription>) {
-        self.signal(|_| String::from("on_subscribe"), |state, shared, _| {
-            state.subscribes += 1;
-            let same = state
-                .subscription
-                .as_ref()
-                .is_some_and(|first| Arc::ptr_eq(first, &subscription));
-            if state.subscribes > 1 {
-                // §2.12 binds whoever calls `on_subscribe`: the types stop
-                // a caller handing one subscriber to `subscribe` twice
-                // (§1.10), not a publisher calling it twice on a
-                // subscriber it owns.
-                if state.first_report("2.12") {
-                    shared.cx.record(shared.failure_of(
-                        "2.12",
-                        "on_subscribe at most once on a given subscriber",
-                        format!(
-                            "on_subscribe number {} ({} subscription)",
-                            state.subscribes,
-                            if same { "the same" } else { "a new" }
-                        ),
-                    ));
+        self.signal(
+            |_| String::from("on_subscribe"),
+            |state, shared, _| {
+                state.subscribes += 1;
+                let same = state
+                    .subscription
+                    .as_ref()
+                    .is_some_and(|first| Arc::ptr_eq(first, &subscription));
+                if state.subscribes > 1 {
+                    // §2.12 binds whoever calls `on_subscribe`: the types stop
+                    // a caller handing one subscriber to `subscribe` twice
+                    // (§1.10), not a publisher calling it twice on a
+                    // subscriber it owns.
+                    if state.first_report("2.12") {
+                        shared.cx.record(shared.failure_of(
+                            "2.12",
+                            "on_subscribe at most once on a given subscriber",
+                            format!(
+                                "on_subscribe number {} ({} subscription)",
+                                state.subscribes,
+                                if same { "the same" } else { "a new" }
+                            ),
+                        ));
+                    }
+                    return if same {
+                        Reaction::None
+                    } else {
+                        Reaction::CancelExtra(subscription)
+                    };
                 }
-                return if same {
+                state.subscription = Some(subscription);
+                if state.behaviour.request_on_subscribe.is_empty() {
                     Reaction::None
                 } else {
-                    Reaction::CancelExtra(subscription)
-                };
-            }
-            state.subscription = Some(subscription);
-            if state.behaviour.request_on_subscribe.is_empty() {
-                Reaction::None
-            } else {
-                Reaction::Request(state.behaviour.request_on_subscribe.clone())
-            }
-        });
+                    Reaction::Request(state.behaviour.request_on_subscribe.clone())
+                }
+            },
+        );
     }
 
     pub(crate) fn next_signal(&self, element: T) {
@@ -371,29 +374,35 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
 
     pub(crate) fn error_signal(&self, error: StreamError) {
         let description = format!("on_error({error})");
-        self.signal(move |_| description.clone(), move |state, _, description| {
-            if state.is_synchronous() {
-                state.sync_terminals += 1;
-            }
-            if state.terminal.is_none() {
-                state.terminal = Some(description.to_string());
-            }
-            state.push(Signal::Error(error));
-            Reaction::None
-        });
+        self.signal(
+            move |_| description.clone(),
+            move |state, _, description| {
+                if state.is_synchronous() {
+                    state.sync_terminals += 1;
+                }
+                if state.terminal.is_none() {
+                    state.terminal = Some(description.to_string());
+                }
+                state.push(Signal::Error(error));
+                Reaction::None
+            },
+        );
     }
 
     pub(crate) fn complete_signal(&self) {
-        self.signal(|_| String::from("on_complete"), |state, _, _| {
-            if state.is_synchronous() {
-                state.sync_terminals += 1;
-            }
-            if state.terminal.is_none() {
-                state.terminal = Some(String::from("on_complete"));
-            }
-            state.push(Signal::Complete);
-            Reaction::None
-        });
+        self.signal(
+            |_| String::from("on_complete"),
+            |state, _, _| {
+                if state.is_synchronous() {
+                    state.sync_terminals += 1;
+                }
+                if state.terminal.is_none() {
+                    state.terminal = Some(String::from("on_complete"));
+                }
+                state.push(Signal::Complete);
+                Reaction::None
+            },
+        );
     }
 }
 

@@ -52,8 +52,14 @@ mod tests {
     #[test]
     fn an_element_is_named_by_its_ordinal_and_its_value() {
         assert_eq!(show_element(1, &0u64), "element #1 (value 0)");
-        assert_eq!(show_next(3, &u64::MAX), "on_next #3 (value 18446744073709551615)");
-        assert_eq!(show_next(4, &Rendered(String::from("7"))), "on_next #4 (value 7)");
+        assert_eq!(
+            show_next(3, &u64::MAX),
+            "on_next #3 (value 18446744073709551615)"
+        );
+        assert_eq!(
+            show_next(4, &Rendered(String::from("7"))),
+            "on_next #4 (value 7)"
+        );
     }
 
     #[test]

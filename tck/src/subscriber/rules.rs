@@ -289,7 +289,10 @@ pub(crate) fn spec_2_08<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
             } else {
                 "the puppet's trigger_request(2) to become demand on the subscription"
             },
-            format!("total demand {}", show_demand(stage.driver.subscription().demand())),
+            format!(
+                "total demand {}",
+                show_demand(stage.driver.subscription().demand())
+            ),
         ));
     }
     stage.trigger_cancel()?;
@@ -571,7 +574,10 @@ pub(crate) fn tck_happy_path<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
             }
             return Err(cx.failure(
                 "the puppet's trigger_request(1) to reach the subscription",
-                format!("total demand {}", show_demand(stage.driver.subscription().demand())),
+                format!(
+                    "total demand {}",
+                    show_demand(stage.driver.subscription().demand())
+                ),
             ));
         }
         deliver_outputs::<X>(&mut stage, subject, k)?;

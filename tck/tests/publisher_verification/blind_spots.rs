@@ -408,3 +408,104 @@ fn a_thread_lingering_after_cancel_fails_1_8() {
     insta::assert_snapshot!(message(&results, "spec_1_08"));
     assert!(failed.contains("spec_1_08"), "{failed:?}");
 }
+
+/// A range that keeps each subscriber it completed and, when the next
+/// publisher is made (the test has moved on to its next scenario), signals
+/// one more `on_next` to it: a signal after `on_complete` (§1.7) that
+/// arrives during a later scenario. Made on the test's thread, inside
+/// `create_publisher`, so the late signal comes at a known moment.
+#[derive(Default)]
+struct LateAfterComplete {
+    completed: Arc<Mutex<Vec<Box<dyn Subscriber<u64>>>>>,
+}
+
+impl PublisherFactory for LateAfterComplete {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        for mut earlier in self.completed.lock().drain(..) {
+            earlier.on_next(99);
+        }
+        Box::new(KeepsCompleted {
+            range: SyncRange::new(0, elements),
+            completed: self.completed.clone(),
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+struct KeepsCompleted {
+    range: SyncRange,
+    completed: Arc<Mutex<Vec<Box<dyn Subscriber<u64>>>>>,
+}
+
+impl Publisher<u64> for KeepsCompleted {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
+        self.range.subscribe(Box::new(Keeper {
+            inner: Some(subscriber),
+            completed: self.completed.clone(),
+        }));
+    }
+}
+
+/// Forwards every signal; hands its subscriber to the factory on
+/// `on_complete` instead of letting it go.
+struct Keeper {
+    inner: Option<Box<dyn Subscriber<u64>>>,
+    completed: Arc<Mutex<Vec<Box<dyn Subscriber<u64>>>>>,
+}
+
+impl Subscriber<u64> for Keeper {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        if let Some(inner) = &mut self.inner {
+            inner.on_subscribe(subscription);
+        }
+    }
+    fn on_next(&mut self, element: u64) {
+        if let Some(inner) = &mut self.inner {
+            inner.on_next(element);
+        }
+    }
+    fn on_error(&mut self, error: reactive_streams::StreamError) {
+        if let Some(inner) = &mut self.inner {
+            inner.on_error(error);
+        }
+    }
+    fn on_complete(&mut self) {
+        if let Some(mut inner) = self.inner.take() {
+            inner.on_complete();
+            self.completed.lock().push(inner);
+        }
+    }
+}
+
+#[test]
+fn a_signal_after_its_scenario_ended_is_filed_as_late_under_its_own_scenario() {
+    let result = PublisherVerification::new(LateAfterComplete::default())
+        .target("LateAfterComplete")
+        .env(self_test_env())
+        .run("spec_1_07")
+        .expect("runs");
+    let message = result.message.as_deref().unwrap_or("(passed)");
+    insta::assert_snapshot!(message);
+    // Filed under the scenario the subscriber belonged to, marked late;
+    // never under the scenario that happened to be running.
+    assert!(
+        message.contains("[late, from an earlier scenario: publisher of 3, request(8),"),
+        "{message}"
+    );
+    assert!(
+        result
+            .violations
+            .iter()
+            .all(|v| v
+                .scenario
+                .as_deref()
+                .is_some_and(|s| s
+                    .starts_with("late, from an earlier scenario: publisher of 3, request(8),"))),
+        "{:?}",
+        result.violations
+    );
+    assert_eq!(result.broken_rules(), vec!["1.7"]);
+}

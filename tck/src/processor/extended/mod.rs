@@ -353,9 +353,7 @@ fn burst<F: ProcessorFactory>(
         let index = recorder.seen().sent - 1;
         let element = f.input(index);
         let what = format!("upstream: {}", crate::probe::show_next(index + 1, &element));
-        cx.try_step(cx.rule(), what, || {
-            input.on_next(element)
-        })?;
+        cx.try_step(cx.rule(), what, || input.on_next(element))?;
         sent += 1;
     }
     Ok(sent)

@@ -86,6 +86,10 @@ struct Shared {
     label: String,
     state: Mutex<State>,
     changed: Condvar,
+    /// The scenario the test last used this probe in: a signal that
+    /// arrives after the test moved on is reported as late, from it
+    /// ([`RuleCx::failure_in`]).
+    scenario: Mutex<Option<String>>,
 }
 
 /// What the probe got up to now.
@@ -144,6 +148,7 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
         SinkProbe {
             shared: Arc::new(Shared {
                 cx: cx.clone(),
+                scenario: Mutex::new(cx.current_scenario()),
                 label: label.to_string(),
                 state: Mutex::new(State {
                     plan: Plan {
@@ -204,6 +209,9 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
 
     /// The rule context this probe records into.
     pub fn cx(&self) -> &RuleCx {
+        // Every use by the test goes through here: the probe belongs to
+        // the scenario it was last used in.
+        *self.shared.scenario.lock() = self.shared.cx.current_scenario();
         &self.shared.cx
     }
 
@@ -531,7 +539,9 @@ impl<T> ProbeSink<T> {
             } else {
                 format!("{}: ", self.shared.label)
             };
-            cx.record(cx.failure_of(
+            let scenario = self.shared.scenario.lock().clone();
+            cx.record(cx.failure_in(
+                scenario,
                 broken.id,
                 format!("no {what} {}", broken.when),
                 format!("{by}{signal} arrived"),
@@ -561,7 +571,9 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
                 };
             }
         } else if !state.retired && state.first_report("streamlet.1.a") {
-            cx.record(cx.failure_of(
+            let scenario = shared.scenario.lock().clone();
+            cx.record(cx.failure_in(
+                scenario,
                 "streamlet.1.a",
                 "at most one greet per connected sink",
                 format!("{} was greeted a second time", shared.label),
