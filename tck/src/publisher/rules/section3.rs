@@ -359,7 +359,7 @@ pub fn spec_3_11<F: PublisherFactory>() -> RuleDef<F> {
             other => {
                 return Err(cx.failure(
                     "on_error in answer to request(0)",
-                    format!("{} arrived", other.describe()),
+                    format!("{} arrived", probe.describe_taken(&other)),
                 ))
             }
         }
