@@ -2,6 +2,6 @@
 //! every rule; each deliberately broken stage fails the rule it breaks.
 
 mod broken;
-mod conforming;
+mod correct;
 mod pair;
 mod relay;
