@@ -3,5 +3,6 @@
 
 mod broken;
 mod conforming;
+mod merge;
 mod pair;
 mod relay;
