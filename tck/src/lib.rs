@@ -73,9 +73,12 @@
 //!    plugged into the core's exploration and stress loop in
 //!    [`explore`]; its verification type holds the core's settings and
 //!    gets `env`/`config`/`target` from the core's builder;
-//! 7. self-tests under `tck/tests/<subject>_verification/`: a broken
-//!    implementation per rule test, failing exactly its rules, and
-//!    conforming ones passing (shared assertions in `tck/tests/support/`).
+//! 7. self-tests under `tck/tests/<subject>_verification/`, one test binary
+//!    per subject: `broken.rs`, a broken implementation per rule test,
+//!    failing exactly its rules, and `correct.rs`, conforming ones passing;
+//!    the extended part beside them in `extended_broken.rs` and
+//!    `extended_correct.rs` (shared assertions and settings in
+//!    `tck/tests/support/`).
 //!
 //! The rule id of a test is derived from its name
 //! ([`runner::rule_of_test`]); the catalogue in `reactive_streams::rules`

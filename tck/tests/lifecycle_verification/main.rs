@@ -2,7 +2,7 @@
 //! every rule; each deliberately broken stage fails the rule it breaks.
 
 mod broken;
-mod conforming;
+mod correct;
 mod merge;
 mod pair;
 mod relay;

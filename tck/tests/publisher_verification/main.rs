@@ -1,12 +1,24 @@
 //! Self-tests of the publisher verification: conforming publishers pass
 //! every rule; each deliberately broken publisher fails the rules it breaks,
 //! with the intended message.
+//!
+//! The extended verification's self-tests sit beside them
+//! (`extended_*.rs`): conforming implementations pass it; ones broken in
+//! ways only a generated schedule or concurrency shows pass the quick
+//! verification and fail the extended one, with a readable, shrunk
+//! counterexample.
 
 mod blind_spots;
 mod broken;
 mod configuration;
-mod conforming;
+mod correct;
+#[path = "../support/extended.rs"]
+mod extended;
+mod extended_broken;
+mod extended_correct;
+mod extended_unusual;
 mod faulty;
+mod flawed;
 mod unusual;
 #[path = "../support/verdicts.rs"]
 mod verdicts;

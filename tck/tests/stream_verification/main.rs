@@ -4,5 +4,5 @@
 
 mod broken;
 mod channel;
-mod conforming;
+mod correct;
 mod macros;

@@ -5,10 +5,19 @@
 //!   the documented test paths.
 //! * Each broken source and sink fails the rule test of the condition it
 //!   breaks, with a message pinned by an insta snapshot.
+//! * The extended verification's self-tests (`extended_*.rs`): conforming
+//!   sources and sinks pass generated scripts; broken ones fail with a
+//!   minimal script or the stress.
 
 mod broken_sinks;
 mod broken_sources;
-mod conforming;
+mod correct;
+#[path = "../support/extended.rs"]
+mod extended;
+mod extended_broken;
+mod extended_correct;
+mod extended_stress;
+mod extended_unusual;
 mod late_sinks;
 mod racing_sources;
 mod unusual_sinks;
@@ -27,17 +36,13 @@ use rstest::rstest;
 
 use broken_sinks::{BadSink, Bug as SinkBug};
 use broken_sources::{BadSource, Bug as SourceBug};
-use conforming::{GoodSink, GoodSource};
+use correct::{GoodSink, GoodSource};
 
 // The macros, as a user writes them.
-streamlet_source_verification!(pullable_range, conforming::GoodSource::Pullable);
-streamlet_source_verification!(listenable_range, conforming::GoodSource::Listenable);
-streamlet_source_verification!(
-    hybrid_ticker,
-    conforming::GoodSource::Hybrid,
-    "Hybrid ticker"
-);
-streamlet_sink_verification!(take_five, conforming::GoodSink::TakeFivePulling);
+streamlet_source_verification!(pullable_range, correct::GoodSource::Pullable);
+streamlet_source_verification!(listenable_range, correct::GoodSource::Listenable);
+streamlet_source_verification!(hybrid_ticker, correct::GoodSource::Hybrid, "Hybrid ticker");
+streamlet_sink_verification!(take_five, correct::GoodSink::TakeFivePulling);
 
 fn failed_tests(results: &[RuleResult]) -> Vec<String> {
     verdicts::broken(results)

@@ -54,8 +54,8 @@ fn assert_passed(results: &[RuleResult]) {
 fn timed<F: PublisherFactory>(name: &str, factory: F, cases: u64, iterations: u64) {
     let started = Instant::now();
     let results = PublisherExtendedVerification::new(factory)
-        .env(crate::env())
-        .config(crate::config(cases, iterations))
+        .env(crate::extended::env())
+        .config(crate::extended::config(cases, iterations))
         .run_all()
         .unwrap();
     eprintln!(

@@ -55,8 +55,8 @@ fn an_unusual_processor_passes_the_extended_verification(
     #[case] fallback: Option<Vec<u64>>,
 ) {
     let results = ProcessorExtendedVerification::new(Pacers { pull, fallback })
-        .env(crate::env())
-        .config(crate::config(200, 10))
+        .env(crate::extended::env())
+        .config(crate::extended::config(200, 10))
         .run_all()
         .unwrap();
     crate::verdicts::assert_passed_or_skipped_with_reason(&format!("{pull:?}"), &results);

@@ -1,5 +1,4 @@
-//! Processors: a conforming one passes the extended verification; broken
-//! ones pass the quick verification and fail the extended tests:
+//! Broken processors pass the quick verification and fail the extended tests:
 //! `tck_extended_upstream` (an upstream error held back, §4.2),
 //! `tck_extended_schedules` (an extra element after a late unbounded
 //! request, §1.1), `tck_extended_stress` (demand lost when threads request in turn,
@@ -13,39 +12,8 @@ use reactive_streams_tck::extended::ProcessorExtendedVerification;
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::processor::testkit::IdentityProcessor;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
-use reactive_streams_tck::processor_extended_verification;
 
-use crate::flawed_processor::{FlawedIdentities, ProcessorFlaw};
-
-pub struct Identities;
-
-impl ProcessorFactory for Identities {
-    type Input = u64;
-    type Output = u64;
-    type Processor = IdentityProcessor<u64>;
-    fn create_processor(&self) -> IdentityProcessor<u64> {
-        IdentityProcessor::new()
-    }
-    fn input(&self, index: u64) -> u64 {
-        index
-    }
-    fn supports_multiple_subscribers(&self) -> bool {
-        false
-    }
-}
-
-// What a user writes.
-processor_extended_verification!(identity_extended, Identities, "identity");
-
-#[test]
-fn the_testkit_identity_processor_passes() {
-    let results = ProcessorExtendedVerification::new(Identities)
-        .env(crate::env())
-        .config(crate::config(300, 10))
-        .run_all()
-        .unwrap();
-    crate::verdicts::assert_all_passed("IdentityProcessor", &results);
-}
+use crate::flawed::{FlawedIdentities, ProcessorFlaw};
 
 /// An identity processor with a flaw only a generated script reaches: an
 /// upstream `on_error` that arrives when downstream has had every element
@@ -171,11 +139,11 @@ fn an_error_held_back_without_demand_needs_a_generated_script() {
     crate::verdicts::assert_quick_misses(ProcessorVerification::new(DeferringErrors).run_all());
 
     // A short timeout: every failing run waits it out for the error.
-    let env = crate::short_timeout_env();
+    let env = crate::extended::short_timeout_env();
     let result = ProcessorExtendedVerification::new(DeferringErrors)
         .target("DefersErrors")
         .env(env)
-        .config(crate::config(500, 0))
+        .config(crate::extended::config(500, 0))
         .run("tck_extended_upstream")
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
@@ -192,8 +160,8 @@ fn a_processor_replaying_after_a_late_unbounded_request_needs_a_generated_schedu
     let result =
         ProcessorExtendedVerification::new(FlawedIdentities(ProcessorFlaw::ReplayAfterUnbounded))
             .target("ReplayAfterUnbounded")
-            .env(crate::env())
-            .config(crate::config(500, 0))
+            .env(crate::extended::env())
+            .config(crate::extended::config(500, 0))
             .run("tck_extended_schedules")
             .unwrap();
     assert_eq!(result.test, "tck_extended_schedules");
@@ -209,12 +177,12 @@ fn a_processor_losing_batches_from_other_threads_needs_the_stress() {
     // of their steps); the stress always does.
     let result = ProcessorExtendedVerification::new(flawed())
         .target("ForeignBatchDemand")
-        .env(crate::env())
-        .config(crate::config(1, 20))
+        .env(crate::extended::env())
+        .config(crate::extended::config(1, 20))
         .run("tck_extended_stress")
         .unwrap();
     assert_eq!(result.test, "tck_extended_stress");
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
     // Numbers and seeds are redacted: the snapshot keeps the words.
-    insta::assert_snapshot!(crate::redact_numbers(&result.message.unwrap()));
+    insta::assert_snapshot!(crate::extended::redact_numbers(&result.message.unwrap()));
 }

@@ -93,16 +93,16 @@ impl Talkback for BoundTalkback {
 fn a_source_bound_to_its_connecting_thread_needs_the_stress() {
     crate::verdicts::assert_quick_misses(SourceVerification::new(ThreadBoundRanges).run_all());
     let schedules = SourceExtendedVerification::new(ThreadBoundRanges)
-        .env(crate::env())
-        .config(crate::config(300, 0))
+        .env(crate::extended::env())
+        .config(crate::extended::config(300, 0))
         .run("tck_extended_schedules")
         .unwrap();
     assert_eq!(schedules.verdict, Verdict::Passed, "{schedules:#?}");
 
     let result = SourceExtendedVerification::new(ThreadBoundRanges)
         .target("ThreadBound")
-        .env(crate::env())
-        .config(crate::config(1, 20))
+        .env(crate::extended::env())
+        .config(crate::extended::config(1, 20))
         .run("tck_extended_stress")
         .unwrap();
     assert_eq!(result.test, "tck_extended_stress");

@@ -23,8 +23,8 @@ fn quick_passes(flaw: Flaw) {
 fn extended(flaw: Flaw, test: &str, cases: u64, iterations: u64) -> String {
     let result = PublisherExtendedVerification::new(Flawed(flaw))
         .target("FlawedRange")
-        .env(crate::env())
-        .config(crate::config(cases, iterations))
+        .env(crate::extended::env())
+        .config(crate::extended::config(cases, iterations))
         .run(test)
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");

@@ -13,8 +13,8 @@ use corpus::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
     PublisherExtendedVerification::new(factory)
-        .env(crate::env())
-        .config(crate::config(300, 20))
+        .env(crate::extended::env())
+        .config(crate::extended::config(300, 20))
         .run_all()
         .unwrap()
 }

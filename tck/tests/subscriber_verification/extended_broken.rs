@@ -1,6 +1,6 @@
-//! The subscriber side: conforming subscribers pass generated signal
-//! scripts; one that goes wrong only after a second `on_subscribe` followed
-//! by an element passes the quick verification and fails the extended one.
+//! Broken subscribers: one that goes wrong only after a second
+//! `on_subscribe` followed by an element passes the quick verification and
+//! fails the extended one.
 
 use std::sync::Arc;
 
@@ -10,14 +10,10 @@ use reactive_streams::{StreamError, Subscriber, Subscription};
 use reactive_streams_tck::extended::{
     SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
 };
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
-use reactive_streams_tck::subscriber::testkit::{Greedy, Queued};
+use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::subscriber::{
     Puppet, SubscriberBlackboxFactory, SubscriberBlackboxVerification, SubscriberWhiteboxFactory,
     SubscriberWhiteboxVerification, WhiteboxProbe,
-};
-use reactive_streams_tck::{
-    subscriber_blackbox_extended_verification, subscriber_whitebox_extended_verification,
 };
 
 /// A blackbox factory from a constructor.
@@ -77,69 +73,6 @@ impl Subscriber<u64> for Switcheroo {
     }
 }
 
-// What a user writes.
-subscriber_blackbox_extended_verification!(greedy_extended, Blackbox(|| Greedy::new(4)), "greedy");
-subscriber_whitebox_extended_verification!(
-    greedy_whitebox_extended,
-    Whitebox(|probe| Box::new(Greedy::new(4).with_probe(probe))),
-    "greedy_whitebox"
-);
-
-fn assert_passed(name: &str, results: Vec<RuleResult>) {
-    crate::verdicts::assert_all_passed(name, &results);
-}
-
-/// 300 scripts each keeps CI quick; 1,000 take about 1.1 s per subscriber
-/// (`RS_TCK_SELFTEST_SCRIPTS=1000` to check).
-#[test]
-fn the_testkit_subscribers_pass_generated_scripts() {
-    let scripts = std::env::var("RS_TCK_SELFTEST_SCRIPTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
-    let config = || crate::config(scripts, 20);
-    for (name, factory) in [
-        ("Greedy(1)", Blackbox(|| Greedy::new(1))),
-        ("Greedy(8)", Blackbox(|| Greedy::new(8))),
-    ] {
-        assert_passed(
-            name,
-            SubscriberBlackboxExtendedVerification::new(factory)
-                .env(crate::env())
-                .config(config())
-                .run_all()
-                .unwrap(),
-        );
-    }
-    assert_passed(
-        "Queued",
-        SubscriberBlackboxExtendedVerification::new(Blackbox(|| Queued::new(None)))
-            .env(crate::env())
-            .config(config())
-            .run_all()
-            .unwrap(),
-    );
-    for (name, factory) in [
-        (
-            "Greedy(4) whitebox",
-            Whitebox(|probe| Box::new(Greedy::new(4).with_probe(probe))),
-        ),
-        (
-            "Queued whitebox",
-            Whitebox(|probe| Box::new(Queued::new(Some(probe)))),
-        ),
-    ] {
-        assert_passed(
-            name,
-            SubscriberWhiteboxExtendedVerification::new(factory)
-                .env(crate::env())
-                .config(config())
-                .run_all()
-                .unwrap(),
-        );
-    }
-}
-
 #[test]
 fn a_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
     crate::verdicts::assert_quick_misses(
@@ -148,8 +81,8 @@ fn a_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
 
     let result = SubscriberBlackboxExtendedVerification::new(Blackbox(Switcheroo::default))
         .target("Switcheroo")
-        .env(crate::env())
-        .config(crate::config(1000, 0))
+        .env(crate::extended::env())
+        .config(crate::extended::config(1000, 0))
         .run("tck_extended_schedules")
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
@@ -199,16 +132,16 @@ fn a_subscriber_bound_to_one_thread_needs_the_stress() {
         SubscriberBlackboxVerification::new(Blackbox(ThreadBound::default)).run_all(),
     );
     let schedules = SubscriberBlackboxExtendedVerification::new(Blackbox(ThreadBound::default))
-        .env(crate::env())
-        .config(crate::config(300, 0))
+        .env(crate::extended::env())
+        .config(crate::extended::config(300, 0))
         .run("tck_extended_schedules")
         .unwrap();
     assert_eq!(schedules.verdict, Verdict::Passed, "{schedules:#?}");
 
     let result = SubscriberBlackboxExtendedVerification::new(Blackbox(ThreadBound::default))
         .target("ThreadBound")
-        .env(crate::env())
-        .config(crate::config(1, 5))
+        .env(crate::extended::env())
+        .config(crate::extended::config(1, 5))
         .run("tck_extended_stress")
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
@@ -302,8 +235,8 @@ fn a_whitebox_subscriber_keeping_the_rejected_subscription_needs_a_generated_scr
 
     let result = SubscriberWhiteboxExtendedVerification::new(Whitebox(wrapped_switcheroo))
         .target("Switcheroo (whitebox)")
-        .env(crate::env())
-        .config(crate::config(1000, 0))
+        .env(crate::extended::env())
+        .config(crate::extended::config(1000, 0))
         .run("tck_extended_schedules")
         .unwrap();
     assert_eq!(result.test, "tck_extended_schedules");
@@ -319,7 +252,7 @@ fn a_whitebox_subscriber_keeping_the_rejected_subscription_needs_a_generated_scr
 fn a_whitebox_puppet_on_the_rejected_subscription_fails_2_5() {
     let quick = SubscriberWhiteboxVerification::new(Whitebox(puppet_on_latest))
         .target("PuppetOnLatest")
-        .env(crate::env())
+        .env(crate::extended::env())
         .run_all()
         .unwrap();
     let failed: Vec<&str> = quick

@@ -1,5 +1,5 @@
-//! The Streamlet side: conforming sources and sinks pass generated
-//! scripts; broken ones fail with a minimal script.
+//! Broken Streamlet sources and sinks fail the extended verification with a
+//! minimal script.
 
 use std::sync::Arc;
 
@@ -10,35 +10,7 @@ use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::streamlet::source::SourceVerification;
-use reactive_streams_tck::streamlet::testkit::{PullRange, TakeN};
-use reactive_streams_tck::{
-    streamlet_sink_extended_verification, streamlet_source_extended_verification,
-};
-
-pub struct PullRanges;
-
-impl SourceFactory for PullRanges {
-    type Element = u64;
-    fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
-        Box::new(PullRange::new(elements))
-    }
-    fn supports_restart(&self) -> bool {
-        true
-    }
-}
-
-// What a user writes.
-streamlet_source_extended_verification!(pull_range_extended, PullRanges, "pull_range");
-
-#[test]
-fn the_testkit_pull_range_passes_generated_scripts() {
-    let results = SourceExtendedVerification::new(PullRanges)
-        .env(crate::env())
-        .config(crate::config(500, 20))
-        .run_all()
-        .unwrap();
-    crate::verdicts::assert_all_passed("PullRange", &results);
-}
+use reactive_streams_tck::streamlet::testkit::PullRange;
 
 /// One element too many: the extended verification names the shortest
 /// script that shows it.
@@ -55,52 +27,12 @@ impl SourceFactory for OneTooMany {
 fn a_source_with_one_element_too_many_fails_with_a_minimal_script() {
     let result = SourceExtendedVerification::new(OneTooMany)
         .target("OneTooMany")
-        .env(crate::env())
-        .config(crate::config(500, 0))
+        .env(crate::extended::env())
+        .config(crate::extended::config(500, 0))
         .run("tck_extended_schedules")
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
     insta::assert_snapshot!(result.message.unwrap());
-}
-
-/// The testkit's sinks: take five pulling, take three pushed, drain.
-#[derive(Debug, Clone, Copy)]
-pub enum TakeSinks {
-    FivePulling,
-    ThreePushed,
-    Drain,
-}
-
-impl SinkFactory for TakeSinks {
-    type Element = u64;
-    fn create_sink(&self) -> Box<dyn Sink<u64>> {
-        Box::new(match self {
-            TakeSinks::FivePulling => TakeN::new(5, true),
-            TakeSinks::ThreePushed => TakeN::new(3, false),
-            TakeSinks::Drain => TakeN::new(u64::MAX, true),
-        })
-    }
-    fn create_element(&self, index: u64) -> u64 {
-        index
-    }
-}
-
-streamlet_sink_extended_verification!(take_five_extended, TakeSinks::FivePulling, "take_five");
-
-#[test]
-fn the_testkit_sinks_pass_generated_scripts() {
-    for sink in [
-        TakeSinks::FivePulling,
-        TakeSinks::ThreePushed,
-        TakeSinks::Drain,
-    ] {
-        let results = SinkExtendedVerification::new(sink)
-            .env(crate::env())
-            .config(crate::config(500, 0))
-            .run_all()
-            .unwrap();
-        crate::verdicts::assert_all_passed(&format!("{sink:?}"), &results);
-    }
 }
 
 /// Starts when greeted and pulls; stops after its third element — and,
@@ -154,8 +86,8 @@ impl SinkFactory for StopsOnErrorSinks {
 fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
     let result = SinkExtendedVerification::new(StopsOnErrorSinks)
         .target("StopsOnError")
-        .env(crate::env())
-        .config(crate::config(500, 0))
+        .env(crate::extended::env())
+        .config(crate::extended::config(500, 0))
         .run("tck_extended_schedules")
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
@@ -257,11 +189,11 @@ fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
     crate::verdicts::assert_quick_misses(SourceVerification::new(StuckAfterLastStop).run_all());
 
     // A short timeout: every failing run waits it out for the end.
-    let env = crate::short_timeout_env();
+    let env = crate::extended::short_timeout_env();
     let result = SourceExtendedVerification::new(StuckAfterLastStop)
         .target("StuckAfterLastStop")
         .env(env)
-        .config(crate::config(500, 0))
+        .config(crate::extended::config(500, 0))
         .run("tck_extended_schedules")
         .unwrap();
     assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
@@ -318,8 +250,8 @@ fn a_sink_stopping_after_a_late_end_needs_a_generated_script() {
 
     let result = SinkExtendedVerification::new(StopsOnLateEndSinks)
         .target("StopsOnLateEnd")
-        .env(crate::env())
-        .config(crate::config(500, 0))
+        .env(crate::extended::env())
+        .config(crate::extended::config(500, 0))
         .run("tck_extended_schedules")
         .unwrap();
     assert_eq!(result.test, "tck_extended_schedules");

@@ -1,0 +1,31 @@
+//! A correct-but-unusual sink (issue 14, family 7) passes the extended
+//! verification too: a sink that never starts.
+
+#[path = "../common/passive_sink.rs"]
+mod passive_sink;
+
+use reactive_streams_tck::extended::SinkExtendedVerification;
+use reactive_streams_tck::outcome::RuleResult;
+
+use passive_sink::Passives;
+
+fn passes(name: &str, results: Vec<RuleResult>) {
+    crate::verdicts::assert_passed_or_skipped_with_reason(name, &results);
+}
+
+#[test]
+fn a_sink_that_never_starts_passes_the_extended_verification() {
+    passes(
+        "passive sink",
+        SinkExtendedVerification::new(Passives)
+            .env(
+                reactive_streams_tck::env::TestEnv::builder()
+                    .timeout(std::time::Duration::from_millis(300))
+                    .no_signal_timeout(std::time::Duration::from_millis(5))
+                    .build(),
+            )
+            .config(crate::extended::config(50, 5))
+            .run_all()
+            .unwrap(),
+    );
+}
