@@ -103,7 +103,7 @@ pub(crate) fn spec_2_01<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         }
         return Err(cx.failure(
             "request(n) after on_subscribe (and the nudge to request)",
-            "no request arrived",
+            "no request(n) with n ≥ 1 arrived",
         ));
     }
     let delivered = stage.driver.feed(FEED_CAP, window(cx))?;
@@ -139,9 +139,11 @@ pub(crate) fn spec_2_06<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     ));
     let mut stage = subject.stage(cx)?;
     if !started::<X>(&mut stage)? {
-        return Err(cx.failure(
+        // A subscriber that never asks breaks §2.1, whatever it declares about stopping.
+        return Err(cx.failure_of(
+            "2.1",
             "request(n) after on_subscribe (and the nudge to request)",
-            "no request arrived",
+            "no request(n) with n ≥ 1 arrived",
         ));
     }
     let delivered = stage.driver.feed(k, cx.env().timeout())?;
