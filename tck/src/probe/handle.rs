@@ -34,12 +34,14 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     /// shares, lets `on_signal` decide the reaction, then reacts unlocked.
     fn signal(
         &self,
-        description: String,
-        on_signal: impl FnOnce(&mut State<T>, &Shared<T>) -> Reaction,
+        describe: impl FnOnce(&State<T>) -> String,
+        on_signal: impl FnOnce(&mut State<T>, &Shared<T>, &str) -> Reaction,
     ) {
         let shared = &*self.shared;
         let cx = &shared.cx;
         let mut state = shared.state.lock();
+        // Described under the lock: an `on_next` gets its ordinal here.
+        let description = describe(&state);
         let entered = state.enter();
         let synchronous = state.is_synchronous();
         cx.trace(shared.event(&format!(
@@ -71,7 +73,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
         }
         let cancelled_before = state.cancelled;
-        let mut reaction = on_signal(&mut state, shared);
+        let mut reaction = on_signal(&mut state, shared, &description);
         // A set-aside on_next (beyond demand, already a §1.1 violation) is
         // not judged by the running test's own checks, this one included.
         if !std::mem::take(&mut state.just_set_aside) {
@@ -225,47 +227,51 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
 /// `unsafe` code could re-enter a `&mut self` subscriber (§1.3, §3.3).
 impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     pub(crate) fn subscribe_signal(&self, subscription: Arc<dyn Subscription>) {
-        self.signal(String::from("on_subscribe"), |state, shared| {
-            state.subscribes += 1;
-            let same = state
-                .subscription
-                .as_ref()
-                .is_some_and(|first| Arc::ptr_eq(first, &subscription));
-            if state.subscribes > 1 {
-                // §2.12 binds whoever calls `on_subscribe`: the types stop
-                // a caller handing one subscriber to `subscribe` twice
-                // (§1.10), not a publisher calling it twice on a
-                // subscriber it owns.
-                if state.first_report("2.12") {
-                    shared.cx.record(shared.failure_of(
-                        "2.12",
-                        "on_subscribe at most once on a given subscriber",
-                        format!(
-                            "on_subscribe number {} ({} subscription)",
-                            state.subscribes,
-                            if same { "the same" } else { "a new" }
-                        ),
-                    ));
+        self.signal(
+            |_| String::from("on_subscribe"),
+            |state, shared, _| {
+                state.subscribes += 1;
+                let same = state
+                    .subscription
+                    .as_ref()
+                    .is_some_and(|first| Arc::ptr_eq(first, &subscription));
+                if state.subscribes > 1 {
+                    // §2.12 binds whoever calls `on_subscribe`: the types stop
+                    // a caller handing one subscriber to `subscribe` twice
+                    // (§1.10), not a publisher calling it twice on a
+                    // subscriber it owns.
+                    if state.first_report("2.12") {
+                        shared.cx.record(shared.failure_of(
+                            "2.12",
+                            "on_subscribe at most once on a given subscriber",
+                            format!(
+                                "on_subscribe number {} ({} subscription)",
+                                state.subscribes,
+                                if same { "the same" } else { "a new" }
+                            ),
+                        ));
+                    }
+                    return if same {
+                        Reaction::None
+                    } else {
+                        Reaction::CancelExtra(subscription)
+                    };
                 }
-                return if same {
+                state.subscription = Some(subscription);
+                if state.behaviour.request_on_subscribe.is_empty() {
                     Reaction::None
                 } else {
-                    Reaction::CancelExtra(subscription)
-                };
-            }
-            state.subscription = Some(subscription);
-            if state.behaviour.request_on_subscribe.is_empty() {
-                Reaction::None
-            } else {
-                Reaction::Request(state.behaviour.request_on_subscribe.clone())
-            }
-        });
+                    Reaction::Request(state.behaviour.request_on_subscribe.clone())
+                }
+            },
+        );
     }
 
     pub(crate) fn next_signal(&self, element: T) {
         let here = super::stack::stack_address();
-        let description = format!("on_next({element:?})");
-        self.signal(description.clone(), move |state, shared| {
+        let value = super::words::Rendered(format!("{element:?}"));
+        let describe = move |state: &State<T>| super::show_next(state.nexts + 1, &value);
+        self.signal(describe, move |state, shared, description| {
             let cx = &shared.cx;
             state.nexts += 1;
             let measured = if state.behaviour.measure_recursion {
@@ -291,18 +297,18 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                             "3.6",
                             format!(
                                 "requests after cancel() to have no effect: at most {} on_next (requested before it)",
-                                state.requested
+                                super::show_demand(state.requested)
                             ),
-                            format!("{description} was on_next number {}", state.nexts),
+                            format!("{description} arrived"),
                         )
                     } else {
                         shared.failure_of(
                             "1.1",
                             format!(
                                 "at most {} on_next (the total requested so far)",
-                                state.requested
+                                super::show_demand(state.requested)
                             ),
-                            format!("{description} was on_next number {}", state.nexts),
+                            format!("{description} arrived"),
                         )
                     });
                 }
@@ -345,12 +351,11 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 // element past n breaks the factory's contract.
                 if state.offered > n {
                     if state.first_report("tck.create_n_gives_exactly_n") {
-                        cx.record(cx.failure_of(
+                        cx.record(shared.failure_of(
                             "tck.create_n_gives_exactly_n",
                             format!("at most {n} on_next from create_publisher({n})"),
                             format!(
-                                "{description} was on_next number {} while demand was still ahead; the probe cancelled",
-                                state.offered
+                                "{description} arrived while demand was still ahead; the probe cancelled"
                             ),
                         ));
                     }
@@ -364,7 +369,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             let limit = state.behaviour.depth_bound.max(super::STACK_DEPTH_FLOOR);
             if measured > limit {
                 if state.first_report("3.3") {
-                    cx.record(cx.failure_of(
+                    cx.record(shared.failure_of(
                         "3.3",
                         format!(
                             "an upper bound on synchronous recursion between publisher and subscriber (at most {limit} nested on_next on one thread's stack)"
@@ -412,36 +417,42 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
 
     pub(crate) fn error_signal(&self, error: StreamError) {
         let description = format!("on_error({error})");
-        self.signal(description.clone(), move |state, _| {
-            if state.is_synchronous() {
-                state.sync_terminals += 1;
-            }
-            if state.terminal.is_none() {
-                state.terminal = Some(description);
-            }
-            state.push(Signal::Error(error));
-            Reaction::None
-        });
+        self.signal(
+            move |_| description.clone(),
+            move |state, _, description| {
+                if state.is_synchronous() {
+                    state.sync_terminals += 1;
+                }
+                if state.terminal.is_none() {
+                    state.terminal = Some(description.to_string());
+                }
+                state.push(Signal::Error(error));
+                Reaction::None
+            },
+        );
     }
 
     pub(crate) fn complete_signal(&self) {
-        self.signal(String::from("on_complete"), |state, _| {
-            if state.is_synchronous() {
-                state.sync_terminals += 1;
-            }
-            if state.terminal.is_none() {
-                state.terminal = Some(String::from("on_complete"));
-            }
-            state.push(Signal::Complete);
-            Reaction::None
-        });
+        self.signal(
+            |_| String::from("on_complete"),
+            |state, _, _| {
+                if state.is_synchronous() {
+                    state.sync_terminals += 1;
+                }
+                if state.terminal.is_none() {
+                    state.terminal = Some(String::from("on_complete"));
+                }
+                state.push(Signal::Complete);
+                Reaction::None
+            },
+        );
     }
 }
 
-/// `on_next`, `on_error(..)` or `on_complete` without the element: which
+/// `on_next`, `on_error` or `on_complete` without the element: which
 /// element comes late depends on timing, the message must not.
 fn kind_of(description: &str) -> &str {
-    description.split('(').next().unwrap_or(description)
+    description.split([' ', '(']).next().unwrap_or(description)
 }
 
 impl<T> Drop for ProbeSubscriber<T> {
@@ -509,7 +520,8 @@ mod tests {
         assert_eq!(
             cx.first_failure().unwrap().to_string(),
             "§3.3: expected synchronous recursion on_next → request → on_next at most 3 deep \
-             (the declared bound); actual: on_next(3) ran 4 deep; the probe stopped requesting"
+             (the declared bound); actual: on_next #4 (value 3) ran 4 deep; the probe stopped \
+             requesting"
         );
         assert_eq!(probe.received(), 4);
     }
@@ -564,8 +576,8 @@ mod tests {
         });
         assert_eq!(
             cx.first_failure().unwrap().to_string(),
-            "§1.3: expected signals to reach the subscriber one at a time; actual: on_next(1) \
-             entered while another signal was still running on another thread"
+            "§1.3: expected signals to reach the subscriber one at a time; actual: on_next #2 \
+             (value 1) entered while another signal was still running on another thread"
         );
     }
 
