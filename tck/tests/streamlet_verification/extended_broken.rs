@@ -1,16 +1,17 @@
 //! Broken Streamlet sources and sinks fail the extended verification with a
-//! minimal script.
+//! minimal script; each whole extended run breaks exactly the rules
+//! snapshotted as `…_rules`.
 
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::extended::{SinkExtendedVerification, SourceExtendedVerification};
-use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::streamlet::source::SourceVerification;
 use reactive_streams_tck::streamlet::testkit::PullRange;
+use reactive_streams_tck::testkit::broken_rules;
 
 /// One element too many: the extended verification names the shortest
 /// script that shows it.
@@ -25,14 +26,15 @@ impl SourceFactory for OneTooMany {
 
 #[test]
 fn a_source_with_one_element_too_many_fails_with_a_minimal_script() {
-    let result = SourceExtendedVerification::new(OneTooMany)
+    let results = SourceExtendedVerification::new(OneTooMany)
         .target("OneTooMany")
         .env(crate::extended::env())
         .config(crate::extended::config(500, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("one_too_many_rules", broken_rules(&results));
 }
 
 /// Starts when greeted and pulls; stops after its third element — and,
@@ -84,14 +86,15 @@ impl SinkFactory for StopsOnErrorSinks {
 /// for a flaw only a generated script reaches.
 #[test]
 fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
-    let result = SinkExtendedVerification::new(StopsOnErrorSinks)
+    let results = SinkExtendedVerification::new(StopsOnErrorSinks)
         .target("StopsOnError")
         .env(crate::extended::env())
         .config(crate::extended::config(500, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("stops_on_error_rules", broken_rules(&results));
 }
 
 /// A pull range with a flaw only a generated script reaches: stopped from
@@ -190,14 +193,15 @@ fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
 
     // A short timeout: every failing run waits it out for the end.
     let env = crate::extended::short_timeout_env();
-    let result = SourceExtendedVerification::new(StuckAfterLastStop)
+    let results = SourceExtendedVerification::new(StuckAfterLastStop)
         .target("StuckAfterLastStop")
         .env(env)
         .config(crate::extended::config(500, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("stuck_after_last_stop_rules", broken_rules(&results));
 }
 
 /// Starts when greeted and pulls. Its flaw is in its clean-up: on `end`, it
@@ -248,13 +252,13 @@ impl SinkFactory for StopsOnLateEndSinks {
 fn a_sink_stopping_after_a_late_end_needs_a_generated_script() {
     crate::verdicts::assert_quick_misses(SinkVerification::new(StopsOnLateEndSinks).run_all());
 
-    let result = SinkExtendedVerification::new(StopsOnLateEndSinks)
+    let results = SinkExtendedVerification::new(StopsOnLateEndSinks)
         .target("StopsOnLateEnd")
         .env(crate::extended::env())
         .config(crate::extended::config(500, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.test, "tck_extended_schedules");
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("stops_on_late_end_rules", broken_rules(&results));
 }

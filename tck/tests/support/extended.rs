@@ -80,3 +80,23 @@ fn redaction_keeps_the_words() {
         "iteration N of N → §3.8: stress-2: request(N) (seed 0x…; RS_TCK_SEED=0x…)"
     );
 }
+
+/// The result of `test` in a whole extended run: it must have failed.
+/// (The run's other results are for the caller's exact set of broken
+/// rules, `reactive_streams_tck::testkit::broken_rules`.)
+#[track_caller]
+pub fn failed<'a>(
+    results: &'a [reactive_streams_tck::outcome::RuleResult],
+    test: &str,
+) -> &'a reactive_streams_tck::outcome::RuleResult {
+    let result = results
+        .iter()
+        .find(|r| r.test == test)
+        .unwrap_or_else(|| panic!("no {test} in {results:#?}"));
+    assert_eq!(
+        result.verdict,
+        reactive_streams_tck::outcome::Verdict::Failed,
+        "{result:#?}"
+    );
+    result
+}
