@@ -161,7 +161,11 @@ fn an_error_held_back_without_demand_needs_a_generated_script() {
     let results = extended(DeferringErrors, "DefersErrors", env, 500, 0);
     let result = crate::extended::failed(&results, "tck_extended_upstream");
     insta::assert_snapshot!(result.message.clone().unwrap());
-    insta::assert_snapshot!("defers_errors_rules", broken_rules(&results));
+    // On a loaded machine the schedules (which end upstream with an error
+    // too) may also wait out the short timeout for the held-back error:
+    // only the rule broken in every run is compared, any other must fail.
+    let rules = crate::extended::rules_broken_in_every_run(&results, &["tck.extended_upstream"]);
+    insta::assert_snapshot!("defers_errors_rules", rules);
 }
 
 fn processor_quick_passes<F: ProcessorFactory>(factory: F) {

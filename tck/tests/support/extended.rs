@@ -100,3 +100,24 @@ pub fn failed<'a>(
     );
     result
 }
+
+/// The lines of `testkit::broken_rules(results)` for the rules in
+/// `always`, for a snapshot; every other line must be a failure. For a
+/// broken implementation whose other failures depend on timing (say which).
+#[track_caller]
+pub fn rules_broken_in_every_run(
+    results: &[reactive_streams_tck::outcome::RuleResult],
+    always: &[&str],
+) -> String {
+    let rules = reactive_streams_tck::testkit::broken_rules(results);
+    let (every_run, timing): (Vec<&str>, Vec<&str>) = rules.lines().partition(|line| {
+        always
+            .iter()
+            .any(|rule| line.starts_with(&format!("{rule}:")))
+    });
+    assert!(
+        timing.iter().all(|line| line.ends_with(": failed")),
+        "{rules}"
+    );
+    every_run.join("\n")
+}
