@@ -1,8 +1,11 @@
 //! A processor factory over the TCK's identity processor, with a quirk.
 
-use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::processor::testkit::{IdentityProcessor, Quirk};
 use reactive_streams_tck::processor::ProcessorFactory;
+
+#[path = "../support/timing.rs"]
+mod timing;
+pub use timing::{generous, patient};
 
 pub struct Identities {
     pub quirk: Quirk,
@@ -45,21 +48,4 @@ impl ProcessorFactory for Identities {
     fn recovers_from_errors(&self) -> bool {
         self.recovers
     }
-}
-
-/// See the subscriber self-tests: a generous no-signal window for broken
-/// processors.
-pub fn patient() -> TestEnv {
-    TestEnv::builder()
-        .no_signal_timeout(std::time::Duration::from_millis(200))
-        .timeout(std::time::Duration::from_millis(1000))
-        .build()
-}
-
-/// For conforming processors: a long presence timeout (a passing test never
-/// waits for it), so a starved thread on a loaded machine is waited for.
-pub fn generous() -> TestEnv {
-    TestEnv::builder()
-        .timeout(std::time::Duration::from_secs(5))
-        .build()
 }

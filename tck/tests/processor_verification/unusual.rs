@@ -64,7 +64,7 @@ impl ProcessorFactory for Pacers {
     }
 }
 
-const PREFETCH: Pull = Pull::Prefetch { high: 8, low: 2 };
+pub const PREFETCH: Pull = Pull::Prefetch { high: 8, low: 2 };
 
 fn later() -> Pacers {
     Pacers::pulling(Pull::Later)

@@ -6,10 +6,7 @@ use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::publisher::PublisherFactory;
 
-#[path = "../support/unusual_publishers.rs"]
-mod corpus;
-
-use corpus::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
+use crate::unusual::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
     PublisherExtendedVerification::new(factory)

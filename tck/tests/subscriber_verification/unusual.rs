@@ -20,7 +20,7 @@
 //! `request(1)` the trace shows).
 
 #[path = "../common/unusual_subscribers.rs"]
-mod unusual_subscribers;
+pub mod unusual_subscribers;
 
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::subscriber::{SubscriberWhiteboxFactory, SubscriberWhiteboxVerification};
