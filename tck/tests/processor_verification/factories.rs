@@ -1,7 +1,8 @@
 //! A processor factory over the TCK's identity processor, with a quirk.
 
+use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::processor::testkit::{IdentityProcessor, Quirk};
-use reactive_streams_tck::processor::ProcessorFactory;
+use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 
 #[path = "../support/timing.rs"]
 mod timing;
@@ -48,4 +49,20 @@ impl ProcessorFactory for Identities {
     fn recovers_from_errors(&self) -> bool {
         self.recovers
     }
+}
+
+/// Runs `test` against a broken processor: it must fail; returns the
+/// message.
+pub fn failed<F: ProcessorFactory>(factory: F, test: &str) -> String {
+    let result = ProcessorVerification::new(factory)
+        .env(patient())
+        .run(test)
+        .unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Failed,
+        "{test} was expected to fail: {:?}",
+        result.message
+    );
+    result.message.unwrap_or_default()
 }

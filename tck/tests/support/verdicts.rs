@@ -60,3 +60,25 @@ pub fn assert_passed_or_skipped_with_reason(name: &str, results: &[RuleResult]) 
         );
     }
 }
+
+/// Asserts that no result failed (a warning is allowed) and that every
+/// skip says why.
+#[track_caller]
+pub fn assert_no_failure_and_skips_explained(name: &str, results: &[RuleResult]) {
+    use reactive_streams_tck::outcome::Verdict;
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or_default()))
+        .collect();
+    assert!(failed.is_empty(), "{name}: {failed:#?}");
+    for r in results {
+        if r.verdict == Verdict::Skipped {
+            assert!(
+                r.message.as_deref().is_some_and(|m| !m.is_empty()),
+                "{name}: {} skipped without a reason",
+                r.test
+            );
+        }
+    }
+}
