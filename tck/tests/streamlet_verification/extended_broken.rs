@@ -37,16 +37,27 @@ fn a_source_with_one_element_too_many_fails_with_a_minimal_script() {
     insta::assert_snapshot!("one_too_many_rules", broken_rules(&results));
 }
 
-/// Starts when greeted and pulls; stops after its third element — and,
-/// its flaw, also when the stream ends with a reason, which the protocol
-/// forbids (nothing may be stopped once ended).
-#[derive(Default)]
-pub struct StopsOnError {
+/// Starts when greeted and pulls, with a flaw in how it stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopFlaw {
+    /// Stops after its third element — and also when the stream ends with
+    /// a reason, which the protocol forbids (nothing may be stopped once
+    /// ended).
+    OnError,
+    /// Its clean-up: on `end`, it stops the stream to release the request
+    /// it prefetched — which it only does from its second element on —
+    /// though nothing may be stopped once ended (rule 6). The quick
+    /// verification ends streams after 0 and 1 elements only.
+    OnLateEnd,
+}
+
+pub struct Stopping {
+    flaw: StopFlaw,
     talkback: Option<Arc<dyn Talkback>>,
     received: u64,
 }
 
-impl Sink<u64> for StopsOnError {
+impl Sink<u64> for Stopping {
     fn greet(&mut self, talkback: Arc<dyn Talkback>) {
         talkback.start();
         talkback.request();
@@ -55,7 +66,7 @@ impl Sink<u64> for StopsOnError {
     fn receive(&mut self, _: u64) {
         self.received += 1;
         if let Some(talkback) = &self.talkback {
-            if self.received == 3 {
+            if self.flaw == StopFlaw::OnError && self.received == 3 {
                 talkback.stop(None);
             } else {
                 talkback.request();
@@ -63,18 +74,34 @@ impl Sink<u64> for StopsOnError {
         }
     }
     fn end(&mut self, reason: Option<StreamError>) {
-        if let (Some(talkback), Some(reason)) = (&self.talkback, reason) {
-            talkback.stop(Some(reason));
+        match self.flaw {
+            StopFlaw::OnError => {
+                if let (Some(talkback), Some(reason)) = (&self.talkback, reason) {
+                    talkback.stop(Some(reason));
+                }
+            }
+            StopFlaw::OnLateEnd => {
+                if let Some(talkback) = self.talkback.take() {
+                    if self.received >= 2 {
+                        talkback.stop(None);
+                    }
+                }
+            }
         }
     }
 }
 
-pub struct StopsOnErrorSinks;
+/// Makes [`Stopping`] sinks with one flaw.
+pub struct StoppingSinks(pub StopFlaw);
 
-impl SinkFactory for StopsOnErrorSinks {
+impl SinkFactory for StoppingSinks {
     type Element = u64;
     fn create_sink(&self) -> Box<dyn Sink<u64>> {
-        Box::new(StopsOnError::default())
+        Box::new(Stopping {
+            flaw: self.0,
+            talkback: None,
+            received: 0,
+        })
     }
     fn create_element(&self, index: u64) -> u64 {
         index
@@ -86,7 +113,7 @@ impl SinkFactory for StopsOnErrorSinks {
 /// for a flaw only a generated script reaches.
 #[test]
 fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
-    let results = SinkExtendedVerification::new(StopsOnErrorSinks)
+    let results = SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnError))
         .target("StopsOnError")
         .env(crate::extended::env())
         .config(crate::extended::config(500, 0))
@@ -204,55 +231,13 @@ fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
     insta::assert_snapshot!("stuck_after_last_stop_rules", broken_rules(&results));
 }
 
-/// Starts when greeted and pulls. Its flaw is in its clean-up: on `end`, it
-/// stops the stream to release the request it prefetched — which it only
-/// does from its second element on — though nothing may be stopped once
-/// ended (rule 6). The quick verification ends streams after 0 and 1
-/// elements only.
-#[derive(Default)]
-pub struct StopsOnLateEnd {
-    talkback: Option<Arc<dyn Talkback>>,
-    received: u64,
-}
-
-impl Sink<u64> for StopsOnLateEnd {
-    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
-        talkback.start();
-        talkback.request();
-        self.talkback = Some(talkback);
-    }
-    fn receive(&mut self, _: u64) {
-        self.received += 1;
-        if let Some(talkback) = &self.talkback {
-            talkback.request();
-        }
-    }
-    fn end(&mut self, _: Option<StreamError>) {
-        if let Some(talkback) = self.talkback.take() {
-            if self.received >= 2 {
-                talkback.stop(None);
-            }
-        }
-    }
-}
-
-pub struct StopsOnLateEndSinks;
-
-impl SinkFactory for StopsOnLateEndSinks {
-    type Element = u64;
-    fn create_sink(&self) -> Box<dyn Sink<u64>> {
-        Box::new(StopsOnLateEnd::default())
-    }
-    fn create_element(&self, index: u64) -> u64 {
-        index
-    }
-}
-
 #[test]
 fn a_sink_stopping_after_a_late_end_needs_a_generated_script() {
-    crate::verdicts::assert_quick_misses(SinkVerification::new(StopsOnLateEndSinks).run_all());
+    crate::verdicts::assert_quick_misses(
+        SinkVerification::new(StoppingSinks(StopFlaw::OnLateEnd)).run_all(),
+    );
 
-    let results = SinkExtendedVerification::new(StopsOnLateEndSinks)
+    let results = SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnLateEnd))
         .target("StopsOnLateEnd")
         .env(crate::extended::env())
         .config(crate::extended::config(500, 0))
