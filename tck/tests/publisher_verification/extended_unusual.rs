@@ -3,7 +3,7 @@
 //! failure, every skip with a reason.
 
 use reactive_streams_tck::extended::PublisherExtendedVerification;
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::PublisherFactory;
 
 use crate::unusual::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
@@ -19,22 +19,7 @@ fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
 /// No failure; every skip carries a reason. Returns the skips as
 /// `test: reason`.
 fn assert_accepted(results: &[RuleResult]) -> Vec<String> {
-    let mut skipped = Vec::new();
-    for r in results {
-        let message = r.message.as_deref().unwrap_or_default();
-        assert_ne!(
-            r.verdict,
-            Verdict::Failed,
-            "{} {}: {message}",
-            r.target,
-            r.test
-        );
-        if r.verdict == Verdict::Skipped {
-            assert!(!message.is_empty(), "{} skipped without a reason", r.test);
-            skipped.push(format!("{}: {message}", r.test));
-        }
-    }
-    skipped
+    crate::verdicts::assert_no_failure_and_skips_explained("unusual publisher", results)
 }
 
 #[test]
