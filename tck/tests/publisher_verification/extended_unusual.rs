@@ -6,7 +6,7 @@ use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::PublisherFactory;
 
-use crate::unusual::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
+use crate::unusual::{assert_accepted, AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
     PublisherExtendedVerification::new(factory)
@@ -14,12 +14,6 @@ fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
         .config(crate::extended::config(300, 20))
         .run_all()
         .unwrap()
-}
-
-/// No failure; every skip carries a reason. Returns the skips as
-/// `test: reason`.
-fn assert_accepted(results: &[RuleResult]) -> Vec<String> {
-    crate::verdicts::assert_no_failure_and_skips_explained("unusual publisher", results)
 }
 
 #[test]

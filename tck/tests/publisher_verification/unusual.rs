@@ -27,7 +27,7 @@ fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
 
 /// No failure; every skip carries a reason. Returns the skips as
 /// `test: reason`.
-fn assert_accepted(results: &[RuleResult]) -> Vec<String> {
+pub fn assert_accepted(results: &[RuleResult]) -> Vec<String> {
     crate::verdicts::assert_no_failure_and_skips_explained("unusual publisher", results)
 }
 
