@@ -16,6 +16,15 @@ pub struct Blackbox<S> {
     pub nudge: Option<fn(&mut S)>,
 }
 
+// By hand: a derive would ask `S: Copy`, and only fn pointers are held.
+impl<S> Clone for Blackbox<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Blackbox<S> {}
+
 impl<S> Blackbox<S> {
     pub fn new(create: fn() -> S) -> Self {
         Blackbox {
