@@ -49,9 +49,18 @@ impl<T: Send + 'static> Clone for FilterProcessor<T> {
 
 impl<T: Clone + Send + 'static> Subscriber<T> for FilterProcessor<T> {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.stage.on_subscribe(subscription);
+        self.hand_off.accepted = self.stage.on_subscribe(subscription);
     }
     fn on_next(&mut self, element: T) {
+        if self.hand_off.pass(&self.stage) {
+            if (self.keep)(&element) {
+                self.hand_off.emit(element);
+            } else {
+                self.hand_off.drop_one();
+            }
+            self.hand_off.settle(&self.stage);
+            return;
+        }
         if (self.keep)(&element) {
             self.stage.on_next(element, &mut self.hand_off);
         } else {

@@ -51,9 +51,14 @@ impl<T: Send + 'static> Clone for IdentityProcessor<T> {
 
 impl<T: Clone + Send + 'static> Subscriber<T> for IdentityProcessor<T> {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.stage.on_subscribe(subscription);
+        self.hand_off.accepted = self.stage.on_subscribe(subscription);
     }
     fn on_next(&mut self, element: T) {
+        if self.hand_off.pass(&self.stage) {
+            self.hand_off.emit(element);
+            self.hand_off.settle(&self.stage);
+            return;
+        }
         self.stage.on_next(element, &mut self.hand_off);
     }
     fn on_error(&mut self, error: StreamError) {

@@ -48,9 +48,14 @@ impl<T, R: Send + 'static> Clone for MapProcessor<T, R> {
 
 impl<T: Send + 'static, R: Clone + Send + 'static> Subscriber<T> for MapProcessor<T, R> {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.stage.on_subscribe(subscription);
+        self.hand_off.accepted = self.stage.on_subscribe(subscription);
     }
     fn on_next(&mut self, element: T) {
+        if self.hand_off.pass(&self.stage) {
+            self.hand_off.emit((self.map)(element));
+            self.hand_off.settle(&self.stage);
+            return;
+        }
         self.stage.on_next((self.map)(element), &mut self.hand_off);
     }
     fn on_error(&mut self, error: StreamError) {

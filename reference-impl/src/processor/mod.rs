@@ -30,6 +30,15 @@
 //!   one gets the original).
 //! * Signals are emitted on the thread that delivered the upstream signal or
 //!   made the `request`.
+//! * **Pass-through**: identity, map and filter call their first
+//!   subscriber directly from the upstream signal while it is their only
+//!   one, forwarding its demand upstream (plus, for a filter, replacements
+//!   for the elements it dropped, asked for together once everything asked
+//!   for has arrived). A `request(0)` or `cancel` it makes from another
+//!   thread while upstream owes it elements takes effect upstream at once;
+//!   its `on_error` (§3.9) or its release (§3.13) follows at upstream's
+//!   next signal, or when upstream, cancelled, drops the processor handle.
+//!   A second subscriber moves both to the multicast path.
 
 mod buffer;
 mod filter;

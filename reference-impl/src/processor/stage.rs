@@ -32,9 +32,15 @@
 //! prefetched before anybody asked), then the live ones, never a gap.
 //! After completion the queues still holding elements are kept for the
 //! same reason.
+//!
+//! The first subscriber of a stage without a buffer skips all of this
+//! while it is the only one: the upstream-facing handle calls it directly
+//! (see [`pass`]), paying no lock and no read-modify-write per element.
+
+mod pass;
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
@@ -55,6 +61,11 @@ pub(crate) struct Stage<R: Send + 'static> {
     executor: Executor,
     next_id: AtomicU64,
     state: Mutex<State<R>>,
+    /// Pass-through mode word ([`pass::OFF`], [`pass::ON`], [`pass::LEAVE`]):
+    /// the one thing the handle looks at per element while passing through.
+    pass_mode: AtomicU8,
+    /// `State::pass`'s `granted`, for the handle's lock-free look.
+    pass_granted: AtomicU64,
 }
 
 struct Downstream<R: Send + 'static> {
@@ -99,6 +110,12 @@ struct State<R: Send + 'static> {
     pending_request: u64,
     pending_cancel: bool,
     calling_upstream: bool,
+    /// The pass-through subscriber (see [`pass`]), if any.
+    pass: Option<pass::Pass<R>>,
+    /// Pass-through was tried once (only the first subscriber gets it).
+    pass_used: bool,
+    /// The pass-through subscriber is being greeted: upstream calls wait.
+    greeting: bool,
 }
 
 impl<R: Clone + Send + 'static> Stage<R> {
@@ -116,26 +133,32 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 pending_request: 0,
                 pending_cancel: false,
                 calling_upstream: false,
+                pass: None,
+                pass_used: false,
+                greeting: false,
             }),
+            pass_mode: AtomicU8::new(pass::OFF),
+            pass_granted: AtomicU64::new(0),
         })
     }
 
     // ---- upstream side (the Subscriber role) ----
 
-    pub(crate) fn on_subscribe(&self, subscription: Arc<dyn Subscription>) {
-        {
-            let mut state = self.state.lock();
-            if state.upstream.is_some() || state.terminal.is_some() {
-                drop(state);
-                // §2.5: a second subscription (or one after the end) is
-                // cancelled.
-                subscription.cancel();
-                return;
-            }
-            state.upstream = Some(subscription);
-            self.replenish(&mut state);
-            self.call_upstream_locked(state);
+    /// Upstream's subscription; `true` if accepted (the handle it came to
+    /// is then the one that may pass elements through).
+    pub(crate) fn on_subscribe(&self, subscription: Arc<dyn Subscription>) -> bool {
+        let mut state = self.state.lock();
+        if state.upstream.is_some() || state.terminal.is_some() {
+            drop(state);
+            // §2.5: a second subscription (or one after the end) is
+            // cancelled.
+            subscription.cancel();
+            return false;
         }
+        state.upstream = Some(subscription);
+        self.replenish(&mut state);
+        self.call_upstream_locked(state);
+        true
     }
 
     /// An element from upstream, for every downstream subscriber.
@@ -238,12 +261,15 @@ impl<R: Clone + Send + 'static> Stage<R> {
 
     pub(crate) fn on_terminal(&self, reason: Option<StreamError>, hand_off: &mut HandOff<R>) {
         // No more hand-offs: let go of the drains.
-        *hand_off = HandOff::default();
+        hand_off.drains.clear();
         // Dropped elements leave after the lock is released: dropping one
         // may run user code (e.g. a datum-done callback) that calls back.
-        let (wake, dropped): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>) = {
+        let (wake, dropped, passed): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>, _) = {
             let mut state = self.state.lock();
+            let passed = self.pass_terminal(&mut state, &reason, hand_off);
             if state.terminal.is_some() {
+                drop(state);
+                passed.run();
                 return;
             }
             state.terminal = Some(match &reason {
@@ -265,8 +291,9 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 state.downstreams = kept;
                 dropped = gone;
             }
-            (wake, dropped)
+            (wake, dropped, passed)
         };
+        passed.run();
         drop(dropped);
         for slot in wake {
             slot.poke();
@@ -291,7 +318,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             self.executor.clone(),
         );
         slot.set_waker(drain.waker());
-        {
+        let after = {
             let mut state = self.state.lock();
             let completed = match &state.terminal {
                 None => false,
@@ -306,6 +333,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
                     return;
                 }
             };
+            if !completed && self.may_pass(&state) {
+                let subscription = self.begin_passing(&mut state, id);
+                drop(state);
+                self.greet_passing(subscriber, subscription);
+                return;
+            }
             if completed {
                 state.downstreams.retain(|d| !d.queue.is_empty());
             }
@@ -334,8 +367,13 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 downstream.slot.end(None);
             }
             state.downstreams.push(downstream);
+            // The pass-through subscriber, if any, goes back to the queued
+            // path (multicast at the slowest pace).
+            let after = self.leave_for_second(&mut state);
             self.replenish(&mut state);
-        }
+            after
+        };
+        after.run();
         self.call_upstream();
         hub::start(id, drain, me, subscriber);
     }
@@ -365,7 +403,10 @@ impl<R: Clone + Send + 'static> Stage<R> {
     // ---- demand ----
 
     fn replenish(&self, state: &mut State<R>) {
-        if state.terminal.is_some() || state.upstream.is_none() {
+        // While passing through, upstream demand is downstream's own
+        // (forwarded by `pass_request`); the queued subscribers that
+        // arrived meanwhile wait for the hand-back to settle it.
+        if state.terminal.is_some() || state.upstream.is_none() || state.pass.is_some() {
             return;
         }
         let Some(min_room) = state.downstreams.iter().map(|d| d.room).min() else {
@@ -395,13 +436,21 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// case: after bookkeeping that may have left work), so nothing pending
     /// costs no second lock.
     fn call_upstream_locked<'a>(&'a self, mut state: MutexGuard<'a, State<R>>) {
-        if state.calling_upstream || (state.pending_request == 0 && !state.pending_cancel) {
+        if state.calling_upstream
+            || state.greeting
+            || (state.pending_request == 0 && !state.pending_cancel)
+        {
             return;
         }
         state.calling_upstream = true;
         loop {
             let Some(upstream) = state.upstream.clone() else {
-                state.pending_request = 0;
+                // Demand a pass-through subscriber asked for before
+                // upstream arrived waits for it (`on_subscribe` calls
+                // again); after the end it is void.
+                if state.terminal.is_some() {
+                    state.pending_request = 0;
+                }
                 state.pending_cancel = false;
                 break;
             };
@@ -454,7 +503,7 @@ impl<R: Clone + Send + 'static> HubOwner for Stage<R> {
                 drop(gone);
                 return;
             }
-            if state.downstreams.is_empty() {
+            if state.downstreams.is_empty() && state.pass.is_none() {
                 // The last subscriber left: cancel upstream (and refuse
                 // later subscribers, the stream is gone).
                 state.terminal = Some(Terminal::Cancelled);
@@ -558,6 +607,73 @@ pub(crate) struct HandOff<R: Send + 'static> {
     /// mutex only so that the handle is `Sync` without `R: Sync`; it is
     /// only ever reached through `&mut` (`get_mut`, no locking).
     ready: Mutex<Vec<(usize, u64, R)>>,
+    /// Upstream's subscription came to this handle (so it may pass through).
+    pub(crate) accepted: bool,
+    /// The pass-through subscriber, while this handle holds it (in a mutex
+    /// only for `Sync`, reached through `&mut` alone, like `ready`).
+    downstream: Mutex<Option<Box<dyn Subscriber<R>>>>,
+    /// Elements received from upstream / delivered to `downstream` while
+    /// passing through, in total; elements dropped not yet replaced.
+    received: u64,
+    delivered: u64,
+    dropped: u64,
+    /// Where `downstream` goes if this handle is dropped holding it.
+    home: Option<Arc<dyn pass::PassHome<R>>>,
+}
+
+impl<R: Clone + Send + 'static> HandOff<R> {
+    /// Whether this element passes straight through to the one downstream
+    /// subscriber (then [`HandOff::emit`] or [`HandOff::drop_one`] it, and
+    /// [`HandOff::settle`]). Per element: one load of the mode word.
+    #[inline]
+    pub(crate) fn pass(&mut self, stage: &Stage<R>) -> bool {
+        if self.downstream.get_mut().is_some()
+            && stage.pass_mode.load(Ordering::Acquire) == pass::ON
+        {
+            self.received += 1;
+            return true;
+        }
+        if !self.accepted
+            || (self.downstream.get_mut().is_none()
+                && stage.pass_mode.load(Ordering::Acquire) == pass::OFF)
+        {
+            return false;
+        }
+        stage.pass_claim(self)
+    }
+
+    /// Delivers an element that passes through.
+    #[inline]
+    pub(crate) fn emit(&mut self, element: R) {
+        self.delivered += 1;
+        if let Some(downstream) = self.downstream.get_mut().as_mut() {
+            downstream.on_next(element);
+        }
+    }
+
+    /// An element that passed through was dropped by the operator.
+    #[inline]
+    pub(crate) fn drop_one(&mut self) {
+        self.dropped += 1;
+    }
+
+    /// After each element passed through: once everything asked for has
+    /// arrived, replace dropped elements or park the subscriber.
+    #[inline]
+    pub(crate) fn settle(&mut self, stage: &Stage<R>) {
+        if self.received == stage.pass_granted.load(Ordering::Acquire) {
+            stage.pass_settle(self);
+        }
+    }
+}
+
+impl<R: Send + 'static> Drop for HandOff<R> {
+    fn drop(&mut self) {
+        if let (Some(downstream), Some(home)) = (self.downstream.get_mut().take(), self.home.take())
+        {
+            home.returned(downstream, self.received, self.delivered);
+        }
+    }
 }
 
 impl<R: Send + 'static> HandOff<R> {
@@ -577,6 +693,12 @@ impl<R: Send + 'static> Default for HandOff<R> {
             drains: Vec::new(),
             plan: Vec::new(),
             ready: Mutex::new(Vec::new()),
+            accepted: false,
+            downstream: Mutex::new(None),
+            received: 0,
+            delivered: 0,
+            dropped: 0,
+            home: None,
         }
     }
 }
