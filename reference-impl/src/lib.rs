@@ -39,6 +39,7 @@
 //! | [`streamlet::SourcePublisher`] | `SourcePublisher::new(source, capacity, overflow)` | a push source's surplus is dropped or fails per [`Overflow`] |
 //! | [`WindowProcessor`], [`SlidingWindowProcessor`], [`FlatMapProcessor`] | `::new(size)`, `::new(size)`, `::new(f)` | one subscriber (later ones are rejected); pull one prefetch batch at a time |
 //! | [`Zip`], [`CombineLatest`] | [`zip`]`(a, b)`, [`zip_with`], [`combine_latest`]`(a, b)`, [`combine_latest_with`] | two inputs; each subscriber subscribes to both again |
+//! | [`Merge`] | [`merge`]`([a, b, …])` | inputs of one type; each subscriber subscribes to all again |
 //! | [`tracked::checkpointed`] | `checkpointed(items, &checkpoint)` | one subscriber; a token per item (see [`tracked`] for datum-done tracking) |
 //!
 //! # Example
@@ -71,8 +72,8 @@ pub mod tracked;
 pub use bridge::{PublisherStream, StreamPublisher};
 pub use executor::{Executor, Task};
 pub use operator::{
-    combine_latest, combine_latest_with, zip, zip_with, CombineLatest, FlatMapProcessor,
-    SlidingWindowProcessor, WindowProcessor, Zip,
+    combine_latest, combine_latest_with, merge, zip, zip_with, CombineLatest, FlatMapProcessor,
+    Merge, SlidingWindowProcessor, WindowProcessor, Zip,
 };
 pub use overflow::{BoundedBuffer, BufferOverflow, Overflow};
 pub use processor::{BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor};

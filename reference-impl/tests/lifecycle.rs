@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use reactive_streams::done::Tracked;
 use reactive_streams::{Publisher, Subscriber};
 use reactive_streams_reference::{
-    combine_latest_with, zip_with, BufferProcessor, FilterProcessor, FlatMapProcessor,
+    combine_latest_with, merge, zip_with, BufferProcessor, FilterProcessor, FlatMapProcessor,
     IdentityProcessor, MapProcessor, SlidingWindowProcessor, WindowProcessor,
 };
 use reactive_streams_tck::datum_lifecycle_verification;
@@ -95,6 +95,23 @@ impl LifecycleFactory for CombineLatest {
     }
 }
 
+/// A merge of two inputs: each output is one input datum, tokens and all.
+pub struct Merge;
+
+impl LifecycleFactory for Merge {
+    type Output = Tracked<u64>;
+    fn inputs(&self) -> usize {
+        2
+    }
+    fn create_stage(&self, inputs: Vec<Input>) -> Box<dyn Publisher<Self::Output>> {
+        Box::new(merge(inputs))
+    }
+    fn keeps_delivered(&self) -> Option<usize> {
+        // Nothing once delivered.
+        Some(0)
+    }
+}
+
 fn identity() -> IdentityProcessor<Tracked<u64>> {
     IdentityProcessor::new()
 }
@@ -144,3 +161,4 @@ datum_lifecycle_verification!(
 datum_lifecycle_verification!(flat_map_processor, Keeps(1, Single(flat_map, PhantomData)));
 datum_lifecycle_verification!(zip, Zip);
 datum_lifecycle_verification!(combine_latest, CombineLatest);
+datum_lifecycle_verification!(merge_two, Merge);

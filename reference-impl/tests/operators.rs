@@ -3,7 +3,7 @@
 
 use reactive_streams::{Publisher, StreamError};
 use reactive_streams_reference::{
-    combine_latest, failed, just, range, zip, FlatMapProcessor, SlidingWindowProcessor,
+    combine_latest, failed, just, merge, range, zip, FlatMapProcessor, SlidingWindowProcessor,
     WindowProcessor,
 };
 use reactive_streams_tck::publisher::PublisherFactory;
@@ -100,8 +100,26 @@ impl PublisherFactory for Latest {
     }
 }
 
+/// Two ranges making `n` elements between them (the first `n / 2`, the
+/// second the rest).
+pub struct Merges;
+
+impl PublisherFactory for Merges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        let half = elements / 2;
+        Box::new(merge([range(0, half), range(1_000, elements - half)]))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        let inputs: [Box<dyn Publisher<u64>>; 2] =
+            [Box::new(range(0, 10)), Box::new(failed(boom()))];
+        Some(Box::new(merge(inputs)))
+    }
+}
+
 publisher_verification!(window, Windows);
 publisher_verification!(sliding_window, SlidingWindows);
 publisher_verification!(flat_map, FlatMaps);
 publisher_verification!(zip_ranges, Zips);
 publisher_verification!(combine_latest_ranges, Latest);
+publisher_verification!(merge_ranges, Merges);

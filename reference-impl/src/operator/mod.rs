@@ -1,6 +1,7 @@
 //! Operators that reshape a stream: [`WindowProcessor`],
-//! [`SlidingWindowProcessor`], [`FlatMapProcessor`] (one upstream) and the
-//! [`zip`] / [`combine_latest`] publisher combinators (two upstreams).
+//! [`SlidingWindowProcessor`], [`FlatMapProcessor`] (one upstream), the
+//! [`zip`] / [`combine_latest`] publisher combinators (two upstreams) and
+//! [`merge`] (any number of upstreams).
 //!
 //! All of them are generic over the element type; with
 //! [`Tracked<T>`](reactive_streams::done::Tracked) elements they carry
@@ -14,6 +15,7 @@
 //! | flat-map | each output (the function clones the input's tokens into them, e.g. with [`Tracked::fan_out`](reactive_streams::done::Tracked::fan_out)) | the last output is consumed |
 //! | zip | the waiting element, then the emitted pair | the pair is consumed |
 //! | combine-latest | the latest element of each side (cloned into each output) | it was replaced and every output containing it is consumed |
+//! | merge | nothing once delivered: each output is the input element itself | its output is consumed |
 //!
 //! Cancellation, errors and completion drop everything an operator holds.
 //!
@@ -30,6 +32,7 @@
 mod combine_latest;
 mod flat_map;
 mod inlet;
+mod merge;
 mod sliding_window;
 mod window;
 mod zip;
@@ -46,6 +49,7 @@ use crate::publisher::reject;
 
 pub use combine_latest::{combine_latest, combine_latest_with, CombineLatest};
 pub use flat_map::FlatMapProcessor;
+pub use merge::{merge, Merge};
 pub use sliding_window::SlidingWindowProcessor;
 pub use window::WindowProcessor;
 pub use zip::{zip, zip_with, Zip};

@@ -21,6 +21,10 @@ use reactive_streams::done::{DoneLedger, Tracked};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 
 use super::{LifecycleFactory, Lineage};
+
+/// The downstream's final `request(demand::UNBOUNDED)`, in the one demand
+/// vocabulary ([`show_demand`](crate::probe::show_demand) of `u64::MAX`).
+const UNBOUNDED_REQUEST: &str = "request(∞)";
 use crate::context::RuleCx;
 
 /// Ids of input `j` start at `j * INPUT_STRIDE`, so a lineage tells the
@@ -90,11 +94,13 @@ impl Script {
             Step::Finish(j) => format!("input {j} completes"),
         }));
         lines.push(match self.end {
-            End::Complete => "every input completes, request(max) until completion".to_string(),
+            End::Complete => format!("every input completes, {UNBOUNDED_REQUEST} until completion"),
             End::Cancel => "cancel".to_string(),
             End::Fail { after } => match self.feeds[0] {
-                Feed::Eager(_) => format!("input 0 fails after {after} elements, request(max)"),
-                Feed::Driven => "input 0 fails, request(max)".to_string(),
+                Feed::Eager(_) => {
+                    format!("input 0 fails after {after} elements, {UNBOUNDED_REQUEST}")
+                }
+                Feed::Driven => format!("input 0 fails, {UNBOUNDED_REQUEST}"),
             },
         });
         lines
@@ -351,7 +357,7 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
                 }
             }
             if down.state.lock().terminal.is_none() {
-                cx.step(cx.rule(), "request(max)", || {
+                cx.step(cx.rule(), UNBOUNDED_REQUEST, || {
                     subscription.request(demand::UNBOUNDED)
                 });
             }

@@ -47,7 +47,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let timeout = self.cx().env().timeout();
         match self.wait_for(timeout, |s| (s.subscribes > 0).then_some(())) {
             Some(()) => Ok(()),
-            None => Err(self.cx().failure_of(
+            None => Err(self.failure_of(
                 "1.9",
                 "on_subscribe after subscribe",
                 format!("no on_subscribe within {} ms", self.timeout_ms()),
@@ -69,7 +69,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let timeout = self.cx().env().timeout();
         self.wait_for(timeout, |s| s.queue.pop_front())
             .ok_or_else(|| {
-                self.cx().failure(
+                self.failure(
                     wanted,
                     format!("nothing arrived within {} ms", self.timeout_ms()),
                 )
@@ -78,12 +78,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
 
     /// The next signal, which must be `on_next`.
     pub fn expect_next(&self) -> Result<T, Failure> {
-        let wanted = format!("on_next (element {})", self.consumed_nexts() + 1);
+        let wanted = format!("on_next #{}", self.consumed_nexts() + 1);
         match self.next_signal(&wanted)? {
             Signal::Next(element) => Ok(element),
-            other => Err(self
-                .cx()
-                .failure(wanted, format!("{} arrived", other.describe()))),
+            other => Err(self.failure(wanted, format!("{} arrived", self.describe_taken(&other)))),
         }
     }
 
@@ -96,9 +94,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_complete(&self) -> Result<(), Failure> {
         match self.next_signal("on_complete")? {
             Signal::Complete => Ok(()),
-            other => Err(self
-                .cx()
-                .failure("on_complete", format!("{} arrived", other.describe()))),
+            other => Err(self.failure(
+                "on_complete",
+                format!("{} arrived", self.describe_taken(&other)),
+            )),
         }
     }
 
@@ -112,9 +111,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.poll_signal(window) {
             Some(Signal::Complete) => Ok(()),
-            Some(other) => Err(self
-                .cx()
-                .failure("on_complete", format!("{} arrived", other.describe()))),
+            Some(other) => Err(self.failure(
+                "on_complete",
+                format!("{} arrived", self.describe_taken(&other)),
+            )),
             None => {
                 self.cx().trace(
                     "no on_complete yet: request(1), for a publisher that finds its end when asked for more",
@@ -129,16 +129,23 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_error(&self) -> Result<StreamError, Failure> {
         match self.next_signal("on_error")? {
             Signal::Error(error) => Ok(error),
-            other => Err(self
-                .cx()
-                .failure("on_error", format!("{} arrived", other.describe()))),
+            other => Err(self.failure(
+                "on_error",
+                format!("{} arrived", self.describe_taken(&other)),
+            )),
         }
     }
 
     /// Skips `on_next` signals until a terminal one, which is returned.
     pub fn expect_terminal(&self) -> Result<Signal<T>, Failure> {
+        self.expect_terminal_as("on_complete or on_error")
+    }
+
+    /// [`Probe::expect_terminal`], naming what the rule expects (say,
+    /// `on_error` from a failed publisher, §1.4) if nothing arrives.
+    pub fn expect_terminal_as(&self, expected: &str) -> Result<Signal<T>, Failure> {
         loop {
-            match self.next_signal("on_complete or on_error")? {
+            match self.next_signal(expected)? {
                 Signal::Next(_) => continue,
                 terminal => return Ok(terminal),
             }
@@ -156,9 +163,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.wait_for(window, |s| s.queue.pop_front()) {
             None => Ok(()),
-            Some(signal) => Err(self
-                .cx()
-                .failure(expected, format!("{} arrived", signal.describe()))),
+            Some(signal) => Err(self.failure(
+                expected,
+                format!("{} arrived", self.describe_taken(&signal)),
+            )),
         }
     }
 
@@ -194,7 +202,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                 return Ok(());
             }
             Some(false) => {
-                return Err(self.cx().failure(
+                return Err(self.failure(
                     format!("signals to stop after {after}"),
                     format!(
                         "more than {} signals arrived after {after}",
@@ -224,7 +232,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                 }
             }
             if Instant::now() >= deadline {
-                return Err(self.cx().failure(
+                return Err(self.failure(
                     format!("signals to stop after {after}"),
                     format!(
                         "signals still arriving {} ms after {after}",
@@ -240,13 +248,23 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let timeout = self.cx().env().timeout();
         match self.wait_for(timeout, |s| s.dropped.then_some(())) {
             Some(()) => Ok(()),
-            None => Err(self.cx().failure(
+            None => Err(self.failure(
                 "the publisher to drop the subscriber",
                 format!(
                     "it still held the subscriber {} ms later",
                     self.timeout_ms()
                 ),
             )),
+        }
+    }
+
+    /// `signal`, the one last taken from this probe, as messages name it:
+    /// an `on_next` with its ordinal and value ([`show_next`](super::show_next)),
+    /// `on_error(..)`, `on_complete`.
+    pub fn describe_taken(&self, signal: &Signal<T>) -> String {
+        match signal {
+            Signal::Next(element) => super::show_next(self.consumed_nexts(), element),
+            other => other.describe(),
         }
     }
 

@@ -34,12 +34,14 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     /// shares, lets `on_signal` decide the reaction, then reacts unlocked.
     fn signal(
         &self,
-        description: String,
-        on_signal: impl FnOnce(&mut State<T>, &Shared<T>) -> Reaction,
+        describe: impl FnOnce(&State<T>) -> String,
+        on_signal: impl FnOnce(&mut State<T>, &Shared<T>, &str) -> Reaction,
     ) {
         let shared = &*self.shared;
         let cx = &shared.cx;
         let mut state = shared.state.lock();
+        // Described under the lock: an `on_next` gets its ordinal here.
+        let description = describe(&state);
         let entered = state.enter();
         let synchronous = state.is_synchronous();
         cx.trace(shared.event(&format!(
@@ -91,7 +93,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
         }
         let cancelled_before = state.cancelled;
-        let mut reaction = on_signal(&mut state, shared);
+        let mut reaction = on_signal(&mut state, shared, &description);
         if cancelled_before && !is_subscribe {
             state.after_cancel += 1;
             if (state.behaviour.stop_runaway || state.cancelled_beyond_n)
@@ -218,47 +220,51 @@ impl<T: Debug + Send + 'static> Subscriber<T> for ProbeSubscriber<T> {
 /// `unsafe` code could re-enter a `&mut self` subscriber (§1.3, §3.3).
 impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     pub(crate) fn subscribe_signal(&self, subscription: Arc<dyn Subscription>) {
-        self.signal(String::from("on_subscribe"), |state, shared| {
-            state.subscribes += 1;
-            let same = state
-                .subscription
-                .as_ref()
-                .is_some_and(|first| Arc::ptr_eq(first, &subscription));
-            if state.subscribes > 1 {
-                // §2.12 binds whoever calls `on_subscribe`: the types stop
-                // a caller handing one subscriber to `subscribe` twice
-                // (§1.10), not a publisher calling it twice on a
-                // subscriber it owns.
-                if state.first_report("2.12") {
-                    shared.cx.record(shared.failure_of(
-                        "2.12",
-                        "on_subscribe at most once on a given subscriber",
-                        format!(
-                            "on_subscribe number {} ({} subscription)",
-                            state.subscribes,
-                            if same { "the same" } else { "a new" }
-                        ),
-                    ));
+        self.signal(
+            |_| String::from("on_subscribe"),
+            |state, shared, _| {
+                state.subscribes += 1;
+                let same = state
+                    .subscription
+                    .as_ref()
+                    .is_some_and(|first| Arc::ptr_eq(first, &subscription));
+                if state.subscribes > 1 {
+                    // §2.12 binds whoever calls `on_subscribe`: the types stop
+                    // a caller handing one subscriber to `subscribe` twice
+                    // (§1.10), not a publisher calling it twice on a
+                    // subscriber it owns.
+                    if state.first_report("2.12") {
+                        shared.cx.record(shared.failure_of(
+                            "2.12",
+                            "on_subscribe at most once on a given subscriber",
+                            format!(
+                                "on_subscribe number {} ({} subscription)",
+                                state.subscribes,
+                                if same { "the same" } else { "a new" }
+                            ),
+                        ));
+                    }
+                    return if same {
+                        Reaction::None
+                    } else {
+                        Reaction::CancelExtra(subscription)
+                    };
                 }
-                return if same {
+                state.subscription = Some(subscription);
+                if state.behaviour.request_on_subscribe.is_empty() {
                     Reaction::None
                 } else {
-                    Reaction::CancelExtra(subscription)
-                };
-            }
-            state.subscription = Some(subscription);
-            if state.behaviour.request_on_subscribe.is_empty() {
-                Reaction::None
-            } else {
-                Reaction::Request(state.behaviour.request_on_subscribe.clone())
-            }
-        });
+                    Reaction::Request(state.behaviour.request_on_subscribe.clone())
+                }
+            },
+        );
     }
 
     pub(crate) fn next_signal(&self, element: T) {
         let here = super::stack::stack_address();
-        let description = format!("on_next({element:?})");
-        self.signal(description.clone(), move |state, shared| {
+        let value = super::words::Rendered(format!("{element:?}"));
+        let describe = move |state: &State<T>| super::show_next(state.nexts + 1, &value);
+        self.signal(describe, move |state, shared, description| {
             let cx = &shared.cx;
             state.nexts += 1;
             let measured = if state.behaviour.measure_recursion {
@@ -279,18 +285,18 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     "3.6",
                     format!(
                         "requests after cancel() to have no effect: at most {} on_next (requested before it)",
-                        state.requested
+                        super::show_demand(state.requested)
                     ),
-                    format!("{description} was on_next number {}", state.nexts),
+                    format!("{description} arrived"),
                 ));
             } else if state.nexts > state.requested && state.first_report("1.1") {
                 cx.record(shared.failure_of(
                     "1.1",
                     format!(
                         "at most {} on_next (the total requested so far)",
-                        state.requested
+                        super::show_demand(state.requested)
                     ),
-                    format!("{description} was on_next number {}", state.nexts),
+                    format!("{description} arrived"),
                 ));
             }
             state.push(Signal::Next(element));
@@ -302,12 +308,11 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 // element past n breaks the factory's contract.
                 if state.nexts > n && state.nexts <= state.requested {
                     if state.first_report("tck.create_n_gives_exactly_n") {
-                        cx.record(cx.failure_of(
+                        cx.record(shared.failure_of(
                             "tck.create_n_gives_exactly_n",
                             format!("at most {n} on_next from create_publisher({n})"),
                             format!(
-                                "{description} was on_next number {} while demand was still ahead; the probe cancelled",
-                                state.nexts
+                                "{description} arrived while demand was still ahead; the probe cancelled"
                             ),
                         ));
                     }
@@ -321,7 +326,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             let limit = state.behaviour.depth_bound.max(super::STACK_DEPTH_FLOOR);
             if measured > limit {
                 if state.first_report("3.3") {
-                    cx.record(cx.failure_of(
+                    cx.record(shared.failure_of(
                         "3.3",
                         format!(
                             "an upper bound on synchronous recursion between publisher and subscriber (at most {limit} nested on_next on one thread's stack)"
@@ -369,36 +374,42 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
 
     pub(crate) fn error_signal(&self, error: StreamError) {
         let description = format!("on_error({error})");
-        self.signal(description.clone(), move |state, _| {
-            if state.is_synchronous() {
-                state.sync_terminals += 1;
-            }
-            if state.terminal.is_none() {
-                state.terminal = Some(description);
-            }
-            state.push(Signal::Error(error));
-            Reaction::None
-        });
+        self.signal(
+            move |_| description.clone(),
+            move |state, _, description| {
+                if state.is_synchronous() {
+                    state.sync_terminals += 1;
+                }
+                if state.terminal.is_none() {
+                    state.terminal = Some(description.to_string());
+                }
+                state.push(Signal::Error(error));
+                Reaction::None
+            },
+        );
     }
 
     pub(crate) fn complete_signal(&self) {
-        self.signal(String::from("on_complete"), |state, _| {
-            if state.is_synchronous() {
-                state.sync_terminals += 1;
-            }
-            if state.terminal.is_none() {
-                state.terminal = Some(String::from("on_complete"));
-            }
-            state.push(Signal::Complete);
-            Reaction::None
-        });
+        self.signal(
+            |_| String::from("on_complete"),
+            |state, _, _| {
+                if state.is_synchronous() {
+                    state.sync_terminals += 1;
+                }
+                if state.terminal.is_none() {
+                    state.terminal = Some(String::from("on_complete"));
+                }
+                state.push(Signal::Complete);
+                Reaction::None
+            },
+        );
     }
 }
 
-/// `on_next`, `on_error(..)` or `on_complete` without the element: which
+/// `on_next`, `on_error` or `on_complete` without the element: which
 /// element comes late depends on timing, the message must not.
 fn kind_of(description: &str) -> &str {
-    description.split('(').next().unwrap_or(description)
+    description.split([' ', '(']).next().unwrap_or(description)
 }
 
 impl<T> Drop for ProbeSubscriber<T> {
@@ -466,7 +477,8 @@ mod tests {
         assert_eq!(
             cx.first_failure().unwrap().to_string(),
             "§3.3: expected synchronous recursion on_next → request → on_next at most 3 deep \
-             (the declared bound); actual: on_next(3) ran 4 deep; the probe stopped requesting"
+             (the declared bound); actual: on_next #4 (value 3) ran 4 deep; the probe stopped \
+             requesting"
         );
         assert_eq!(probe.received(), 4);
     }
@@ -521,8 +533,8 @@ mod tests {
         });
         assert_eq!(
             cx.first_failure().unwrap().to_string(),
-            "§1.3: expected signals to reach the subscriber one at a time; actual: on_next(1) \
-             entered while another signal was still running on another thread"
+            "§1.3: expected signals to reach the subscriber one at a time; actual: on_next #2 \
+             (value 1) entered while another signal was still running on another thread"
         );
     }
 

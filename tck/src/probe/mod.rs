@@ -60,8 +60,11 @@ mod expect;
 mod handle;
 mod stack;
 mod state;
+mod words;
 
 pub use stack::STACK_DEPTH_FLOOR;
+pub(crate) use words::{numbered, Rendered};
+pub use words::{show_element, show_next};
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -138,7 +141,9 @@ pub(crate) struct Shared<T> {
 
 impl<T> Shared<T> {
     /// A failure of `rule` seen by this probe, tagged with the probe's
-    /// scenario (marked late when the test has moved on from it).
+    /// scenario (marked late when the test has moved on from it); the
+    /// actual part names the probe unless it is the only one
+    /// ([`DEFAULT_LABEL`]), so a test with several subscribers says which.
     pub(crate) fn failure_of(
         &self,
         rule: &str,
@@ -146,6 +151,7 @@ impl<T> Shared<T> {
         actual: impl Into<String>,
     ) -> Failure {
         let scenario = self.scenario.lock().clone();
+        let actual = self.event(&actual.into());
         self.cx.failure_in(scenario, rule, expected, actual)
     }
 }
@@ -296,10 +302,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn subscription(&self) -> Result<Arc<dyn Subscription>, Failure> {
         self.expect_subscribed()?;
         let state = self.shared.state.lock();
-        state.subscription.clone().ok_or_else(|| {
-            self.cx()
-                .failure_of("1.9", "on_subscribe", "no subscription")
-        })
+        state
+            .subscription
+            .clone()
+            .ok_or_else(|| self.failure_of("1.9", "on_subscribe", "no subscription"))
     }
 
     /// `request(n)` on the subscription, recorded as demand first (the
@@ -384,6 +390,24 @@ impl<T: Debug + Send + 'static> Probe<T> {
 
     fn event(&self, what: &str) -> String {
         self.shared.event(what)
+    }
+
+    /// A failure of the rule under test seen through this probe, in the
+    /// current scenario; the actual part names the probe (see
+    /// [`Shared::failure_of`]).
+    fn failure(&self, expected: impl Into<String>, actual: impl Into<String>) -> Failure {
+        self.failure_of(self.cx().rule().to_string(), expected, actual)
+    }
+
+    /// [`Probe::failure`] of another rule.
+    fn failure_of(
+        &self,
+        rule: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Failure {
+        let actual = self.event(&actual.into());
+        self.cx().failure_of(rule, expected, actual)
     }
 }
 

@@ -228,7 +228,7 @@ pub(crate) fn tck_bounded_upstream_demand<F: ProcessorFactory>(
     let requested = upstream.demand();
     if requested > max {
         return Err(cx.failure(
-            format!("upstream demand of at most {max} (downstream's 1 plus max_upstream_demand() {prefetch})"),
+            format!("upstream demand of at most {} (downstream's 1 plus max_upstream_demand() {prefetch})", show(max)),
             format!("upstream demand {}", show(requested)),
         ));
     }
@@ -238,10 +238,7 @@ pub(crate) fn tck_bounded_upstream_demand<F: ProcessorFactory>(
     Ok(Outcome::Passed)
 }
 
+/// A demand in the one vocabulary of every message.
 fn show(n: u64) -> String {
-    if demand::is_unbounded(n) {
-        String::from("unbounded")
-    } else {
-        n.to_string()
-    }
+    crate::probe::show_demand(n)
 }

@@ -132,7 +132,7 @@ where
                         return Err(self.cx.failure_of(
                             rule,
                             format!(
-                                "{} to yield its item {} or its end",
+                                "{} to yield its item #{} or its end",
                                 self.label,
                                 self.yielded + 1
                             ),

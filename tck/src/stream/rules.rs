@@ -190,7 +190,8 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     }
     if !factory.endless() {
         if let Some(item) = next_strict(&mut d, RULE, why)? {
-            return Err(wrong_count(&d, ITEMS, &format!("a further item {item:?}")));
+            let further = crate::probe::numbered(d.yielded, &item);
+            return Err(wrong_count(&d, ITEMS, &format!("a further item {further}")));
         }
     }
     d.drop_stream(RULE)?;
@@ -953,7 +954,7 @@ where
             Poll::Pending if Instant::now() >= deadline => {
                 return Err(d.cx.failure(
                     format!(
-                        "{} to yield its item {} or its end, polled from other threads",
+                        "{} to yield its item #{} or its end, polled from other threads",
                         d.label,
                         d.yielded + 1
                     ),

@@ -296,7 +296,7 @@ fn poll<F: StreamFactory>(
                 return Err(d.cx.failure_of(
                     EXACT_ITEMS,
                     format!("{} to yield only the {owed} items it was given", d.label),
-                    format!("{item:?} as item {}", d.yielded),
+                    format!("item {}", crate::probe::numbered(d.yielded, &item)),
                 ));
             }
             let at = d.yielded - 1;

@@ -157,7 +157,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         }
         let element = (self.element)(self.delivered);
         self.delivered += 1;
-        let what = format!("on_next({element:?})");
+        let what = crate::probe::show_next(self.delivered, &element);
         self.deliver("on_next", what, move |s| s.on_next(element))?;
         Ok(true)
     }
@@ -171,7 +171,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         }
         let element = (self.element)(self.delivered);
         self.delivered += 1;
-        let what = format!("on_next({element:?})");
+        let what = crate::probe::show_next(self.delivered, &element);
         self.deliver("on_next", what, move |s| s.on_next(element))?;
         Ok(true)
     }

@@ -325,16 +325,9 @@ impl Subscription for Handle {
                 state.demand = demand::add(state.demand, n);
             }
         });
-        if n == 0 {
-            let cx = &self.shared.cx;
-            if self.shared.state.lock().first_report("2.1-zero") {
-                cx.record(cx.failure_of(
-                    "2.1",
-                    "demand signalled with request(n), n ≥ 1",
-                    format!("request(0) on the {}", self.shared.label),
-                ));
-            }
-        }
+        // request(0) alone breaks no Subscriber rule: §3.9 tells the
+        // subscription how to answer it. A subscriber that never asks for
+        // n ≥ 1 fails §2.1 through the demand checks instead.
     }
 
     fn cancel(&self) {

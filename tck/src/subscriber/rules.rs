@@ -11,6 +11,7 @@ use super::driver::FEED_CAP;
 use super::stage::{Stage, Subject};
 use super::whitebox_probe::Report;
 use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::probe::show_demand;
 
 type StageOf<'a, X> = Stage<'a, <X as Subject>::Element, <X as Subject>::Sub>;
 
@@ -31,7 +32,7 @@ fn cancelled_by_itself<X: Subject>(stage: &StageOf<'_, X>) -> Option<Outcome> {
         Outcome::Skipped(format!(
             "needs a subscriber that keeps requesting: it cancelled by itself after {} element(s) (total demand {}); requests after a cancel are no-ops (§3.6)",
             stage.driver.delivered(),
-            subscription.demand()
+            show_demand(subscription.demand())
         ))
     })
 }
@@ -102,7 +103,7 @@ pub(crate) fn spec_2_01<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         }
         return Err(cx.failure(
             "request(n) after on_subscribe (and the nudge to request)",
-            "no request arrived",
+            "no request(n) with n ≥ 1 arrived",
         ));
     }
     let delivered = stage.driver.feed(FEED_CAP, window(cx))?;
@@ -138,9 +139,11 @@ pub(crate) fn spec_2_06<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     ));
     let mut stage = subject.stage(cx)?;
     if !started::<X>(&mut stage)? {
-        return Err(cx.failure(
+        // A subscriber that never asks breaks §2.1, whatever it declares about stopping.
+        return Err(cx.failure_of(
+            "2.1",
             "request(n) after on_subscribe (and the nudge to request)",
-            "no request arrived",
+            "no request(n) with n ≥ 1 arrived",
         ));
     }
     let delivered = stage.driver.feed(k, cx.env().timeout())?;
@@ -288,7 +291,10 @@ pub(crate) fn spec_2_08<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
             } else {
                 "the puppet's trigger_request(2) to become demand on the subscription"
             },
-            format!("total demand {}", stage.driver.subscription().demand()),
+            format!(
+                "total demand {}",
+                show_demand(stage.driver.subscription().demand())
+            ),
         ));
     }
     stage.trigger_cancel()?;
@@ -489,8 +495,16 @@ pub(crate) fn spec_3_08_whitebox<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBo
                     return Ok(skipped);
                 }
                 return Err(cx.failure(
-                    format!("trigger_request({n}) to add {n} to the demand"),
-                    format!("the total demand went from {before} to {after}"),
+                    format!(
+                        "trigger_request({}) to add {} to the demand",
+                        show_demand(n),
+                        show_demand(n)
+                    ),
+                    format!(
+                        "the total demand went from {} to {}",
+                        show_demand(before),
+                        show_demand(after)
+                    ),
                 ));
             }
         }
@@ -562,7 +576,10 @@ pub(crate) fn tck_happy_path<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
             }
             return Err(cx.failure(
                 "the puppet's trigger_request(1) to reach the subscription",
-                format!("total demand {}", stage.driver.subscription().demand()),
+                format!(
+                    "total demand {}",
+                    show_demand(stage.driver.subscription().demand())
+                ),
             ));
         }
         deliver_outputs::<X>(&mut stage, subject, k)?;
@@ -577,7 +594,7 @@ pub(crate) fn tck_happy_path<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
                 return Ok(skipped);
             }
             return Err(cx.failure(
-                format!("element {k} to reach the processing logic"),
+                format!("element #{k} to reach the processing logic"),
                 format!("it saw {}", describe(&reports)),
             ));
         }

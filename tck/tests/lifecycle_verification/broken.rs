@@ -9,6 +9,7 @@ use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::testkit::broken_rules;
 
+use crate::merge::{Handling, Merges, Turns};
 use crate::pair::{Combine, Pairs};
 use crate::relay::{Declared, Parked, Relays, Release};
 
@@ -276,4 +277,31 @@ fn releasing_only_at_the_end_fails_done_3() {
         ]
     );
     insta::assert_snapshot!("released_at_end_done_3", message(&results, "done.3"));
+}
+
+/// A merge that tags each output with the other input's remembered token
+/// instead of its own datum's: the output does not carry the datum it is
+/// (done.2 as it is delivered, and again when the datum is done while
+/// downstream still holds it).
+#[test]
+fn a_merge_retagging_outputs_with_the_other_inputs_token_fails_done_2() {
+    let results = verify_stage(Merges {
+        handling: Handling::RetagWithOther,
+        turns: Turns::Arrival,
+    });
+    insta::assert_snapshot!("merge_retagged_rules", broken_rules(&results));
+    insta::assert_snapshot!("merge_retagged_done_2", message(&results, "done.2"));
+}
+
+/// A merge that keeps every delivered datum's token until the stream
+/// ends while declaring it keeps nothing once delivered: consumed data
+/// linger mid-stream (done.3), though everything is released at the end.
+#[test]
+fn a_merge_releasing_only_at_the_end_fails_done_3() {
+    let results = verify_stage(Merges {
+        handling: Handling::KeepUntilEnd,
+        turns: Turns::Arrival,
+    });
+    insta::assert_snapshot!("merge_released_at_end_rules", broken_rules(&results));
+    insta::assert_snapshot!("merge_released_at_end_done_3", message(&results, "done.3"));
 }

@@ -6,6 +6,7 @@ use reactive_streams_tck::datum_lifecycle_verification;
 use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
 use reactive_streams_tck::outcome::Verdict;
 
+use crate::merge::{Handling, Merges, Turns};
 use crate::pair::{Combine, Pairs};
 use crate::relay::{Declared, Parked, Relays, Release};
 
@@ -80,3 +81,29 @@ datum_lifecycle_verification!(
     )
 );
 datum_lifecycle_verification!(combine_latest_pair, Pairs(Combine::Clone));
+
+// Merges: each output is one input datum, carrying exactly its token.
+datum_lifecycle_verification!(
+    merge_pair,
+    Merges {
+        handling: Handling::Pass,
+        turns: Turns::Arrival
+    }
+);
+// Unusual but correct: strictly alternating inputs (a datum waits for the
+// other input's turn), and a merge that keeps the tokens of the last two
+// delivered data of each input and declares them.
+datum_lifecycle_verification!(
+    alternating_merge,
+    Merges {
+        handling: Handling::Pass,
+        turns: Turns::Alternate
+    }
+);
+datum_lifecycle_verification!(
+    merge_keeping_the_last_two,
+    Merges {
+        handling: Handling::KeepLast(2),
+        turns: Turns::Arrival
+    }
+);

@@ -3,5 +3,6 @@
 
 mod broken;
 mod correct;
+mod merge;
 mod pair;
 mod relay;

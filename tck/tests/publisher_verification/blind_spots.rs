@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
 use reactive_streams::{Publisher, Subscriber, Subscription};
+use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::testkit::{Failing, SyncRange};
@@ -407,4 +408,245 @@ fn a_thread_lingering_after_cancel_fails_1_8() {
     let (results, failed) = failed_rules("Lingering", Checkless { linger: true });
     insta::assert_snapshot!(message(&results, "spec_1_08"));
     assert!(failed.contains("spec_1_08"), "{failed:?}");
+}
+
+/// A range that keeps each subscriber it completed and, when the next
+/// publisher is made (the test has moved on to its next scenario), signals
+/// one more `on_next` to it: a signal after `on_complete` (§1.7) that
+/// arrives during a later scenario. Made on the test's thread, inside
+/// `create_publisher`, so the late signal comes at a known moment.
+#[derive(Default)]
+struct LateAfterComplete {
+    completed: Arc<Mutex<Vec<Box<dyn Subscriber<u64>>>>>,
+}
+
+impl PublisherFactory for LateAfterComplete {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        for mut earlier in self.completed.lock().drain(..) {
+            earlier.on_next(99);
+        }
+        Box::new(KeepsCompleted {
+            range: SyncRange::new(0, elements),
+            completed: self.completed.clone(),
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+struct KeepsCompleted {
+    range: SyncRange,
+    completed: Arc<Mutex<Vec<Box<dyn Subscriber<u64>>>>>,
+}
+
+impl Publisher<u64> for KeepsCompleted {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
+        self.range.subscribe(Box::new(Keeper {
+            inner: Some(subscriber),
+            completed: self.completed.clone(),
+        }));
+    }
+}
+
+/// Forwards every signal; hands its subscriber to the factory on
+/// `on_complete` instead of letting it go.
+struct Keeper {
+    inner: Option<Box<dyn Subscriber<u64>>>,
+    completed: Arc<Mutex<Vec<Box<dyn Subscriber<u64>>>>>,
+}
+
+impl Subscriber<u64> for Keeper {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        if let Some(inner) = &mut self.inner {
+            inner.on_subscribe(subscription);
+        }
+    }
+    fn on_next(&mut self, element: u64) {
+        if let Some(inner) = &mut self.inner {
+            inner.on_next(element);
+        }
+    }
+    fn on_error(&mut self, error: reactive_streams::StreamError) {
+        if let Some(inner) = &mut self.inner {
+            inner.on_error(error);
+        }
+    }
+    fn on_complete(&mut self) {
+        if let Some(mut inner) = self.inner.take() {
+            inner.on_complete();
+            self.completed.lock().push(inner);
+        }
+    }
+}
+
+#[test]
+fn a_signal_after_its_scenario_ended_is_filed_as_late_under_its_own_scenario() {
+    let result = PublisherVerification::new(LateAfterComplete::default())
+        .target("LateAfterComplete")
+        .env(self_test_env())
+        .run("spec_1_07")
+        .expect("runs");
+    let message = result.message.as_deref().unwrap_or("(passed)");
+    insta::assert_snapshot!(message);
+    // Filed under the scenario the subscriber belonged to, marked late;
+    // never under the scenario that happened to be running.
+    assert!(
+        message.contains("[late, from an earlier scenario: publisher of 3, request(8),"),
+        "{message}"
+    );
+    assert!(
+        result
+            .violations
+            .iter()
+            .all(|v| v
+                .scenario
+                .as_deref()
+                .is_some_and(|s| s
+                    .starts_with("late, from an earlier scenario: publisher of 3, request(8),"))),
+        "{:?}",
+        result.violations
+    );
+    assert_eq!(result.broken_rules(), vec!["1.7"]);
+}
+
+/// Built for an event loop: its worker takes all the demand there is as a
+/// batch and emits it (a large batch paced, half a tick apart), looking
+/// between elements only at a `cancel` made on its own thread (from inside
+/// a signal); a `cancel` from any other thread is posted to its inbox,
+/// which it reads only between batches. So a cancel from the test's thread while a batch is
+/// under way takes effect once the batch is out, long after `cancel()`
+/// returned — the check-then-emit race of §1.8, made wide. Every other
+/// cancel (inside a signal, or with no batch under way) is honoured at once.
+struct PostsForeignCancels;
+
+impl PublisherFactory for PostsForeignCancels {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(InboxLoop(elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+struct InboxLoop(u64);
+
+#[derive(Default)]
+struct Inbox {
+    state: Mutex<Letters>,
+    more: Condvar,
+    worker: std::sync::OnceLock<std::thread::ThreadId>,
+}
+
+#[derive(Default)]
+struct Letters {
+    demand: u64,
+    /// A cancel from the worker's own thread: seen before the next element.
+    own_cancel: bool,
+    /// A cancel from another thread: read between batches only (the flaw).
+    posted_cancel: bool,
+    bad_request: bool,
+}
+
+impl Subscription for Inbox {
+    fn request(&self, n: u64) {
+        let mut letters = self.state.lock();
+        if n == 0 {
+            letters.bad_request = true;
+        }
+        letters.demand = reactive_streams::demand::add(letters.demand, n);
+        self.more.notify_all();
+    }
+    fn cancel(&self) {
+        let mut letters = self.state.lock();
+        if self.worker.get() == Some(&std::thread::current().id()) {
+            letters.own_cancel = true;
+        } else {
+            letters.posted_cancel = true;
+        }
+        self.more.notify_all();
+    }
+}
+
+/// Half a tick: a paced batch of a thousand takes about half a second.
+const HALF_TICK: Duration = Duration::from_micros(500);
+
+/// Batches larger than this are paced; smaller ones (`request(1)` from
+/// every `on_next`, say) go out at once.
+const PACED_FROM: u64 = 16;
+
+impl Publisher<u64> for InboxLoop {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let inbox = Arc::new(Inbox::default());
+        subscriber.on_subscribe(inbox.clone());
+        let count = self.0;
+        std::thread::spawn(move || {
+            let _ = inbox.worker.set(std::thread::current().id());
+            let mut next = 0;
+            loop {
+                // Between batches: the inbox is read.
+                let batch = {
+                    let mut letters = inbox.state.lock();
+                    loop {
+                        if letters.own_cancel || letters.posted_cancel {
+                            return;
+                        }
+                        if letters.bad_request {
+                            drop(letters);
+                            subscriber.on_error(reactive_streams::StreamError::illegal_demand(0));
+                            return;
+                        }
+                        if next == count {
+                            drop(letters);
+                            subscriber.on_complete();
+                            return;
+                        }
+                        if letters.demand > 0 {
+                            break;
+                        }
+                        if inbox
+                            .more
+                            .wait_for(&mut letters, Duration::from_secs(2))
+                            .timed_out()
+                        {
+                            return;
+                        }
+                    }
+                    let batch = letters.demand.min(count - next);
+                    letters.demand -= batch;
+                    batch
+                };
+                for _ in 0..batch {
+                    if inbox.state.lock().own_cancel {
+                        return;
+                    }
+                    if batch > PACED_FROM {
+                        let (_keep, never) = crossbeam_channel::bounded::<()>(0);
+                        let _ = never.recv_timeout(HALF_TICK);
+                    }
+                    subscriber.on_next(next);
+                    next += 1;
+                }
+            }
+        });
+    }
+}
+
+/// The default timing budget (the §1.8 bound is then 250 ms): the rest of
+/// a paced batch of a thousand (about half a second) outlasts it; no other
+/// rule cancels from another thread while a large batch is under way.
+#[test]
+fn a_worker_reading_foreign_cancels_between_batches_fails_exactly_1_8() {
+    let results = PublisherVerification::new(PostsForeignCancels)
+        .target("InboxLoop")
+        .env(TestEnv::default())
+        .run_all()
+        .expect("the factory is configured to run every rule");
+    insta::assert_snapshot!(
+        "inbox_loop_rules",
+        reactive_streams_tck::testkit::broken_rules(&results)
+    );
+    insta::assert_snapshot!("inbox_loop_1_8", message(&results, "spec_1_08"));
 }

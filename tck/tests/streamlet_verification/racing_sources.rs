@@ -120,9 +120,10 @@ fn a_source_racing_a_foreign_stop_fails_2_d() {
     );
     let result = results.iter().find(|r| r.test == "streamlet_2_d").unwrap();
     // Which emission the race lets through (and in which round) is timing:
-    // the value in `receive(k)` is not compared.
+    // the ordinal and value in `receive #k (value v)` are not compared.
     let message = result.message.as_deref().unwrap();
-    let (judged, arrived) = message.split_once("actual: receive(").unwrap();
+    let (judged, arrived) = message.split_once("actual: receive #").unwrap();
+    assert!(arrived.contains(" (value "), "{message}");
     assert!(arrived.ends_with(") arrived"), "{message}");
-    insta::assert_snapshot!(format!("{judged}actual: receive(…) arrived"));
+    insta::assert_snapshot!(format!("{judged}actual: receive #… (value …) arrived"));
 }

@@ -350,9 +350,8 @@ fn burst<F: ProcessorFactory>(
     while sent < up_to && recorder.take_one() {
         let index = recorder.seen().sent - 1;
         let element = f.input(index);
-        cx.try_step(cx.rule(), format!("upstream: on_next({element:?})"), || {
-            input.on_next(element)
-        })?;
+        let what = format!("upstream: {}", crate::probe::show_next(index + 1, &element));
+        cx.try_step(cx.rule(), what, || input.on_next(element))?;
         sent += 1;
     }
     Ok(sent)
@@ -481,10 +480,7 @@ fn check<F: ProcessorFactory>(
                 return Err(cx.failure_of(
                     "1.1",
                     expected,
-                    format!(
-                        "on_next({element:?}) was on_next number {}",
-                        model.delivered
-                    ),
+                    crate::probe::show_next(model.delivered, &element),
                 ));
             }
         }

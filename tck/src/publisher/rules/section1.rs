@@ -40,11 +40,10 @@ pub fn spec_1_02<F: PublisherFactory>() -> RuleDef<F> {
         probe.request(n + 10)?;
         probe.expect_next_n(n)?;
         let terminal = format!("on_complete or on_error after the publisher's {n} elements");
-        match probe.expect_signal_as(&terminal)? {
-            Signal::Complete | Signal::Error(_) => {}
-            Signal::Next(element) => {
-                return Err(cx.failure(terminal, format!("on_next({element:?}) arrived")))
-            }
+        let signal = probe.expect_signal_as(&terminal)?;
+        if let Signal::Next(_) = signal {
+            let arrived = probe.describe_taken(&signal);
+            return Err(cx.failure(terminal, format!("{arrived} arrived")));
         }
         probe.expect_no_signal()?;
         Ok(Outcome::Passed)
@@ -103,12 +102,10 @@ pub fn spec_1_04<F: PublisherFactory>() -> RuleDef<F> {
             };
             let probe = subscribed(Probe::new(cx, "probe"), &*publisher)?;
             probe.request(1)?;
-            match probe.expect_terminal()? {
+            let expected = "on_error from the failed publisher";
+            match probe.expect_terminal_as(expected)? {
                 Signal::Error(_) => Ok(Outcome::Passed),
-                other => Err(cx.failure(
-                    "on_error from the failed publisher",
-                    format!("{} arrived", other.describe()),
-                )),
+                other => Err(cx.failure(expected, format!("{} arrived", other.describe()))),
             }
         },
     )

@@ -67,7 +67,7 @@ pub fn spec_3_03<F: PublisherFactory>() -> RuleDef<F> {
                 show(unbounded)
             ));
             let publisher = create(cx, f, unbounded)?;
-            let probe = Probe::new(cx, "unbounded")
+            let probe = Probe::new(cx, "probe")
                 .created_for(unbounded)
                 .cancel_after(UNBOUNDED_RUN)
                 .depth_bound(depth)
@@ -359,7 +359,7 @@ pub fn spec_3_11<F: PublisherFactory>() -> RuleDef<F> {
             other => {
                 return Err(cx.failure(
                     "on_error in answer to request(0)",
-                    format!("{} arrived", other.describe()),
+                    format!("{} arrived", probe.describe_taken(&other)),
                 ))
             }
         }

@@ -86,6 +86,10 @@ struct Shared {
     label: String,
     state: Mutex<State>,
     changed: Condvar,
+    /// The scenario the test last used this probe in: a signal that
+    /// arrives after the test moved on is reported as late, from it
+    /// ([`RuleCx::failure_in`]).
+    scenario: Mutex<Option<String>>,
 }
 
 /// What the probe got up to now.
@@ -144,6 +148,7 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
         SinkProbe {
             shared: Arc::new(Shared {
                 cx: cx.clone(),
+                scenario: Mutex::new(cx.current_scenario()),
                 label: label.to_string(),
                 state: Mutex::new(State {
                     plan: Plan {
@@ -204,6 +209,9 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
 
     /// The rule context this probe records into.
     pub fn cx(&self) -> &RuleCx {
+        // Every use by the test goes through here: the probe belongs to
+        // the scenario it was last used in.
+        *self.shared.scenario.lock() = self.shared.cx.current_scenario();
         &self.shared.cx
     }
 
@@ -525,10 +533,18 @@ impl<T> ProbeSink<T> {
         };
         let cx = &self.shared.cx;
         if state.first_report(&broken.id) {
-            cx.record(cx.failure_of(
+            // Named by the sink when the test connects several.
+            let by = if self.shared.label == "sink" {
+                String::new()
+            } else {
+                format!("{}: ", self.shared.label)
+            };
+            let scenario = self.shared.scenario.lock().clone();
+            cx.record(cx.failure_in(
+                scenario,
                 broken.id,
                 format!("no {what} {}", broken.when),
-                format!("{signal} arrived"),
+                format!("{by}{signal} arrived"),
             ));
         }
         state.violations += 1;
@@ -555,7 +571,9 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
                 };
             }
         } else if !state.retired && state.first_report("streamlet.1.a") {
-            cx.record(cx.failure_of(
+            let scenario = shared.scenario.lock().clone();
+            cx.record(cx.failure_in(
+                scenario,
                 "streamlet.1.a",
                 "at most one greet per connected sink",
                 format!("{} was greeted a second time", shared.label),
@@ -568,10 +586,13 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
 
     fn receive(&mut self, data: T) {
         let shared = &*self.shared;
-        let signal = format!("receive({data:?})");
+        // Rendered and dropped before the lock: the data's `Drop` is the
+        // user's code.
+        let value = crate::probe::Rendered(format!("{data:?}"));
         drop(data);
         let mut state = shared.state.lock();
         state.received += 1;
+        let signal = format!("receive {}", crate::probe::numbered(state.received, &value));
         shared.cx.trace(format!("{}: {signal}", shared.label));
         let mut reaction = Reaction::None;
         if self.judge(&mut state, 2, "emission", &signal) {

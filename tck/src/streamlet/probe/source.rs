@@ -21,6 +21,8 @@ struct State {
     stops: u32,
     /// Requests made while live and not yet answered by an emission.
     pending: u64,
+    /// Emissions made so far: an element's ordinal in messages.
+    emitted: u64,
     reported: Vec<String>,
     retired: bool,
 }
@@ -98,6 +100,7 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
                     requests: 0,
                     stops: 0,
                     pending: 0,
+                    emitted: 0,
                     reported: Vec::new(),
                     retired: false,
                 }),
@@ -145,16 +148,17 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
     /// returns whether it did. An emission answers one pending request, if
     /// any.
     pub fn emit(&self, data: T) -> Result<bool, Failure> {
-        {
+        let ordinal = {
             let mut state = self.shared.state.lock();
             if !state.life.is_live() {
                 return Ok(false);
             }
             state.pending = state.pending.saturating_sub(1);
-        }
-        self.call_sink(&format!("receive({data:?})"), move |sink| {
-            sink.receive(data)
-        })?;
+            state.emitted += 1;
+            state.emitted
+        };
+        let what = format!("receive {}", crate::probe::numbered(ordinal, &data));
+        self.call_sink(&what, move |sink| sink.receive(data))?;
         Ok(true)
     }
 

@@ -262,7 +262,8 @@ fn perform<F: SubscriberBlackboxFactory>(
                 }
                 let element = f.element(turns.delivered);
                 turns.delivered += 1;
-                cx.try_step("2.13", format!("{thread}: on_next({element:?})"), || {
+                let what = crate::probe::show_next(turns.delivered, &element);
+                cx.try_step("2.13", format!("{thread}: {what}"), || {
                     subscriber.on_next(element)
                 })?;
             }

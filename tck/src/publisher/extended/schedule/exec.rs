@@ -274,7 +274,7 @@ fn check<T: Debug + Send + 'static>(
                 return Err(cx.failure_of(
                     rule,
                     format!("{expected}, and no on_next"),
-                    format!("on_next({element:?})"),
+                    crate::probe::show_next(number, &element),
                 ));
             }
             if sub.model.illegal_demand && number > sub.model.owed(elements) {
@@ -285,7 +285,7 @@ fn check<T: Debug + Send + 'static>(
                         "{expected}, and no on_next beyond the {} demanded before",
                         sub.model.owed(elements)
                     ),
-                    format!("on_next({element:?}) was on_next number {number}"),
+                    crate::probe::show_next(number, &element),
                 ));
             }
             if number > elements {
@@ -294,7 +294,7 @@ fn check<T: Debug + Send + 'static>(
                     format!(
                         "exactly {elements} on_next to {label} from create_publisher({elements})"
                     ),
-                    format!("on_next({element:?}) was on_next number {number}"),
+                    crate::probe::show_next(number, &element),
                 ));
             }
             if number > sub.model.owed(elements) {
@@ -305,7 +305,7 @@ fn check<T: Debug + Send + 'static>(
                         sub.model.owed(elements),
                         demand_text(&sub.model)
                     ),
-                    format!("on_next({element:?}) was on_next number {number}"),
+                    crate::probe::show_next(number, &element),
                 ));
             }
         }

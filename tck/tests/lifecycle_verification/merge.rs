@@ -1,0 +1,342 @@
+//! A minimal two-input merge for the self-tests: each output is one input
+//! datum, so it must carry exactly that datum's token and the stage holds
+//! nothing once it is delivered (unless it says what it keeps). What the
+//! stage does with a datum's tokens as it delivers it is its [`Handling`];
+//! which waiting datum goes next is its [`Turns`].
+//!
+//! Backpressure: each input has at most one element requested, asked
+//! again once that element has been delivered. Signals downstream are
+//! serial: one thread at a time runs the drain loop; the others leave
+//! their work in the state for it.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use reactive_streams::done::{Tokens, Tracked};
+use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams_tck::lifecycle::LifecycleFactory;
+
+/// What the stage does with a datum's tokens when it delivers the datum.
+#[derive(Clone, Copy)]
+pub enum Handling {
+    /// Passes the datum on, tokens and all, keeping nothing.
+    Pass,
+    /// Also keeps a clone of the tokens of the `k` most recent delivered
+    /// data of each input (say, to replay them), and declares them.
+    KeepLast(usize),
+    /// Remembers the tokens of the newest delivered datum of each input
+    /// (declaring that one), but by a mixed-up index tags each output with
+    /// the *other* input's remembered tokens (its own while the other
+    /// input has delivered nothing): an output without its datum's token.
+    RetagWithOther,
+    /// Keeps a clone of every delivered datum's tokens until the stream
+    /// ends, while declaring it keeps nothing once delivered.
+    KeepUntilEnd,
+}
+
+/// Which waiting datum is delivered next.
+#[derive(Clone, Copy)]
+pub enum Turns {
+    /// The one that arrived first.
+    Arrival,
+    /// Strictly the inputs in turn: the stage waits for the input whose
+    /// turn it is, even while the other has a datum waiting, unless that
+    /// input has completed.
+    Alternate,
+}
+
+/// A factory of two-input merges.
+pub struct Merges {
+    pub handling: Handling,
+    pub turns: Turns,
+}
+
+impl LifecycleFactory for Merges {
+    type Output = Tracked<u64>;
+
+    fn inputs(&self) -> usize {
+        2
+    }
+
+    fn create_stage(
+        &self,
+        mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+    ) -> Box<dyn Publisher<Self::Output>> {
+        let right = inputs.pop().unwrap();
+        let left = inputs.pop().unwrap();
+        Box::new(Merge {
+            inputs: Mutex::new(Some([left, right])),
+            handling: self.handling,
+            turns: self.turns,
+        })
+    }
+
+    fn keeps_delivered(&self) -> Option<usize> {
+        Some(match self.handling {
+            Handling::Pass | Handling::KeepUntilEnd => 0,
+            Handling::KeepLast(k) => k,
+            Handling::RetagWithOther => 1,
+        })
+    }
+}
+
+type Input = Box<dyn Publisher<Tracked<u64>>>;
+type Downstream = Box<dyn Subscriber<Tracked<u64>>>;
+
+struct Merge {
+    inputs: Mutex<Option<[Input; 2]>>,
+    handling: Handling,
+    turns: Turns,
+}
+
+impl Publisher<Tracked<u64>> for Merge {
+    fn subscribe(&self, mut subscriber: Downstream) {
+        let core = Arc::new(Core {
+            state: Mutex::new(State::default()),
+            handling: self.handling,
+            turns: self.turns,
+        });
+        let Some(inputs) = self.inputs.lock().take() else {
+            subscriber.on_subscribe(core);
+            subscriber.on_error(StreamError::msg("serves one subscriber"));
+            return;
+        };
+        core.state.lock().emitting = true;
+        subscriber.on_subscribe(core.clone());
+        core.state.lock().downstream = Some(subscriber);
+        for (side, input) in inputs.into_iter().enumerate() {
+            input.subscribe(Box::new(Side {
+                core: core.clone(),
+                side,
+            }));
+        }
+        core.state.lock().emitting = false;
+        core.drain();
+    }
+}
+
+#[derive(Default)]
+struct State {
+    downstream: Option<Downstream>,
+    upstream: [Option<Arc<dyn Subscription>>; 2],
+    /// Arrived and not yet delivered, in arrival order, with their input.
+    waiting: VecDeque<(usize, Tracked<u64>)>,
+    /// Tokens of delivered data the stage still holds, per input, oldest
+    /// first.
+    kept: [VecDeque<Tokens>; 2],
+    /// Whose turn it is ([`Turns::Alternate`]).
+    turn: usize,
+    demand: u64,
+    /// Inputs waiting to be asked for their next element.
+    ask: [bool; 2],
+    ended: [bool; 2],
+    error: Option<StreamError>,
+    cancelled: bool,
+    finished: bool,
+    emitting: bool,
+}
+
+struct Core {
+    state: Mutex<State>,
+    handling: Handling,
+    turns: Turns,
+}
+
+enum Work {
+    Next(Tracked<u64>),
+    Ask(Arc<dyn Subscription>),
+    /// Cancel the open inputs, then signal downstream (none after a
+    /// cancel).
+    End(Option<Result<(), StreamError>>, Vec<Arc<dyn Subscription>>),
+}
+
+impl Core {
+    /// Runs the drain loop unless another thread is in it.
+    fn drain(&self) {
+        {
+            let mut state = self.state.lock();
+            if state.emitting {
+                return;
+            }
+            state.emitting = true;
+        }
+        loop {
+            let mut state = self.state.lock();
+            let Some(work) = self.next_work(&mut state) else {
+                state.emitting = false;
+                return;
+            };
+            let mut downstream = state.downstream.take();
+            drop(state);
+            let subscriber = downstream.as_mut().unwrap();
+            let keep = match work {
+                Work::Next(datum) => {
+                    subscriber.on_next(datum);
+                    true
+                }
+                Work::Ask(upstream) => {
+                    upstream.request(1);
+                    true
+                }
+                Work::End(signal, open) => {
+                    open.iter().for_each(|upstream| upstream.cancel());
+                    match signal {
+                        Some(Ok(())) => subscriber.on_complete(),
+                        Some(Err(error)) => subscriber.on_error(error),
+                        None => {}
+                    }
+                    false
+                }
+            };
+            if keep {
+                self.state.lock().downstream = downstream;
+            }
+        }
+    }
+
+    fn next_work(&self, state: &mut State) -> Option<Work> {
+        if state.finished || state.downstream.is_none() {
+            return None;
+        }
+        if state.cancelled {
+            return Some(Work::End(None, Self::finish(state)));
+        }
+        if let Some(error) = state.error.take() {
+            return Some(Work::End(Some(Err(error)), Self::finish(state)));
+        }
+        if state.demand > 0 {
+            if let Some((side, datum)) = self.pick(state) {
+                state.demand -= 1;
+                state.ask[side] = true;
+                return Some(Work::Next(self.deliver(state, side, datum)));
+            }
+        }
+        if state.waiting.is_empty() && state.ended == [true, true] {
+            return Some(Work::End(Some(Ok(())), Self::finish(state)));
+        }
+        for side in 0..2 {
+            let asked = state.ask[side] && !state.ended[side];
+            if let Some(upstream) = state.upstream[side].clone().filter(|_| asked) {
+                state.ask[side] = false;
+                return Some(Work::Ask(upstream));
+            }
+        }
+        None
+    }
+
+    /// The datum delivered next, if its turn has come.
+    fn pick(&self, state: &mut State) -> Option<(usize, Tracked<u64>)> {
+        let at = match self.turns {
+            Turns::Arrival => 0,
+            Turns::Alternate => {
+                let turn = state.turn;
+                let mine = state.waiting.iter().position(|(side, _)| *side == turn);
+                // Wait for the input whose turn it is unless it has ended.
+                match mine {
+                    Some(at) => at,
+                    None if state.ended[turn] => 0,
+                    None => return None,
+                }
+            }
+        };
+        let (side, datum) = state.waiting.remove(at)?;
+        state.turn = 1 - side;
+        Some((side, datum))
+    }
+
+    /// The output made from `datum`, per the stage's [`Handling`].
+    fn deliver(&self, state: &mut State, side: usize, datum: Tracked<u64>) -> Tracked<u64> {
+        let kept = &mut state.kept;
+        match self.handling {
+            Handling::Pass => datum,
+            Handling::KeepLast(k) => {
+                kept[side].push_back(datum.tokens.clone());
+                while kept[side].len() > k {
+                    kept[side].pop_front();
+                }
+                datum
+            }
+            Handling::KeepUntilEnd => {
+                kept[side].push_back(datum.tokens.clone());
+                datum
+            }
+            Handling::RetagWithOther => {
+                let (value, own) = datum.into_parts();
+                let tag = kept[1 - side].back().cloned();
+                let tokens = tag.unwrap_or_else(|| own.clone());
+                kept[side] = VecDeque::from([own]);
+                Tracked { value, tokens }
+            }
+        }
+    }
+
+    /// Releases everything held; the inputs still open, to cancel.
+    fn finish(state: &mut State) -> Vec<Arc<dyn Subscription>> {
+        state.finished = true;
+        state.waiting.clear();
+        state.kept = Default::default();
+        (0..2)
+            .filter(|&side| !state.ended[side])
+            .filter_map(|side| state.upstream[side].take())
+            .collect()
+    }
+
+    fn update(&self, change: impl FnOnce(&mut State)) {
+        change(&mut self.state.lock());
+        self.drain();
+    }
+}
+
+impl Subscription for Core {
+    fn request(&self, n: u64) {
+        self.update(|state| {
+            if n == 0 {
+                state.error = Some(StreamError::msg("request(0) (§3.9)"));
+            } else {
+                state.demand = demand::add(state.demand, n);
+            }
+        });
+    }
+
+    fn cancel(&self) {
+        self.update(|state| state.cancelled = true);
+    }
+}
+
+struct Side {
+    core: Arc<Core>,
+    side: usize,
+}
+
+impl Subscriber<Tracked<u64>> for Side {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.core.update(|state| {
+            state.upstream[self.side] = Some(subscription);
+            state.ask[self.side] = true;
+        });
+    }
+
+    fn on_next(&mut self, element: Tracked<u64>) {
+        self.core.update(|state| {
+            if !state.finished {
+                state.waiting.push_back((self.side, element));
+            }
+        });
+    }
+
+    fn on_error(&mut self, error: StreamError) {
+        self.core.update(|state| {
+            state.ended[self.side] = true;
+            state.upstream[self.side] = None;
+            state.error.get_or_insert(error);
+        });
+    }
+
+    fn on_complete(&mut self) {
+        self.core.update(|state| {
+            state.ended[self.side] = true;
+            state.upstream[self.side] = None;
+        });
+    }
+}
