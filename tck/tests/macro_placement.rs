@@ -6,6 +6,8 @@
 //! The macros generate self-contained code (`$crate::` paths, the factory
 //! named by path, no glob import from `super`). This file compiling is the
 //! proof; its generated tests run fast conforming implementations.
+//! `tests/macro_compile.rs` also builds it with trybuild, as a program of a
+//! crate of its own outside the test harness (hence `main`).
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -191,6 +193,18 @@ mod per_type {
     }
 
     reactive_streams_tck::publisher_verification!(range, range());
+
+    fn counts() -> crate::Counts {
+        crate::Counts
+    }
+
+    reactive_streams_tck::stream_verification!(counts, counts());
+
+    fn senders() -> crate::UnboundedSenders {
+        crate::UnboundedSenders
+    }
+
+    reactive_streams_tck::sink_verification!(senders, senders());
 }
 
 /// Every macro inside a module, twice under different names, with factories
@@ -253,3 +267,8 @@ mod several {
         reactive_streams_tck::processor_extended_verification!(third_processor, super::Identities);
     }
 }
+
+/// What trybuild runs (see `tests/macro_compile.rs`); the test harness
+/// ignores it.
+#[allow(dead_code)]
+fn main() {}

@@ -1,6 +1,8 @@
-//! The helper publisher fed into a processor when it is verified as a
-//! publisher: a conforming publisher of the factory's inputs that serves
-//! demand from its own thread.
+//! The TCK's end of a processor's upstream: a [`Recorder`] subscription
+//! that counts the demand the processor signals, and [`feed`], a conforming
+//! publisher of the factory's inputs that serves that demand from a thread
+//! of its own. The quick verification feeds a processor verified as a
+//! publisher through it; the extended one also reads the recorder.
 //!
 //! The thread ends when the stream ends (complete, error, cancel), or after
 //! a whole idle period (the default watchdog) without demand: a processor
@@ -14,45 +16,82 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
-/// How the helper publisher ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ending {
-    /// `elements` inputs, then `on_complete` (`u64::MAX`: never ends).
-    After(u64),
-    /// `on_error` right after `on_subscribe`.
-    Failure,
+/// What the processor did to its upstream subscription.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Upstream {
+    /// Every `request(n)` added up, saturating.
+    pub(crate) requested: u64,
+    /// Elements the TCK sent upstream.
+    pub(crate) sent: u64,
+    /// `request(0)` was made (§2.1 binds a processor's input side).
+    pub(crate) illegal: bool,
+    /// `cancel()` was called.
+    pub(crate) cancelled: bool,
 }
 
+impl Upstream {
+    /// Demand signalled and not yet served.
+    pub(crate) fn outstanding(&self) -> u64 {
+        if self.cancelled || self.illegal {
+            0
+        } else {
+            self.requested.saturating_sub(self.sent)
+        }
+    }
+}
+
+/// The subscription the TCK hands a processor as its upstream: it records,
+/// and wakes whoever waits for a change.
 #[derive(Default)]
-struct State {
-    demand: u64,
-    cancelled: bool,
-    illegal: bool,
-}
-
-struct Shared {
-    state: Mutex<State>,
+pub(crate) struct Recorder {
+    state: Mutex<Upstream>,
     changed: Condvar,
 }
 
-struct HelperSubscription {
-    shared: Arc<Shared>,
+impl Recorder {
+    /// What the processor did so far.
+    pub(crate) fn seen(&self) -> Upstream {
+        *self.state.lock()
+    }
+
+    /// Counts one element sent upstream, if demand allows; `false` when
+    /// there is none.
+    pub(crate) fn take_one(&self) -> bool {
+        let mut state = self.state.lock();
+        if state.outstanding() == 0 {
+            return false;
+        }
+        state.sent += 1;
+        true
+    }
+
+    /// Waits up to `timeout` until `done` holds for what the processor did.
+    pub(crate) fn wait(&self, timeout: Duration, done: impl Fn(&Upstream) -> bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.state.lock();
+        while !done(&state) {
+            if self.changed.wait_until(&mut state, deadline).timed_out() {
+                return done(&state);
+            }
+        }
+        true
+    }
 }
 
-impl Subscription for HelperSubscription {
+impl Subscription for Recorder {
     fn request(&self, n: u64) {
-        let mut state = self.shared.state.lock();
+        let mut state = self.state.lock();
         if n == 0 {
             state.illegal = true;
         } else {
-            state.demand = demand::add(state.demand, n);
+            state.requested = demand::add(state.requested, n);
         }
-        self.shared.changed.notify_all();
+        self.changed.notify_all();
     }
 
     fn cancel(&self) {
-        self.shared.state.lock().cancelled = true;
-        self.shared.changed.notify_all();
+        self.state.lock().cancelled = true;
+        self.changed.notify_all();
     }
 }
 
@@ -61,37 +100,42 @@ pub(crate) fn upstream_error() -> StreamError {
     StreamError::msg("TCK: upstream failure")
 }
 
-/// Subscribes `subscriber` to a helper publisher: `on_subscribe` here, on
-/// the caller's thread, then the rest from a feeder thread.
+/// How a fed upstream ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// This many inputs, then `on_complete` (`u64::MAX`: never).
+    After(u64),
+    /// `on_error` right after `on_subscribe`.
+    Failure,
+}
+
+/// Subscribes `subscriber` (a processor's input side) to a conforming
+/// upstream: `on_subscribe` on the caller's thread, everything else from a
+/// feeder thread, which ends with the stream or after `idle` without
+/// demand (a processor that never cancels does not keep it for ever).
 pub(crate) fn feed<T: Send + 'static>(
     mut subscriber: Box<dyn Subscriber<T>>,
     ending: Ending,
     input: Arc<dyn Fn(u64) -> T + Send + Sync>,
     idle: Duration,
 ) {
-    let shared = Arc::new(Shared {
-        state: Mutex::new(State::default()),
-        changed: Condvar::new(),
-    });
-    subscriber.on_subscribe(Arc::new(HelperSubscription {
-        shared: shared.clone(),
-    }));
-    let feeder = shared.clone();
-    std::thread::Builder::new()
+    let recorder = Arc::new(Recorder::default());
+    subscriber.on_subscribe(recorder.clone());
+    let spawned = std::thread::Builder::new()
         .name(String::from("rs-tck:upstream"))
         .spawn(move || {
             let run = std::panic::AssertUnwindSafe(|| {
-                run(&feeder, &mut *subscriber, ending, &*input, idle)
+                serve(&recorder, &mut *subscriber, ending, &*input, idle)
             });
             // A panicking processor is reported by the downstream probes.
             let _ = std::panic::catch_unwind(run);
-        })
-        // Inside create_publisher: a failure is reported against the rule.
-        .expect("the TCK could not start its helper upstream thread");
+        });
+    // Inside create_publisher: a panic is reported against the rule.
+    spawned.expect("the TCK could not start its upstream thread");
 }
 
-fn run<T>(
-    shared: &Shared,
+fn serve<T>(
+    recorder: &Recorder,
     subscriber: &mut dyn Subscriber<T>,
     ending: Ending,
     input: &dyn Fn(u64) -> T,
@@ -106,23 +150,19 @@ fn run<T>(
         if elements != u64::MAX && sent == elements {
             return subscriber.on_complete();
         }
-        let mut state = shared.state.lock();
-        let deadline = Instant::now() + idle;
-        while state.demand == 0 && !state.cancelled && !state.illegal {
-            if shared.changed.wait_until(&mut state, deadline).timed_out() {
-                return;
-            }
-        }
-        if state.cancelled {
+        if !recorder.wait(idle, |s| s.outstanding() > 0 || s.cancelled || s.illegal) {
             return;
         }
-        if state.illegal {
-            drop(state);
+        let seen = recorder.seen();
+        if seen.cancelled {
+            return;
+        }
+        if seen.illegal {
             return subscriber.on_error(StreamError::illegal_demand(0));
         }
-        state.demand = demand::fulfil(state.demand, 1);
-        drop(state);
-        subscriber.on_next(input(sent));
-        sent += 1;
+        if recorder.take_one() {
+            subscriber.on_next(input(sent));
+            sent += 1;
+        }
     }
 }

@@ -122,40 +122,17 @@ pub fn __run_generated<F: SinkFactory>(test: &str, target: &str, factory: F) {
 ///
 /// Like [`stream_verification!`](crate::stream_verification): `$factory` is
 /// any expression making a [`SinkFactory`](crate::sink::SinkFactory),
-/// evaluated in a function named `$name` where the macro is invoked; it
-/// works at the crate root and in any module and needs no `use`.
+/// evaluated where the macro is invoked; it works at the crate root, in
+/// any module and several times in one, and needs no `use`.
 #[macro_export]
 macro_rules! sink_verification {
     ($name:ident, $factory:expr $(,)?) => {
         $crate::sink_verification!($name, $factory, stringify!($name));
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        /// The factory and display name of the sink verification of the
-        /// same name, evaluated where the macro is invoked.
-        #[allow(dead_code, non_snake_case)]
-        fn $name() -> (impl $crate::sink::SinkFactory, ::std::string::String) {
-            ($factory, ::std::string::String::from($target))
-        }
-        mod $name {
-            mod sink {
-                $crate::__sink_test!($name, sink_1);
-                $crate::__sink_test!($name, sink_2);
-                $crate::__sink_test!($name, sink_3);
-                $crate::__sink_test!($name, tck_extended_schedules);
-            }
-        }
-    };
-}
-
-/// One generated test. Not API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __sink_test {
-    ($name:ident, $test:ident) => {
-        #[test]
-        fn $test() {
-            let (factory, target) = super::super::$name();
-            $crate::sink::__run_generated(stringify!($test), &target, factory);
+        $crate::__verification_tests! {
+            $name, $factory, $target, sink, $crate::sink::__run_generated,
+            [sink_1, sink_2, sink_3, tck_extended_schedules]
         }
     };
 }

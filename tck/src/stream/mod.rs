@@ -124,9 +124,11 @@ pub fn __run_generated<F: StreamFactory>(test: &str, target: &str, factory: F) {
 /// `$factory` is an expression making a
 /// [`StreamFactory`](crate::stream::StreamFactory) — a path such as
 /// `MyFactory` or `crate::factories::Mine`, or any other expression. It is
-/// evaluated, once per test, in a function named `$name` placed where the
-/// macro is invoked, so it sees exactly what the invocation sees; the macro
-/// works at the crate root and inside any module, and needs no `use`.
+/// evaluated, once per test, where the macro is invoked (the hidden
+/// `__verification_tests!` every verification macro expands to), so it sees
+/// exactly what the invocation sees; the macro works at the crate root,
+/// inside any module and several times in one, and needs no `use`; an item
+/// of the user's named like the verification does not clash.
 /// Results carry `stringify!($name)` as their target, or the display name
 /// given as a third argument (a `&str` or `String` expression, a private
 /// constant included, evaluated there too).
@@ -145,38 +147,9 @@ macro_rules! stream_verification {
         $crate::stream_verification!($name, $factory, stringify!($name));
     };
     ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        /// The factory and display name of the stream verification of the
-        /// same name, evaluated where the macro is invoked.
-        #[allow(dead_code, non_snake_case)]
-        fn $name() -> (impl $crate::stream::StreamFactory, ::std::string::String) {
-            ($factory, ::std::string::String::from($target))
-        }
-        mod $name {
-            mod stream {
-                $crate::__stream_test!($name, stream_1);
-                $crate::__stream_test!($name, stream_2);
-                $crate::__stream_test!($name, stream_3);
-                $crate::__stream_test!($name, stream_4);
-                $crate::__stream_test!($name, stream_5);
-                $crate::__stream_test!($name, stream_6);
-                $crate::__stream_test!($name, stream_7);
-                $crate::__stream_test!($name, tck_configuration);
-                $crate::__stream_test!($name, tck_stream_gives_exactly_n);
-                $crate::__stream_test!($name, tck_extended_schedules);
-            }
-        }
-    };
-}
-
-/// One generated test. Not API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __stream_test {
-    ($name:ident, $test:ident) => {
-        #[test]
-        fn $test() {
-            let (factory, target) = super::super::$name();
-            $crate::stream::__run_generated(stringify!($test), &target, factory);
+        $crate::__verification_tests! {
+            $name, $factory, $target, stream, $crate::stream::__run_generated,
+            [stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, tck_configuration, tck_stream_gives_exactly_n, tck_extended_schedules]
         }
     };
 }

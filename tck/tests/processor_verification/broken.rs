@@ -7,21 +7,7 @@ use reactive_streams_tck::processor::ProcessorVerification;
 use reactive_streams_tck::testkit::broken_rules;
 use rstest::rstest;
 
-use crate::factories::{patient, Identities};
-
-fn failed(factory: Identities, test: &str) -> String {
-    let result = ProcessorVerification::new(factory)
-        .env(patient())
-        .run(test)
-        .unwrap();
-    assert_eq!(
-        result.verdict,
-        Verdict::Failed,
-        "{test} was expected to fail: {:?}",
-        result.message
-    );
-    result.message.unwrap_or_default()
-}
+use crate::factories::{failed, patient, Identities};
 
 #[rstest]
 #[case::swallows_upstream_errors("swallows_upstream_errors", Quirk::SwallowsErrors, "spec_4_02")]

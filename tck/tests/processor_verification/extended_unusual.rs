@@ -3,44 +3,11 @@
 //! by a prefetch with a low-water mark; an upstream error recovered from by
 //! a fallback.
 
-#[path = "../common/pacer.rs"]
-mod pacer;
-
-use pacer::{Pacer, Pull};
 use reactive_streams_tck::extended::ProcessorExtendedVerification;
-use reactive_streams_tck::processor::ProcessorFactory;
 use rstest::rstest;
 
-struct Pacers {
-    pull: Pull,
-    fallback: Option<Vec<u64>>,
-}
-
-impl ProcessorFactory for Pacers {
-    type Input = u64;
-    type Output = u64;
-    type Processor = Pacer;
-    fn create_processor(&self) -> Pacer {
-        match &self.fallback {
-            Some(fallback) => Pacer::recovering(self.pull, fallback.clone()),
-            None => Pacer::new(self.pull),
-        }
-    }
-    fn input(&self, index: u64) -> u64 {
-        index
-    }
-    fn supports_multiple_subscribers(&self) -> bool {
-        false
-    }
-    fn recovers_from_errors(&self) -> bool {
-        self.fallback.is_some()
-    }
-    fn max_upstream_demand(&self) -> u64 {
-        self.pull.ahead()
-    }
-}
-
-const PREFETCH: Pull = Pull::Prefetch { high: 8, low: 2 };
+use crate::unusual::pacer::Pull;
+use crate::unusual::{Pacers, PREFETCH};
 
 #[rstest]
 #[case::later(Pull::Later, None)]

@@ -1,8 +1,12 @@
 //! A processor factory over the TCK's identity processor, with a quirk.
 
-use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::processor::testkit::{IdentityProcessor, Quirk};
-use reactive_streams_tck::processor::ProcessorFactory;
+use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+
+#[path = "../support/timing.rs"]
+mod timing;
+pub use timing::{generous, patient};
 
 pub struct Identities {
     pub quirk: Quirk,
@@ -47,19 +51,18 @@ impl ProcessorFactory for Identities {
     }
 }
 
-/// See the subscriber self-tests: a generous no-signal window for broken
-/// processors.
-pub fn patient() -> TestEnv {
-    TestEnv::builder()
-        .no_signal_timeout(std::time::Duration::from_millis(200))
-        .timeout(std::time::Duration::from_millis(1000))
-        .build()
-}
-
-/// For conforming processors: a long presence timeout (a passing test never
-/// waits for it), so a starved thread on a loaded machine is waited for.
-pub fn generous() -> TestEnv {
-    TestEnv::builder()
-        .timeout(std::time::Duration::from_secs(5))
-        .build()
+/// Runs `test` against a broken processor: it must fail; returns the
+/// message.
+pub fn failed<F: ProcessorFactory>(factory: F, test: &str) -> String {
+    let result = ProcessorVerification::new(factory)
+        .env(patient())
+        .run(test)
+        .unwrap();
+    assert_eq!(
+        result.verdict,
+        Verdict::Failed,
+        "{test} was expected to fail: {:?}",
+        result.message
+    );
+    result.message.unwrap_or_default()
 }

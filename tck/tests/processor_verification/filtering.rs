@@ -3,12 +3,11 @@
 //! test, and a broken one fails the rule it breaks, with a snapshot-tested
 //! message.
 
-use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::processor::testkit::{FilteringProcessor, IdentityProcessor};
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 use reactive_streams_tck::processor_verification;
 
-use crate::factories::{generous, patient};
+use crate::factories::{failed, generous};
 
 /// Filters keeping the even inputs, declared as such.
 pub struct Evens {
@@ -66,20 +65,6 @@ impl ProcessorFactory for EmitsDropped {
     fn supports_multiple_subscribers(&self) -> bool {
         false
     }
-}
-
-fn failed<F: ProcessorFactory>(factory: F, test: &str) -> String {
-    let result = ProcessorVerification::new(factory)
-        .env(patient())
-        .run(test)
-        .unwrap();
-    assert_eq!(
-        result.verdict,
-        Verdict::Failed,
-        "{test} was expected to fail: {:?}",
-        result.message
-    );
-    result.message.unwrap_or_default()
 }
 
 #[test]

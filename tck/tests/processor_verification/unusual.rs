@@ -14,7 +14,7 @@
 pub mod pacer;
 
 use pacer::{Pacer, Pull};
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 use reactive_streams_tck::processor_verification;
 
@@ -64,7 +64,7 @@ impl ProcessorFactory for Pacers {
     }
 }
 
-const PREFETCH: Pull = Pull::Prefetch { high: 8, low: 2 };
+pub const PREFETCH: Pull = Pull::Prefetch { high: 8, low: 2 };
 
 fn later() -> Pacers {
     Pacers::pulling(Pull::Later)
@@ -104,21 +104,7 @@ fn passes(name: &str, factory: Pacers) -> Vec<RuleResult> {
         .env(generous())
         .run_all()
         .unwrap();
-    let failed: Vec<String> = results
-        .iter()
-        .filter(|r| r.verdict == Verdict::Failed)
-        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or_default()))
-        .collect();
-    assert!(failed.is_empty(), "{name}: {failed:#?}");
-    for r in &results {
-        if r.verdict == Verdict::Skipped {
-            assert!(
-                r.message.as_deref().is_some_and(|m| !m.is_empty()),
-                "{name}: {} skipped without a reason",
-                r.test
-            );
-        }
-    }
+    crate::verdicts::assert_no_failure_and_skips_explained(name, &results);
     results
 }
 

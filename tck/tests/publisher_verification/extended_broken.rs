@@ -1,10 +1,11 @@
 //! Publishers broken in ways only the extended verification sees: the
 //! quick verification passes them, the extended one fails them with the
-//! intended, readable message.
+//! intended, readable message, and the whole extended run breaks exactly
+//! the rules snapshotted as `…_rules`.
 
 use reactive_streams_tck::extended::PublisherExtendedVerification;
-use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::publisher::PublisherVerification;
+use reactive_streams_tck::testkit::broken_rules;
 
 use crate::flawed::{Flaw, Flawed};
 
@@ -20,34 +21,38 @@ fn quick_passes(flaw: Flaw) {
     );
 }
 
-fn extended(flaw: Flaw, test: &str, cases: u64, iterations: u64) -> String {
-    let result = PublisherExtendedVerification::new(Flawed(flaw))
+/// Runs the whole extended verification of `Flawed(flaw)`: `test` must
+/// fail it. Returns its message and every rule the run broke.
+fn extended(flaw: Flaw, test: &str, cases: u64, iterations: u64) -> (String, String) {
+    let results = PublisherExtendedVerification::new(Flawed(flaw))
         .target("FlawedRange")
         .env(crate::extended::env())
         .config(crate::extended::config(cases, iterations))
-        .run(test)
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
+    let result = crate::extended::failed(&results, test);
     assert!(!result.trace.is_empty());
-    result.message.unwrap()
+    (result.message.clone().unwrap(), broken_rules(&results))
 }
 
 #[test]
 fn an_extra_element_after_a_late_unbounded_request_needs_a_generated_schedule() {
     quick_passes(Flaw::ReplayAfterUnbounded);
-    let message = extended(
+    let (message, rules) = extended(
         Flaw::ReplayAfterUnbounded,
         "tck_extended_schedules",
         1000,
         1,
     );
     insta::assert_snapshot!(message);
+    insta::assert_snapshot!("replay_after_unbounded_rules", rules);
 }
 
 #[test]
 fn demand_lost_across_requesting_threads_needs_the_stress() {
     quick_passes(Flaw::ForeignBatchDemand);
-    let message = extended(Flaw::ForeignBatchDemand, "tck_extended_stress", 1, 20);
+    let (message, rules) = extended(Flaw::ForeignBatchDemand, "tck_extended_stress", 1, 20);
+    insta::assert_snapshot!("foreign_batch_demand_rules", rules);
     eprintln!("{message}");
     assert!(
         message.contains("§3.8: expected ")

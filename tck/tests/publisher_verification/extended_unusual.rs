@@ -3,13 +3,10 @@
 //! failure, every skip with a reason.
 
 use reactive_streams_tck::extended::PublisherExtendedVerification;
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::PublisherFactory;
 
-#[path = "../support/unusual_publishers.rs"]
-mod corpus;
-
-use corpus::{AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
+use crate::unusual::{assert_accepted, AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
     PublisherExtendedVerification::new(factory)
@@ -17,27 +14,6 @@ fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
         .config(crate::extended::config(300, 20))
         .run_all()
         .unwrap()
-}
-
-/// No failure; every skip carries a reason. Returns the skips as
-/// `test: reason`.
-fn assert_accepted(results: &[RuleResult]) -> Vec<String> {
-    let mut skipped = Vec::new();
-    for r in results {
-        let message = r.message.as_deref().unwrap_or_default();
-        assert_ne!(
-            r.verdict,
-            Verdict::Failed,
-            "{} {}: {message}",
-            r.target,
-            r.test
-        );
-        if r.verdict == Verdict::Skipped {
-            assert!(!message.is_empty(), "{} skipped without a reason", r.test);
-            skipped.push(format!("{}: {message}", r.test));
-        }
-    }
-    skipped
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! pass the whole publisher verification: no failure, and every skip says
 //! why.
 
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::publisher_verification;
 
@@ -27,22 +27,8 @@ fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
 
 /// No failure; every skip carries a reason. Returns the skips as
 /// `test: reason`.
-fn assert_accepted(results: &[RuleResult]) -> Vec<String> {
-    let failed: Vec<String> = results
-        .iter()
-        .filter(|r| r.verdict == Verdict::Failed)
-        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or_default()))
-        .collect();
-    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
-    results
-        .iter()
-        .filter(|r| r.verdict == Verdict::Skipped)
-        .map(|r| {
-            let reason = r.message.as_deref().unwrap_or_default();
-            assert!(!reason.is_empty(), "{} skipped without a reason", r.test);
-            format!("{}: {reason}", r.test)
-        })
-        .collect()
+pub fn assert_accepted(results: &[RuleResult]) -> Vec<String> {
+    crate::verdicts::assert_no_failure_and_skips_explained("unusual publisher", results)
 }
 
 #[test]
@@ -61,20 +47,15 @@ fn a_publisher_relying_on_serial_calls_passes() {
 fn an_always_empty_publisher_is_verified_by_what_needs_no_element() {
     let results = results(AlwaysEmpty);
     let skipped = assert_accepted(&results);
-    for test in [
-        "tck_configuration",
-        "tck_create_n_gives_exactly_n",
-        "spec_1_05",
-        "spec_1_09",
-    ] {
-        let result = results.iter().find(|r| r.test == test).unwrap();
-        assert_eq!(
-            result.verdict,
-            Verdict::Passed,
-            "{test}: {:?}",
-            result.message
-        );
-    }
+    crate::verdicts::assert_these_passed(
+        &results,
+        &[
+            "tck_configuration",
+            "tck_create_n_gives_exactly_n",
+            "spec_1_05",
+            "spec_1_09",
+        ],
+    );
     insta::assert_snapshot!(skipped.join("\n"));
 }
 
@@ -82,21 +63,16 @@ fn an_always_empty_publisher_is_verified_by_what_needs_no_element() {
 fn a_just_like_publisher_is_verified_at_its_one_length() {
     let results = results(JustOnes);
     let skipped = assert_accepted(&results);
-    for test in [
-        "spec_1_02",
-        "spec_1_05",
-        "spec_1_06",
-        "spec_1_07",
-        "spec_1_09",
-        "spec_3_11",
-    ] {
-        let result = results.iter().find(|r| r.test == test).unwrap();
-        assert_eq!(
-            result.verdict,
-            Verdict::Passed,
-            "{test}: {:?}",
-            result.message
-        );
-    }
+    crate::verdicts::assert_these_passed(
+        &results,
+        &[
+            "spec_1_02",
+            "spec_1_05",
+            "spec_1_06",
+            "spec_1_07",
+            "spec_1_09",
+            "spec_3_11",
+        ],
+    );
     insta::assert_snapshot!(skipped.join("\n"));
 }

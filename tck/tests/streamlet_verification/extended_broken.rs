@@ -1,16 +1,17 @@
 //! Broken Streamlet sources and sinks fail the extended verification with a
-//! minimal script.
+//! minimal script; each whole extended run breaks exactly the rules
+//! snapshotted as `…_rules`.
 
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::extended::{SinkExtendedVerification, SourceExtendedVerification};
-use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::streamlet::source::SourceVerification;
 use reactive_streams_tck::streamlet::testkit::PullRange;
+use reactive_streams_tck::testkit::broken_rules;
 
 /// One element too many: the extended verification names the shortest
 /// script that shows it.
@@ -25,26 +26,38 @@ impl SourceFactory for OneTooMany {
 
 #[test]
 fn a_source_with_one_element_too_many_fails_with_a_minimal_script() {
-    let result = SourceExtendedVerification::new(OneTooMany)
+    let results = SourceExtendedVerification::new(OneTooMany)
         .target("OneTooMany")
         .env(crate::extended::env())
         .config(crate::extended::config(500, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("one_too_many_rules", broken_rules(&results));
 }
 
-/// Starts when greeted and pulls; stops after its third element — and,
-/// its flaw, also when the stream ends with a reason, which the protocol
-/// forbids (nothing may be stopped once ended).
-#[derive(Default)]
-pub struct StopsOnError {
+/// Starts when greeted and pulls, with a flaw in how it stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopFlaw {
+    /// Stops after its third element — and also when the stream ends with
+    /// a reason, which the protocol forbids (nothing may be stopped once
+    /// ended).
+    OnError,
+    /// Its clean-up: on `end`, it stops the stream to release the request
+    /// it prefetched — which it only does from its second element on —
+    /// though nothing may be stopped once ended (rule 6). The quick
+    /// verification ends streams after 0 and 1 elements only.
+    OnLateEnd,
+}
+
+pub struct Stopping {
+    flaw: StopFlaw,
     talkback: Option<Arc<dyn Talkback>>,
     received: u64,
 }
 
-impl Sink<u64> for StopsOnError {
+impl Sink<u64> for Stopping {
     fn greet(&mut self, talkback: Arc<dyn Talkback>) {
         talkback.start();
         talkback.request();
@@ -53,7 +66,7 @@ impl Sink<u64> for StopsOnError {
     fn receive(&mut self, _: u64) {
         self.received += 1;
         if let Some(talkback) = &self.talkback {
-            if self.received == 3 {
+            if self.flaw == StopFlaw::OnError && self.received == 3 {
                 talkback.stop(None);
             } else {
                 talkback.request();
@@ -61,18 +74,34 @@ impl Sink<u64> for StopsOnError {
         }
     }
     fn end(&mut self, reason: Option<StreamError>) {
-        if let (Some(talkback), Some(reason)) = (&self.talkback, reason) {
-            talkback.stop(Some(reason));
+        match self.flaw {
+            StopFlaw::OnError => {
+                if let (Some(talkback), Some(reason)) = (&self.talkback, reason) {
+                    talkback.stop(Some(reason));
+                }
+            }
+            StopFlaw::OnLateEnd => {
+                if let Some(talkback) = self.talkback.take() {
+                    if self.received >= 2 {
+                        talkback.stop(None);
+                    }
+                }
+            }
         }
     }
 }
 
-pub struct StopsOnErrorSinks;
+/// Makes [`Stopping`] sinks with one flaw.
+pub struct StoppingSinks(pub StopFlaw);
 
-impl SinkFactory for StopsOnErrorSinks {
+impl SinkFactory for StoppingSinks {
     type Element = u64;
     fn create_sink(&self) -> Box<dyn Sink<u64>> {
-        Box::new(StopsOnError::default())
+        Box::new(Stopping {
+            flaw: self.0,
+            talkback: None,
+            received: 0,
+        })
     }
     fn create_element(&self, index: u64) -> u64 {
         index
@@ -84,14 +113,15 @@ impl SinkFactory for StopsOnErrorSinks {
 /// for a flaw only a generated script reaches.
 #[test]
 fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
-    let result = SinkExtendedVerification::new(StopsOnErrorSinks)
+    let results = SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnError))
         .target("StopsOnError")
         .env(crate::extended::env())
         .config(crate::extended::config(500, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("stops_on_error_rules", broken_rules(&results));
 }
 
 /// A pull range with a flaw only a generated script reaches: stopped from
@@ -190,71 +220,30 @@ fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
 
     // A short timeout: every failing run waits it out for the end.
     let env = crate::extended::short_timeout_env();
-    let result = SourceExtendedVerification::new(StuckAfterLastStop)
+    let results = SourceExtendedVerification::new(StuckAfterLastStop)
         .target("StuckAfterLastStop")
         .env(env)
         .config(crate::extended::config(500, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
-}
-
-/// Starts when greeted and pulls. Its flaw is in its clean-up: on `end`, it
-/// stops the stream to release the request it prefetched — which it only
-/// does from its second element on — though nothing may be stopped once
-/// ended (rule 6). The quick verification ends streams after 0 and 1
-/// elements only.
-#[derive(Default)]
-pub struct StopsOnLateEnd {
-    talkback: Option<Arc<dyn Talkback>>,
-    received: u64,
-}
-
-impl Sink<u64> for StopsOnLateEnd {
-    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
-        talkback.start();
-        talkback.request();
-        self.talkback = Some(talkback);
-    }
-    fn receive(&mut self, _: u64) {
-        self.received += 1;
-        if let Some(talkback) = &self.talkback {
-            talkback.request();
-        }
-    }
-    fn end(&mut self, _: Option<StreamError>) {
-        if let Some(talkback) = self.talkback.take() {
-            if self.received >= 2 {
-                talkback.stop(None);
-            }
-        }
-    }
-}
-
-pub struct StopsOnLateEndSinks;
-
-impl SinkFactory for StopsOnLateEndSinks {
-    type Element = u64;
-    fn create_sink(&self) -> Box<dyn Sink<u64>> {
-        Box::new(StopsOnLateEnd::default())
-    }
-    fn create_element(&self, index: u64) -> u64 {
-        index
-    }
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("stuck_after_last_stop_rules", broken_rules(&results));
 }
 
 #[test]
 fn a_sink_stopping_after_a_late_end_needs_a_generated_script() {
-    crate::verdicts::assert_quick_misses(SinkVerification::new(StopsOnLateEndSinks).run_all());
+    crate::verdicts::assert_quick_misses(
+        SinkVerification::new(StoppingSinks(StopFlaw::OnLateEnd)).run_all(),
+    );
 
-    let result = SinkExtendedVerification::new(StopsOnLateEndSinks)
+    let results = SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnLateEnd))
         .target("StopsOnLateEnd")
         .env(crate::extended::env())
         .config(crate::extended::config(500, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.test, "tck_extended_schedules");
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("stops_on_late_end_rules", broken_rules(&results));
 }

@@ -1,13 +1,10 @@
 //! A correct-but-unusual sink (issue 14, family 7) passes the extended
 //! verification too: a sink that never starts.
 
-#[path = "../common/passive_sink.rs"]
-mod passive_sink;
-
 use reactive_streams_tck::extended::SinkExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 
-use passive_sink::Passives;
+use crate::unusual_sinks::passive_sink::Passives;
 
 fn passes(name: &str, results: Vec<RuleResult>) {
     crate::verdicts::assert_passed_or_skipped_with_reason(name, &results);

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 #[path = "../common/passive_sink.rs"]
-mod passive_sink;
+pub mod passive_sink;
 
 use passive_sink::Passives;
 use reactive_streams_tck::env::TestEnv;

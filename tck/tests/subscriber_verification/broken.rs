@@ -318,12 +318,28 @@ fn broken_subscribers_fail_their_blackbox_rule(
     #[case] test: &str,
 ) {
     insta::assert_snapshot!(format!("blackbox__{name}"), blackbox(factory, test));
+    // Over the whole verification each breaks exactly these rules (where
+    // each was seen is in the report; a defect filed under the wrong rule
+    // changes a line here).
+    insta::assert_snapshot!(format!("blackbox__{name}_rules"), blackbox_rules(factory));
+}
+
+fn blackbox_rules<F: SubscriberBlackboxFactory>(factory: F) -> String {
+    let results = SubscriberBlackboxVerification::new(factory)
+        .env(patient())
+        .run_all()
+        .unwrap();
+    broken_rules(&results)
 }
 
 #[test]
 fn requests_from_two_threads_fails_2_07() {
     let message = blackbox(Blackbox::new(|| RequestsFromTwoThreads), "spec_2_07");
     insta::assert_snapshot!("blackbox__requests_from_two_threads", message);
+    insta::assert_snapshot!(
+        "blackbox__requests_from_two_threads_rules",
+        blackbox_rules(Blackbox::new(|| RequestsFromTwoThreads))
+    );
 }
 
 /// §2.12 binds the caller of `on_subscribe` — here the TCK — so a
@@ -340,62 +356,6 @@ fn rule_2_12_is_left_to_the_publisher_verifications() {
             .as_deref()
             .is_some_and(|m| m.contains("publisher::spec_2_12")),
         "{result:?}"
-    );
-}
-
-/// Each broken blackbox subscriber breaks exactly these rules over the
-/// whole verification (where each was seen is in the report; a defect
-/// filed under the wrong rule changes a line here).
-#[rstest]
-#[case::never_requests("never_requests", Blackbox::new(never_requests))]
-#[case::requests_zero("requests_zero", Blackbox::nudged(requests_zero, nudge_request_zero))]
-#[case::requests_after_complete("requests_after_complete", Blackbox::new(requests_after_complete))]
-#[case::requests_inside_on_error(
-    "requests_inside_on_error",
-    Blackbox::new(requests_inside_on_error)
-)]
-#[case::ignores_second_subscription(
-    "ignores_second_subscription",
-    Blackbox::new(ignores_second_subscription)
-)]
-#[case::switches_to_second_subscription(
-    "switches_to_second_subscription",
-    Blackbox::new(switches_to_second_subscription)
-)]
-#[case::panics_in_on_next("panics_in_on_next", Blackbox::new(panics_in_on_next))]
-#[case::panics_on_complete_without_request(
-    "panics_on_complete_without_request",
-    Blackbox::nudged(panics_on_complete_without_request, nudge_request_one)
-)]
-#[case::panics_on_error_without_request(
-    "panics_on_error_without_request",
-    Blackbox::nudged(panics_on_error_without_request, nudge_request_one)
-)]
-#[case::leaks_its_subscription("leaks_its_subscription", Blackbox::new(leaks_its_subscription))]
-#[case::overflows_what_it_requested(
-    "overflows_what_it_requested",
-    Blackbox::new(overflows_what_it_requested)
-)]
-fn broken_blackbox_subscribers_break_exactly_these_rules(
-    #[case] name: &str,
-    #[case] factory: Blackbox<Scripted>,
-) {
-    let results = SubscriberBlackboxVerification::new(factory)
-        .env(patient())
-        .run_all()
-        .unwrap();
-    insta::assert_snapshot!(format!("blackbox__{name}_rules"), broken_rules(&results));
-}
-
-#[test]
-fn requests_from_two_threads_breaks_exactly_these_rules() {
-    let results = SubscriberBlackboxVerification::new(Blackbox::new(|| RequestsFromTwoThreads))
-        .env(patient())
-        .run_all()
-        .unwrap();
-    insta::assert_snapshot!(
-        "blackbox__requests_from_two_threads_rules",
-        broken_rules(&results)
     );
 }
 
@@ -543,27 +503,6 @@ fn broken_subscribers_fail_their_whitebox_rule(
     #[case] factory: Whitebox,
     #[case] test: &str,
 ) {
-    let verification = SubscriberWhiteboxVerification::new(factory).env(patient());
-    insta::assert_snapshot!(
-        format!("whitebox__{name}"),
-        failed(&verification.run(test).unwrap())
-    );
-}
-
-/// Each broken whitebox subscriber breaks exactly these rules over the
-/// whole verification.
-#[rstest]
-#[case::forgets_to_register("forgets_to_register", Whitebox(|p| instrumented(p, Flaw::ForgetsToRegister)))]
-#[case::requests_after_terminal("requests_after_terminal", Whitebox(|p| instrumented(p, Flaw::RequestsAfterTerminal)))]
-#[case::panics_after_cancel("panics_after_cancel", Whitebox(|p| instrumented(p, Flaw::PanicsAfterCancel)))]
-#[case::processes_in_reverse("processes_in_reverse", Whitebox(|p| instrumented(p, Flaw::ProcessesInReverse)))]
-#[case::requests_one_whatever_asked("requests_one_whatever_asked", Whitebox(|p| instrumented(p, Flaw::RequestsOneWhateverAsked)))]
-#[case::never_reports_completion("never_reports_completion", Whitebox(|p| instrumented(p, Flaw::NeverReportsCompletion)))]
-#[case::puppet_never_requests("puppet_never_requests", Whitebox(|p| instrumented(p, Flaw::PuppetNeverRequests)))]
-fn broken_whitebox_subscribers_break_exactly_these_rules(
-    #[case] name: &str,
-    #[case] factory: Whitebox,
-) {
     // One test at a time: `run_all` refuses a run in which every test was
     // stopped by a broken factory check (`forgets_to_register`).
     let verification = SubscriberWhiteboxVerification::new(factory).env(patient());
@@ -571,6 +510,9 @@ fn broken_whitebox_subscribers_break_exactly_these_rules(
         .iter()
         .map(|test| verification.run(test).unwrap())
         .collect();
+    let result = results.iter().find(|r| r.test == test).unwrap();
+    insta::assert_snapshot!(format!("whitebox__{name}"), failed(result));
+    // Over the whole verification each breaks exactly these rules.
     insta::assert_snapshot!(format!("whitebox__{name}_rules"), broken_rules(&results));
 }
 

@@ -1,6 +1,8 @@
 //! Broken subscribers: one that goes wrong only after a second
 //! `on_subscribe` followed by an element passes the quick verification and
-//! fails the extended one.
+//! fails the extended one. Each breaks exactly the rules snapshotted as
+//! `…_rules` (over the whole extended run; for the puppet caught by the
+//! quick verification, over the quick run).
 
 use std::sync::Arc;
 
@@ -12,36 +14,11 @@ use reactive_streams_tck::extended::{
 };
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::subscriber::{
-    Puppet, SubscriberBlackboxFactory, SubscriberBlackboxVerification, SubscriberWhiteboxFactory,
-    SubscriberWhiteboxVerification, WhiteboxProbe,
+    Puppet, SubscriberBlackboxVerification, SubscriberWhiteboxVerification, WhiteboxProbe,
 };
 
-/// A blackbox factory from a constructor.
-pub struct Blackbox<S>(pub fn() -> S);
-
-impl<S: Subscriber<u64> + 'static> SubscriberBlackboxFactory for Blackbox<S> {
-    type Element = u64;
-    type Subscriber = S;
-    fn create_subscriber(&self) -> S {
-        (self.0)()
-    }
-    fn element(&self, index: u64) -> u64 {
-        index
-    }
-}
-
-/// A whitebox factory from a function of the probe.
-pub struct Whitebox(pub fn(WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>>);
-
-impl SubscriberWhiteboxFactory for Whitebox {
-    type Element = u64;
-    fn create_subscriber(&self, probe: WhiteboxProbe<u64>) -> Box<dyn Subscriber<u64>> {
-        (self.0)(probe)
-    }
-    fn element(&self, index: u64) -> u64 {
-        index
-    }
-}
+use crate::factories::{Blackbox, Whitebox};
+use reactive_streams_tck::testkit::broken_rules;
 
 /// Requests one element at a time. Its flaw: it cancels a second
 /// subscription as §2.5 demands, but then keeps it as its own, so the next
@@ -76,17 +53,18 @@ impl Subscriber<u64> for Switcheroo {
 #[test]
 fn a_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
     crate::verdicts::assert_quick_misses(
-        SubscriberBlackboxVerification::new(Blackbox(Switcheroo::default)).run_all(),
+        SubscriberBlackboxVerification::new(Blackbox::new(Switcheroo::default)).run_all(),
     );
 
-    let result = SubscriberBlackboxExtendedVerification::new(Blackbox(Switcheroo::default))
+    let results = SubscriberBlackboxExtendedVerification::new(Blackbox::new(Switcheroo::default))
         .target("Switcheroo")
         .env(crate::extended::env())
         .config(crate::extended::config(1000, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("switcheroo_rules", broken_rules(&results));
 }
 
 /// Requests one element at a time, like `Switcheroo` without its flaw. Its
@@ -129,23 +107,19 @@ impl Subscriber<u64> for ThreadBound {
 #[test]
 fn a_subscriber_bound_to_one_thread_needs_the_stress() {
     crate::verdicts::assert_quick_misses(
-        SubscriberBlackboxVerification::new(Blackbox(ThreadBound::default)).run_all(),
+        SubscriberBlackboxVerification::new(Blackbox::new(ThreadBound::default)).run_all(),
     );
-    let schedules = SubscriberBlackboxExtendedVerification::new(Blackbox(ThreadBound::default))
-        .env(crate::extended::env())
-        .config(crate::extended::config(300, 0))
-        .run("tck_extended_schedules")
-        .unwrap();
-    assert_eq!(schedules.verdict, Verdict::Passed, "{schedules:#?}");
-
-    let result = SubscriberBlackboxExtendedVerification::new(Blackbox(ThreadBound::default))
+    let results = SubscriberBlackboxExtendedVerification::new(Blackbox::new(ThreadBound::default))
         .target("ThreadBound")
         .env(crate::extended::env())
-        .config(crate::extended::config(1, 5))
-        .run("tck_extended_stress")
+        .config(crate::extended::config(300, 5))
+        .run_all()
         .unwrap();
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    let message = result.message.unwrap();
+    crate::extended::passed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!("thread_bound_rules", broken_rules(&results));
+
+    let result = crate::extended::failed(&results, "tck_extended_stress");
+    let message = result.message.clone().unwrap();
     eprintln!("{message}");
     assert!(
         message.starts_with("tck.extended_stress: expected every stress iteration to pass; actual: iteration 1 of 5 → §2.13"),
@@ -233,15 +207,15 @@ fn a_whitebox_subscriber_keeping_the_rejected_subscription_needs_a_generated_scr
         SubscriberWhiteboxVerification::new(Whitebox(wrapped_switcheroo)).run_all(),
     );
 
-    let result = SubscriberWhiteboxExtendedVerification::new(Whitebox(wrapped_switcheroo))
+    let results = SubscriberWhiteboxExtendedVerification::new(Whitebox(wrapped_switcheroo))
         .target("Switcheroo (whitebox)")
         .env(crate::extended::env())
         .config(crate::extended::config(1000, 0))
-        .run("tck_extended_schedules")
+        .run_all()
         .unwrap();
-    assert_eq!(result.test, "tck_extended_schedules");
-    assert_eq!(result.verdict, Verdict::Failed, "{result:#?}");
-    insta::assert_snapshot!(result.message.unwrap());
+    let result = crate::extended::failed(&results, "tck_extended_schedules");
+    insta::assert_snapshot!(result.message.clone().unwrap());
+    insta::assert_snapshot!("switcheroo_whitebox_rules", broken_rules(&results));
 }
 
 /// Calls made through the whitebox puppet are judged like any other call:
@@ -263,4 +237,5 @@ fn a_whitebox_puppet_on_the_rejected_subscription_fails_2_5() {
     assert_eq!(failed, ["spec_2_05"]);
     let result = quick.iter().find(|r| r.test == "spec_2_05").unwrap();
     insta::assert_snapshot!(result.message.as_deref().unwrap());
+    insta::assert_snapshot!("puppet_on_latest_rules", broken_rules(&quick));
 }

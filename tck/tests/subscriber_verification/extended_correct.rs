@@ -9,10 +9,14 @@ use reactive_streams_tck::{
     subscriber_blackbox_extended_verification, subscriber_whitebox_extended_verification,
 };
 
-use crate::extended_broken::{Blackbox, Whitebox};
+use crate::factories::{Blackbox, Whitebox};
 
 // What a user writes.
-subscriber_blackbox_extended_verification!(greedy_extended, Blackbox(|| Greedy::new(4)), "greedy");
+subscriber_blackbox_extended_verification!(
+    greedy_extended,
+    Blackbox::new(|| Greedy::new(4)),
+    "greedy"
+);
 subscriber_whitebox_extended_verification!(
     greedy_whitebox_extended,
     Whitebox(|probe| Box::new(Greedy::new(4).with_probe(probe))),
@@ -33,8 +37,8 @@ fn the_testkit_subscribers_pass_generated_scripts() {
         .unwrap_or(300);
     let config = || crate::extended::config(scripts, 20);
     for (name, factory) in [
-        ("Greedy(1)", Blackbox(|| Greedy::new(1))),
-        ("Greedy(8)", Blackbox(|| Greedy::new(8))),
+        ("Greedy(1)", Blackbox::new(|| Greedy::new(1))),
+        ("Greedy(8)", Blackbox::new(|| Greedy::new(8))),
     ] {
         assert_passed(
             name,
@@ -47,7 +51,7 @@ fn the_testkit_subscribers_pass_generated_scripts() {
     }
     assert_passed(
         "Queued",
-        SubscriberBlackboxExtendedVerification::new(Blackbox(|| Queued::new(None)))
+        SubscriberBlackboxExtendedVerification::new(Blackbox::new(|| Queued::new(None)))
             .env(crate::extended::env())
             .config(config())
             .run_all()

@@ -2,13 +2,10 @@
 //! extended verification too: a greedy subscriber, one with a chunking
 //! helper, one whose helper cancels.
 
-#[path = "../common/unusual_subscribers.rs"]
-mod unusual_subscribers;
-
 use reactive_streams_tck::extended::SubscriberWhiteboxExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 
-use unusual_subscribers::{Greedies, Helped, Takers};
+use crate::unusual::unusual_subscribers::{Greedies, Helped, Takers};
 
 fn passes(name: &str, results: Vec<RuleResult>) {
     crate::verdicts::assert_passed_or_skipped_with_reason(name, &results);

@@ -2,16 +2,28 @@
 //! subscriber in one line.
 
 use reactive_streams::Subscriber;
-use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::subscriber::{
     SubscriberBlackboxFactory, SubscriberWhiteboxFactory, WhiteboxProbe,
 };
+
+#[path = "../support/timing.rs"]
+mod timing;
+pub use timing::{generous, patient};
 
 /// A blackbox factory of `S`, with an optional nudge.
 pub struct Blackbox<S> {
     pub create: fn() -> S,
     pub nudge: Option<fn(&mut S)>,
 }
+
+// By hand: a derive would ask `S: Copy`, and only fn pointers are held.
+impl<S> Clone for Blackbox<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Blackbox<S> {}
 
 impl<S> Blackbox<S> {
     pub fn new(create: fn() -> S) -> Self {
@@ -61,23 +73,4 @@ impl SubscriberWhiteboxFactory for Whitebox {
     fn element(&self, index: u64) -> u64 {
         index
     }
-}
-
-/// The environment for broken subscribers: a generous no-signal window, so
-/// that a misbehaving thread always gets the time to show itself, even on
-/// a loaded machine. Messages do not depend on it.
-pub fn patient() -> TestEnv {
-    TestEnv::builder()
-        .no_signal_timeout(std::time::Duration::from_millis(200))
-        .timeout(std::time::Duration::from_millis(1000))
-        .build()
-}
-
-/// For conforming subscribers: a long presence timeout (a passing test
-/// never waits for it), so a starved thread on a loaded machine is waited
-/// for.
-pub fn generous() -> TestEnv {
-    TestEnv::builder()
-        .timeout(std::time::Duration::from_secs(5))
-        .build()
 }

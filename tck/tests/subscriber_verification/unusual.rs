@@ -20,9 +20,8 @@
 //! `request(1)` the trace shows).
 
 #[path = "../common/unusual_subscribers.rs"]
-mod unusual_subscribers;
+pub mod unusual_subscribers;
 
-use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::subscriber::{SubscriberWhiteboxFactory, SubscriberWhiteboxVerification};
 use reactive_streams_tck::subscriber_whitebox_verification;
 
@@ -34,21 +33,7 @@ fn passes<F: SubscriberWhiteboxFactory>(name: &str, factory: F) {
         .env(generous())
         .run_all()
         .unwrap();
-    let failed: Vec<String> = results
-        .iter()
-        .filter(|r| r.verdict == Verdict::Failed)
-        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or_default()))
-        .collect();
-    assert!(failed.is_empty(), "{name}: {failed:#?}");
-    for r in &results {
-        if r.verdict == Verdict::Skipped {
-            assert!(
-                r.message.as_deref().is_some_and(|m| !m.is_empty()),
-                "{name}: {} skipped without a reason",
-                r.test
-            );
-        }
-    }
+    crate::verdicts::assert_no_failure_and_skips_explained(name, &results);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::extended::ExtendedConfig;
+use reactive_streams_tck::outcome::{RuleResult, Verdict};
 
 /// Fixed seeds, so every result here is stable.
 pub const SEED: u64 = 0x5EED;
@@ -79,4 +80,47 @@ fn redaction_keeps_the_words() {
         ),
         "iteration N of N → §3.8: stress-2: request(N) (seed 0x…; RS_TCK_SEED=0x…)"
     );
+}
+
+/// The result of `test` in a whole extended run: it must have failed.
+/// (The run's other results are for the caller's exact set of broken
+/// rules, `reactive_streams_tck::testkit::broken_rules`.)
+#[track_caller]
+pub fn failed<'a>(results: &'a [RuleResult], test: &str) -> &'a RuleResult {
+    concluded(results, test, Verdict::Failed)
+}
+
+/// The result of `test` in a whole extended run, which must have passed
+/// (a flaw that only another test can find).
+#[track_caller]
+pub fn passed<'a>(results: &'a [RuleResult], test: &str) -> &'a RuleResult {
+    concluded(results, test, Verdict::Passed)
+}
+
+#[track_caller]
+fn concluded<'a>(results: &'a [RuleResult], test: &str, verdict: Verdict) -> &'a RuleResult {
+    let result = results
+        .iter()
+        .find(|r| r.test == test)
+        .unwrap_or_else(|| panic!("no {test} in {results:#?}"));
+    assert_eq!(result.verdict, verdict, "{result:#?}");
+    result
+}
+
+/// The lines of `testkit::broken_rules(results)` for the rules in
+/// `always`, for a snapshot; every other line must be a failure. For a
+/// broken implementation whose other failures depend on timing (say which).
+#[track_caller]
+pub fn rules_broken_in_every_run(results: &[RuleResult], always: &[&str]) -> String {
+    let rules = reactive_streams_tck::testkit::broken_rules(results);
+    let (every_run, timing): (Vec<&str>, Vec<&str>) = rules.lines().partition(|line| {
+        always
+            .iter()
+            .any(|rule| line.starts_with(&format!("{rule}:")))
+    });
+    assert!(
+        timing.iter().all(|line| line.ends_with(": failed")),
+        "{rules}"
+    );
+    every_run.join("\n")
 }

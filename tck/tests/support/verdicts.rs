@@ -60,3 +60,43 @@ pub fn assert_passed_or_skipped_with_reason(name: &str, results: &[RuleResult]) 
         );
     }
 }
+
+/// Asserts that no result failed (a warning is allowed) and that every
+/// skip says why. Returns the skips as `test: reason`.
+#[track_caller]
+pub fn assert_no_failure_and_skips_explained(name: &str, results: &[RuleResult]) -> Vec<String> {
+    use reactive_streams_tck::outcome::Verdict;
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Failed)
+        .map(|r| format!("{}: {}", r.test, r.message.as_deref().unwrap_or_default()))
+        .collect();
+    assert!(failed.is_empty(), "{name}: {failed:#?}");
+    results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Skipped)
+        .map(|r| {
+            let reason = r.message.as_deref().unwrap_or_default();
+            assert!(
+                !reason.is_empty(),
+                "{name}: {} skipped without a reason",
+                r.test
+            );
+            format!("{}: {reason}", r.test)
+        })
+        .collect()
+}
+
+/// Asserts that each of `tests` passed.
+#[track_caller]
+pub fn assert_these_passed(results: &[RuleResult], tests: &[&str]) {
+    for test in tests {
+        let result = results.iter().find(|r| r.test == *test).unwrap();
+        assert_eq!(
+            result.verdict,
+            reactive_streams_tck::outcome::Verdict::Passed,
+            "{test}: {:?}",
+            result.message
+        );
+    }
+}

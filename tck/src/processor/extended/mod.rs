@@ -32,18 +32,16 @@ use std::time::Duration;
 use proptest::prelude::*;
 use reactive_streams::{demand, Publisher, Subscriber};
 
-mod upstream;
-
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::config::ExtendedConfigError;
 use crate::explore::{extended_builder, scripted, Scripted, Settings};
 use crate::outcome::{RuleResult, Verification};
 use crate::probe::{Probe, Signal};
+use crate::processor::upstream::{self, Ending, Recorder};
 use crate::processor::ProcessorFactory;
 use crate::publisher::extended::schedule::{amount, show_amount};
 use crate::publisher::extended::PublisherExtendedVerification;
 use crate::publisher::PublisherFactory;
-use upstream::{Ending, Recorder};
 
 /// The extended processor tests: `tck_extended_schedules`,
 /// `tck_extended_stress` (the publisher's, on the output side) and

@@ -72,6 +72,29 @@ fn greeted<T: std::fmt::Debug + Send + 'static>(
     Ok(probe)
 }
 
+/// A source of `n` consumed to the end by a sink in `mode` that starts it
+/// when greeted and requests up to `n + 2`: the scenario
+/// `"<mode>: source of <n>, <what>"`, waiting for the end `expecting`.
+/// Returns the source (kept alive until the caller is done) and the probe.
+fn consumed_to_the_end<F: SourceFactory>(
+    cx: &RuleCx,
+    f: &F,
+    mode: Mode,
+    n: u64,
+    what: &str,
+    expecting: &str,
+) -> Result<(Src<F>, Probe<F>), Failure> {
+    cx.scenario(format!("{}: source of {n}, {what}", mode.as_str()));
+    let source = create(cx, f, n)?;
+    let probe = Probe::<F>::new(cx, "sink")
+        .mode(mode)
+        .start_on_greet()
+        .request_limit(n + 2);
+    let probe = greeted(probe, &*source)?;
+    probe.wait_end(expecting)?;
+    Ok((source, probe))
+}
+
 fn stop_reason() -> StreamError {
     StreamError::msg("the TCK stops the stream")
 }
@@ -114,19 +137,14 @@ pub fn tck_create_n<F: SourceFactory>() -> RuleDef<F> {
     def(ending, |cx, f| {
         for &mode in modes(f) {
             for n in [0, up_to(f, 3)] {
-                cx.scenario(format!(
-                    "{}: source of {n}, consumed to the end",
-                    mode.as_str()
-                ));
-                let source = create(cx, f, n)?;
-                let probe = Probe::<F>::new(cx, "sink")
-                    .mode(mode)
-                    .start_on_greet()
-                    .request_limit(n + 2);
-                let probe = greeted(probe, &*source)?;
-                probe.wait_end(&format!(
-                    "create_source({n}) to deliver {n} elements, then end"
-                ))?;
+                let (_source, probe) = consumed_to_the_end(
+                    cx,
+                    f,
+                    mode,
+                    n,
+                    "consumed to the end",
+                    &format!("create_source({n}) to deliver {n} elements, then end"),
+                )?;
                 let received = probe.received();
                 if received != n {
                     return Err(cx.failure_of(
@@ -329,17 +347,14 @@ pub fn streamlet_2_e<F: SourceFactory>() -> RuleDef<F> {
     def(ending, |cx, f| {
         for &mode in modes(f) {
             for n in [up_to(f, 2), 0] {
-                cx.scenario(format!(
-                    "{}: source of {n}, started from inside greet, consumed to the end",
-                    mode.as_str()
-                ));
-                let source = create(cx, f, n)?;
-                let probe = Probe::<F>::new(cx, "sink")
-                    .mode(mode)
-                    .start_on_greet()
-                    .request_limit(n + 2);
-                let probe = greeted(probe, &*source)?;
-                probe.wait_end(&format!("create_source({n}) to end after {n} elements"))?;
+                let (_source, probe) = consumed_to_the_end(
+                    cx,
+                    f,
+                    mode,
+                    n,
+                    "started from inside greet, consumed to the end",
+                    &format!("create_source({n}) to end after {n} elements"),
+                )?;
                 probe.quiet();
             }
         }
@@ -452,17 +467,14 @@ pub fn streamlet_4_e<F: SourceFactory>() -> RuleDef<F> {
     def(ending, |cx, f| {
         for &mode in modes(f) {
             for n in [0, up_to(f, 1)] {
-                cx.scenario(format!(
-                    "{}: source of {n}, consumed to the end",
-                    mode.as_str()
-                ));
-                let source = create(cx, f, n)?;
-                let probe = Probe::<F>::new(cx, "sink")
-                    .mode(mode)
-                    .start_on_greet()
-                    .request_limit(n + 2);
-                let probe = greeted(probe, &*source)?;
-                probe.wait_end(&format!("create_source({n}) to end after {n} elements"))?;
+                let (_source, probe) = consumed_to_the_end(
+                    cx,
+                    f,
+                    mode,
+                    n,
+                    "consumed to the end",
+                    &format!("create_source({n}) to end after {n} elements"),
+                )?;
                 probe.quiet();
             }
             if let Some(failed) = create_failed(cx, f)? {
