@@ -90,20 +90,6 @@ where
         }
     }
 
-    /// Tops demand up to `batch` (`low_water` elements are still to come).
-    /// Out of line and cold: once per refill, and it keeps the per-element
-    /// path of a loop `on_next` is inlined into short.
-    #[cold]
-    #[inline(never)]
-    fn refill(&mut self) {
-        self.until_refill = self.refill_every();
-        if let Some(subscription) = &self.subscription {
-            if !demand::is_unbounded(self.batch) {
-                subscription.request(self.batch - self.low_water);
-            }
-        }
-    }
-
     fn end(&mut self, result: Result<(), StreamError>) {
         self.subscription = None;
         if let Some(on_end) = self.on_end.take() {
@@ -131,7 +117,14 @@ where
         (self.on_next)(element);
         self.until_refill = self.until_refill.wrapping_sub(1);
         if self.until_refill == 0 {
-            self.refill();
+            self.until_refill = self.refill_every();
+            if let Some(subscription) = &self.subscription {
+                if !demand::is_unbounded(self.batch) {
+                    // `low_water` elements are still to come: top up to
+                    // `batch`.
+                    subscription.request(self.batch - self.low_water);
+                }
+            }
         }
     }
 
