@@ -157,7 +157,10 @@ fn flat_map() -> Spread {
 
 datum_lifecycle_verification!(identity_processor, Keeps(0, Single(identity, PhantomData)));
 datum_lifecycle_verification!(map_processor, Keeps(0, Single(map, PhantomData)));
-datum_lifecycle_verification!(map_processor_static, Keeps(0, Single(map_static, PhantomData)));
+datum_lifecycle_verification!(
+    map_processor_static,
+    Keeps(0, Single(map_static, PhantomData))
+);
 datum_lifecycle_verification!(filter_processor, Keeps(0, Single(filter, PhantomData)));
 datum_lifecycle_verification!(buffer_processor, Keeps(0, Single(buffer, PhantomData)));
 datum_lifecycle_verification!(window_processor, Keeps(0, Single(window, PhantomData)));

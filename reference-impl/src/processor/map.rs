@@ -25,8 +25,7 @@ use crate::executor::Executor;
 /// range(1, 3).subscribe(Box::new(double.clone()));
 /// assert_eq!(futures::executor::block_on(all).unwrap(), vec![2, 4, 6]);
 /// ```
-pub struct MapProcessor<T, R: Send + 'static, F: ?Sized = dyn Fn(T) -> R + Send + Sync + 'static>
-{
+pub struct MapProcessor<T, R: Send + 'static, F: ?Sized = dyn Fn(T) -> R + Send + Sync + 'static> {
     stage: Arc<Stage<R>>,
     /// This handle\'s side of the synchronous hand-off (not shared by clones).
     hand_off: HandOff<R>,

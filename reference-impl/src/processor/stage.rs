@@ -704,7 +704,6 @@ impl<R: Clone + Send + 'static> HandOff<R> {
             }
         }
     }
-
 }
 
 impl<R: Send + 'static> Drop for HandOff<R> {
