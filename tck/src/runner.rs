@@ -628,7 +628,10 @@ mod tests {
         let message = result.message.unwrap();
         assert!(message.contains("request(∞) never returned"), "{message}");
         assert!(message.contains("; kept emitting: "), "{message}");
-        assert!(message.contains("within 3000 ms (the 1000 ms watchdog"), "{message}");
+        assert!(
+            message.contains("within 3000 ms (the 1000 ms watchdog"),
+            "{message}"
+        );
     }
 
     /// A body still receiving signals when the watchdog is due is slow, not
