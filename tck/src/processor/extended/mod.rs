@@ -620,16 +620,6 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
 
 extended_builder!(ProcessorExtendedVerification, ProcessorFactory);
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated_processor<F: ProcessorFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        ProcessorExtendedVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
-}
-
 /// Generates the extended processor verification as `#[test]`s:
 /// `<name>::processor::tck_extended_schedules` and
 /// `<name>::processor::tck_extended_stress` (the publisher's, against the
@@ -647,13 +637,10 @@ pub fn __run_generated_processor<F: ProcessorFactory>(test: &str, target: &str, 
 /// ```
 #[macro_export]
 macro_rules! processor_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::processor_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, processor, $crate::processor::extended::__run_generated_processor,
-            [tck_extended_schedules, tck_extended_stress, tck_extended_upstream]
+            @verified_by $crate::extended::ProcessorExtendedVerification<_>, processor,
+            [tck_extended_schedules, tck_extended_stress, tck_extended_upstream], $name, $factory $(, $target)?
         }
     };
 }

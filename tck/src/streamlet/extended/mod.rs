@@ -255,16 +255,6 @@ fn source_stress<F: SourceFactory>(
     )
 }
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated_source<F: SourceFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        SourceExtendedVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
-}
-
 /// What the TCK, as the source, does to the sink under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceStep {
@@ -401,16 +391,6 @@ impl<F: SinkFactory> SinkExtendedVerification<F> {
 
 extended_builder!(SinkExtendedVerification, SinkFactory);
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated_sink<F: SinkFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        SinkExtendedVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
-}
-
 /// Generates the extended Streamlet source verification as `#[test]`s:
 /// `<name>::streamlet_source::tck_extended_schedules` — generated sink
 /// scripts (starts, restarts, requests, stops inside emissions), judged by
@@ -421,13 +401,10 @@ pub fn __run_generated_sink<F: SinkFactory>(test: &str, target: &str, factory: F
 /// the module name must differ from the quick verification's.
 #[macro_export]
 macro_rules! streamlet_source_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::streamlet_source_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, streamlet_source, $crate::streamlet::extended::__run_generated_source,
-            [tck_extended_schedules, tck_extended_stress]
+            @verified_by $crate::extended::SourceExtendedVerification<_>, streamlet_source,
+            [tck_extended_schedules, tck_extended_stress], $name, $factory $(, $target)?
         }
     };
 }
@@ -440,13 +417,10 @@ macro_rules! streamlet_source_extended_verification {
 /// [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
 #[macro_export]
 macro_rules! streamlet_sink_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::streamlet_sink_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, streamlet_sink, $crate::streamlet::extended::__run_generated_sink,
-            [tck_extended_schedules]
+            @verified_by $crate::extended::SinkExtendedVerification<_>, streamlet_sink,
+            [tck_extended_schedules], $name, $factory $(, $target)?
         }
     };
 }
