@@ -6,13 +6,13 @@ use std::fmt::Debug;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_sink::Sink;
 
 use super::{Delivery, SinkFactory};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::wakers::{WakeProbe, WakerSet};
+use crate::wakers::{poll_slice, WakeProbe, WakerSet};
 
 /// Items sent at most while filling a sink to make `poll_ready` return
 /// `Pending` (`sink.1`).
@@ -123,11 +123,7 @@ impl<F: SinkFactory> Driver<F> {
     /// wake-up rule is `sink.1`'s).
     fn until_ready(&mut self, method: &str, rule: &str) -> Result<Result<(), F::Error>, Failure> {
         let timeout = self.cx.env().timeout();
-        let slice = self
-            .cx
-            .env()
-            .no_signal_timeout()
-            .max(Duration::from_millis(1));
+        let slice = poll_slice(self.cx.env());
         let deadline = Instant::now() + timeout;
         let waker = self.wakers.fresh();
         loop {

@@ -15,7 +15,7 @@ use parking_lot::{Condvar, Mutex};
 use super::driver::{show, Driver};
 use super::factory::{Feeder, StreamFactory};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::wakers::WakeProbe;
+use crate::wakers::{poll_slice, WakeProbe};
 
 /// Items in the streams the quick rules make.
 pub const ITEMS: u64 = 3;
@@ -441,7 +441,7 @@ where
     S::Item: Debug,
 {
     let timeout = d.cx.env().timeout();
-    let slice = d.cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let slice = poll_slice(d.cx.env());
     let feeder_deadline = Instant::now() + timeout * 4;
     while race.pushed.load(Ordering::SeqCst) <= k {
         // A failure on the feeder thread ends the race (the caller sees it).
@@ -790,7 +790,7 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         factory.create_stream(ITEMS),
         format!("create_stream({ITEMS})"),
     );
-    let slice = cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let slice = poll_slice(cx.env());
     let deadline = Instant::now() + cx.env().timeout() * (ITEMS as u32 + 1);
     let done = |d: &Driver<F::Stream>| d.ended || (factory.endless() && d.yielded >= ITEMS);
     while !done(&d) {
@@ -943,7 +943,7 @@ where
     S::Item: Debug + Send,
 {
     let timeout = d.cx.env().timeout();
-    let slice = d.cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let slice = poll_slice(d.cx.env());
     let deadline = Instant::now() + timeout;
     let waker = d.fresh_waker();
     loop {
