@@ -611,14 +611,13 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
             move |cx, case| run(cx, &*factory, case),
         ))
     }
-
-    /// Runs every extended processor test, in [`PROCESSOR_TESTS`] order.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-        PROCESSOR_TESTS.iter().map(|test| self.run(test)).collect()
-    }
 }
 
-extended_builder!(ProcessorExtendedVerification, ProcessorFactory);
+extended_builder!(
+    ProcessorExtendedVerification,
+    ProcessorFactory,
+    PROCESSOR_TESTS
+);
 
 /// Generates the extended processor verification as `#[test]`s:
 /// `<name>::processor::tck_extended_schedules` and

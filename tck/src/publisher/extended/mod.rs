@@ -71,14 +71,9 @@ impl<F: PublisherFactory> PublisherExtendedVerification<F> {
             }),
         })
     }
-
-    /// Runs every extended test, in [`TESTS`] order.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-        TESTS.iter().map(|test| self.run(test)).collect()
-    }
 }
 
-extended_builder!(PublisherExtendedVerification, PublisherFactory);
+extended_builder!(PublisherExtendedVerification, PublisherFactory, TESTS);
 
 fn schedules<F: PublisherFactory>(
     cx: &RuleCx,

@@ -216,14 +216,9 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
             move |cx, case| run(cx, &*factory, case),
         ))
     }
-
-    /// Runs every extended source test.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-        SOURCE_TESTS.iter().map(|test| self.run(test)).collect()
-    }
 }
 
-extended_builder!(SourceExtendedVerification, SourceFactory);
+extended_builder!(SourceExtendedVerification, SourceFactory, SOURCE_TESTS);
 
 fn source_stress<F: SourceFactory>(
     cx: &RuleCx,
@@ -382,14 +377,9 @@ impl<F: SinkFactory> SinkExtendedVerification<F> {
             run_sink(cx, &*factory, case)
         }))
     }
-
-    /// Runs every extended sink test.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-        SINK_TESTS.iter().map(|test| self.run(test)).collect()
-    }
 }
 
-extended_builder!(SinkExtendedVerification, SinkFactory);
+extended_builder!(SinkExtendedVerification, SinkFactory, SINK_TESTS);
 
 /// Generates the extended Streamlet source verification as `#[test]`s:
 /// `<name>::streamlet_source::tck_extended_schedules` — generated sink
