@@ -572,15 +572,6 @@ pub struct ProcessorExtendedVerification<F: ProcessorFactory> {
 }
 
 impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
-    /// An extended verification of `factory`'s processors, named after its
-    /// type.
-    pub fn new(factory: F) -> Self {
-        ProcessorExtendedVerification {
-            factory: Arc::new(factory),
-            settings: Settings::named::<F>("processor"),
-        }
-    }
-
     /// Runs one extended test by name (`"tck_extended_upstream"`).
     ///
     /// # Panics

@@ -182,15 +182,6 @@ pub struct SourceExtendedVerification<F: SourceFactory> {
 }
 
 impl<F: SourceFactory> SourceExtendedVerification<F> {
-    /// An extended verification of `factory`'s sources, named after its
-    /// type.
-    pub fn new(factory: F) -> Self {
-        SourceExtendedVerification {
-            factory: Arc::new(factory),
-            settings: Settings::named::<F>("source"),
-        }
-    }
-
     /// Runs one extended test by name (`"tck_extended_schedules"`).
     ///
     /// # Panics
@@ -218,7 +209,12 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
     }
 }
 
-extended_builder!(SourceExtendedVerification, SourceFactory, SOURCE_TESTS);
+extended_builder!(
+    SourceExtendedVerification,
+    SourceFactory,
+    SOURCE_TESTS,
+    "source"
+);
 
 fn source_stress<F: SourceFactory>(
     cx: &RuleCx,
@@ -355,14 +351,6 @@ pub struct SinkExtendedVerification<F: SinkFactory> {
 }
 
 impl<F: SinkFactory> SinkExtendedVerification<F> {
-    /// An extended verification of `factory`'s sinks, named after its type.
-    pub fn new(factory: F) -> Self {
-        SinkExtendedVerification {
-            factory: Arc::new(factory),
-            settings: Settings::named::<F>("sink"),
-        }
-    }
-
     /// Runs one extended test by name (`"tck_extended_schedules"`).
     ///
     /// # Panics
@@ -379,7 +367,7 @@ impl<F: SinkFactory> SinkExtendedVerification<F> {
     }
 }
 
-extended_builder!(SinkExtendedVerification, SinkFactory, SINK_TESTS);
+extended_builder!(SinkExtendedVerification, SinkFactory, SINK_TESTS, "sink");
 
 /// Generates the extended Streamlet source verification as `#[test]`s:
 /// `<name>::streamlet_source::tck_extended_schedules` — generated sink
