@@ -166,6 +166,11 @@ pub(super) fn end(cx: &RuleCx, feeder: Feeder, rule: &str) -> Result<(), Failure
 const NO_FEEDER: &str =
     "needs a fed stream: the factory's create_fed_stream() returns None, so no item can be made to arrive";
 
+/// A driver of `factory.create_stream(n)`, labelled as that call.
+fn created<F: StreamFactory>(cx: &RuleCx, factory: &F, n: u64) -> Driver<F::Stream> {
+    Driver::new(cx, factory.create_stream(n), format!("create_stream({n})"))
+}
+
 /// `stream.1`: after `Pending`, the most recent waker is woken once the
 /// stream can make progress.
 pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
@@ -173,11 +178,7 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     cx.scenario(format!(
         "create_stream({ITEMS}), every poll with a new waker"
     ));
-    let mut d = Driver::new(
-        cx,
-        factory.create_stream(ITEMS),
-        format!("create_stream({ITEMS})"),
-    );
+    let mut d = created(cx, factory, ITEMS);
     let why = "it was made to yield its items with no help but polls";
     while d.yielded < ITEMS {
         if next_strict(&mut d, RULE, why)?.is_none() {
@@ -602,7 +603,7 @@ pub(crate) fn stream_3<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "stream.3";
     for n in [0, 1, ITEMS] {
         cx.scenario(format!("create_stream({n}), size_hint() before every poll"));
-        let mut d = Driver::new(cx, factory.create_stream(n), format!("create_stream({n})"));
+        let mut d = created(cx, factory, n);
         loop {
             let remaining = (!factory.endless()).then(|| n.saturating_sub(d.yielded));
             check_hint(&d, remaining)?;
@@ -738,11 +739,7 @@ pub(crate) fn stream_5<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     }
     for (point, items) in points {
         cx.scenario(format!("create_stream({ITEMS}) dropped {point}"));
-        let mut d = Driver::new(
-            cx,
-            factory.create_stream(ITEMS),
-            format!("create_stream({ITEMS})"),
-        );
+        let mut d = created(cx, factory, ITEMS);
         match items {
             Some(n) => while d.yielded < n && d.next_lenient(RULE)?.is_some() {},
             None => {
@@ -785,11 +782,7 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     cx.scenario(format!(
         "create_stream({ITEMS}), every Pending polled again at once"
     ));
-    let mut d = Driver::new(
-        cx,
-        factory.create_stream(ITEMS),
-        format!("create_stream({ITEMS})"),
-    );
+    let mut d = created(cx, factory, ITEMS);
     let slice = poll_slice(cx.env());
     let deadline = Instant::now() + cx.env().timeout() * (ITEMS as u32 + 1);
     let done = |d: &Driver<F::Stream>| d.ended || (factory.endless() && d.yielded >= ITEMS);
@@ -1000,11 +993,7 @@ pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     cx.scenario(format!(
         "create_stream({ITEMS}), every poll on a new thread"
     ));
-    let mut d = Driver::new(
-        cx,
-        factory.create_stream(ITEMS),
-        format!("create_stream({ITEMS})"),
-    );
+    let mut d = created(cx, factory, ITEMS);
     let mut polls = 0;
     while d.yielded < ITEMS {
         if next_elsewhere(&mut d, &mut polls)?.is_none() {
