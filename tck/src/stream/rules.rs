@@ -61,6 +61,25 @@ pub(crate) fn body<F: StreamFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody 
     }
 }
 
+/// `answer`, a poll with nothing (more) pushed, must be `Pending`:
+/// `Ready(None)` fails `expecting`, an item yielded `when` fails
+/// [`EXACT_ITEMS`].
+fn still_pending<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    answer: Poll<Option<S::Item>>,
+    expecting: &str,
+    when: &str,
+) -> Result<(), Failure>
+where
+    S::Item: Debug,
+{
+    match answer {
+        Poll::Pending => Ok(()),
+        Poll::Ready(None) => Err(d.cx.failure(expecting, "Ready(None)")),
+        answer => Err(wrong_count(d, ITEMS, &format!("{} {when}", show(&answer)))),
+    }
+}
+
 pub(super) fn wrong_count<S: futures_core::Stream + Send>(
     d: &Driver<S>,
     want: u64,
@@ -831,22 +850,13 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     while self_wakes < BUSY_POLLS {
         let since = waker.wakes();
         polls += 1;
-        match d.poll(&waker, RULE)? {
-            Poll::Pending => {}
-            Poll::Ready(None) => {
-                return Err(cx.failure(
-                    "Pending from a poll with nothing pushed and the feeder not ended",
-                    "Ready(None)",
-                ))
-            }
-            answer => {
-                return Err(wrong_count(
-                    &d,
-                    ITEMS,
-                    &format!("{} before anything was pushed", show(&answer)),
-                ))
-            }
-        }
+        let answer = d.poll(&waker, RULE)?;
+        still_pending(
+            &d,
+            answer,
+            "Pending from a poll with nothing pushed and the feeder not ended",
+            "before anything was pushed",
+        )?;
         if !waker.wait_woken(since, slice) {
             break;
         }
@@ -874,20 +884,13 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
             break;
         }
         let spurious = d.fresh_waker();
-        match d.poll(&spurious, RULE)? {
-            Poll::Pending => {}
-            Poll::Ready(None) => return Err(cx.failure(
-                "Pending from a poll no wake-up caused, with nothing pushed since the last item",
-                "Ready(None)",
-            )),
-            answer => {
-                return Err(wrong_count(
-                    &d,
-                    ITEMS,
-                    &format!("{} before it was pushed", show(&answer)),
-                ))
-            }
-        }
+        let answer = d.poll(&spurious, RULE)?;
+        still_pending(
+            &d,
+            answer,
+            "Pending from a poll no wake-up caused, with nothing pushed since the last item",
+            "before it was pushed",
+        )?;
     }
     end(cx, feeder, RULE)?;
     d.drain_lenient(RULE)?;
