@@ -607,7 +607,8 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
 extended_builder!(
     ProcessorExtendedVerification,
     ProcessorFactory,
-    PROCESSOR_TESTS
+    PROCESSOR_TESTS,
+    "processor"
 );
 
 /// Generates the extended processor verification as `#[test]`s:
