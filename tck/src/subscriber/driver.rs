@@ -250,7 +250,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
                 continue;
             }
             let subscription = self.subscription().clone();
-            if subscription.is_cancelled() {
+            if subscription.is_cancelled() || self.ended_by_illegal_demand() {
                 break;
             }
             if subscription.wait_demand(self.delivered + 1, patience) <= self.delivered {

@@ -163,7 +163,7 @@ impl ProbeSubscription {
     pub(crate) fn take_illegal_demand_answer(&self) -> bool {
         let mut state = self.shared.state.lock();
         let owed = state.illegal_demand && !state.illegal_demand_answered;
-        state.illegal_demand_answered = true;
+        state.illegal_demand_answered |= owed;
         owed
     }
 
@@ -390,7 +390,8 @@ impl Subscription for Handle {
                 // subscriber that never asks for n ≥ 1 fails §2.1 through
                 // the demand checks instead.
                 state.illegal_demand |= !state.cancelled && state.terminal.is_none();
-            } else if !state.cancelled {
+            } else if !state.cancelled && !state.illegal_demand {
+                // Once ended by a request(0), later requests are no-ops.
                 state.demand = demand::add(state.demand, n);
             }
         });

@@ -603,6 +603,9 @@ fn deliver_outputs<X: Subject>(
         if stage.driver.next()? {
             continue;
         }
+        if stage.driver.ended_by_illegal_demand() {
+            break;
+        }
         let subscription = stage.driver.subscription().clone();
         let wanted = stage.driver.delivered() + 1;
         if subscription.is_cancelled() || subscription.wait_demand(wanted, timeout) < wanted {
