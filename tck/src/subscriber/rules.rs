@@ -308,7 +308,7 @@ pub(crate) fn spec_2_08<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         < wanted
     {
         return Err(cx.failure_of(
-            "tck.whitebox_probe",
+            puppet_demand_rule::<X>(subject),
             if wanted == 2 {
                 "the puppet's trigger_request(2) to request 2"
             } else {
@@ -589,6 +589,21 @@ fn unprocessed_rule<X: Subject>(cx: &RuleCx, subject: &X) -> String {
     }
 }
 
+/// The rule broken when the puppet's `trigger_request` never becomes
+/// demand on the subscription. For a subscriber, the puppet is its own
+/// instrumentation, which does not do what it declares:
+/// `tck.whitebox_probe`. For a processor, the puppet is the TCK's
+/// downstream subscriber, and downstream demand that never becomes
+/// upstream demand is what the processor's §4.1 test checks (`processor::
+/// spec_4_01`, "upstream demand was 0"): §4.1, not a fault of the probe.
+fn puppet_demand_rule<X: Subject>(subject: &X) -> &'static str {
+    if subject.request_reaches_subscription() {
+        "tck.whitebox_probe"
+    } else {
+        "4.1"
+    }
+}
+
 /// Delivers elements as the demand allows until they make `outputs`
 /// signals to the processing logic (see [`Subject::outputs_for`]); whenever
 /// the demand runs out first, waits up to the timeout for more (a filtering
@@ -630,7 +645,13 @@ pub(crate) fn tck_happy_path<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
             if let Some(skipped) = cancelled_by_itself::<X>(&stage) {
                 return Ok(skipped);
             }
-            return Err(cx.failure(
+            let rule = if subject.request_reaches_subscription() {
+                cx.rule()
+            } else {
+                puppet_demand_rule::<X>(subject)
+            };
+            return Err(cx.failure_of(
+                rule,
                 "the puppet's trigger_request(1) to reach the subscription",
                 format!(
                     "total demand {}",

@@ -156,3 +156,4 @@ fn a_processor_never_requesting_upstream_does_not_pass_3_08() {
     );
     assert_eq!(result.broken_rules(), ["4.1"]);
 }
+
