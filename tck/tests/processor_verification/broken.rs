@@ -156,4 +156,3 @@ fn a_processor_never_requesting_upstream_does_not_pass_3_08() {
     );
     assert_eq!(result.broken_rules(), ["4.1"]);
 }
-

@@ -277,7 +277,11 @@ impl Schedule {
     /// The schedule as numbered lines, one per step, as failures show it.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![self.made.to_string()];
-        lines.push(format!("{}: subscribe{}", Who::First.label(), self.reflexes));
+        lines.push(format!(
+            "{}: subscribe{}",
+            Who::First.label(),
+            self.reflexes
+        ));
         lines.extend(self.effective_steps().iter().map(|step| match step {
             Step::SubscribeSecond if self.made == Made::Infinite => {
                 format!("{step} (cancel() inside on_next #{INFINITE_CANCEL_INSIDE})")
