@@ -198,3 +198,45 @@ fn the_third_party_example_crate_passes_every_verification_it_declares() {
         "{report}"
     );
 }
+
+/// The reference implementation's whole report, as a newcomer first reads
+/// it (issue 15): the summary table (one row per target and verification,
+/// snapshotted) and only the catalogue's genuinely untested rules "not
+/// covered" — no rule another verification of the run covers shows as a
+/// gap. The prompt bound is lifted so that a loaded machine cannot turn a
+/// slow `request` into a §3.4 warning and change a count.
+#[test]
+fn the_reference_report_opens_with_its_summary_and_has_no_false_gaps() {
+    let output = tck_with_env(&["--format", "md"], &[("RS_TCK_PROMPT_MS", "60000")]);
+    assert_exit(&output, 0);
+    let report = stdout(&output);
+    let summary: Vec<&str> = report
+        .lines()
+        .skip_while(|line| !line.starts_with("| target |"))
+        .take_while(|line| line.starts_with('|'))
+        .collect();
+    let closing: Vec<&str> = report
+        .lines()
+        .filter(|line| line.starts_with("Not run:") || line.ends_with(" skipped"))
+        .collect();
+    insta::assert_snapshot!(
+        "reference_summary",
+        format!("{}\n\n{}", summary.join("\n"), closing.join("\n"))
+    );
+    let uncovered: std::collections::BTreeSet<&str> = report
+        .lines()
+        .filter(|line| line.contains(" | not covered | "))
+        .filter_map(|line| line.split(" | ").next())
+        .map(|cell| cell.trim_start_matches("| "))
+        .collect();
+    assert!(!uncovered.is_empty(), "{report}");
+    for rule in uncovered {
+        let check = reactive_streams::rules::find(rule)
+            .map(|r| r.check)
+            .unwrap_or_else(|| panic!("{rule} is not in the catalogue"));
+        assert!(
+            matches!(check, reactive_streams::rules::Check::Untested { .. }),
+            "{rule} is reported not covered, but the catalogue says {check:?}"
+        );
+    }
+}

@@ -36,8 +36,15 @@ pub fn scratch(name: &str) -> PathBuf {
 /// (so their dependencies are built once) and no terminal or CI settings
 /// leaking in.
 pub fn tck(args: &[&str]) -> Output {
+    tck_with_env(args, &[])
+}
+
+/// `xtask tck ARGS` with the environment variables `vars` set for it (and
+/// so for the rule tests it runs).
+pub fn tck_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
         .arg("tck")
+        .envs(vars.iter().copied())
         .args(args)
         .env(
             "CARGO_TARGET_DIR",
