@@ -176,6 +176,7 @@ fn thread_mark() -> usize {
 struct OwnerMark<'a>(&'a AtomicUsize);
 
 impl<'a> OwnerMark<'a> {
+    #[inline]
     fn set(owner: &'a AtomicUsize) -> Self {
         owner.store(thread_mark(), Ordering::Relaxed);
         OwnerMark(owner)
@@ -183,6 +184,7 @@ impl<'a> OwnerMark<'a> {
 }
 
 impl Drop for OwnerMark<'_> {
+    #[inline]
     fn drop(&mut self) {
         self.0.store(0, Ordering::Relaxed);
     }

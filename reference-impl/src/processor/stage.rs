@@ -180,15 +180,18 @@ impl<R: Clone + Send + 'static> Stage<R> {
             plan,
             ready,
             leases,
+            epoch,
             ..
         } = hand_off;
         let leases = leases.get_mut();
         let ready = ready.get_mut();
         plan.clear();
         ready.clear();
-        for leased in leases.iter_mut() {
-            leased.seen = false;
-        }
+        *epoch = epoch.wrapping_add(1);
+        let epoch = *epoch;
+        // Leases are sorted by id, and subscribers are usually listed in
+        // id order: the next lease is looked at first.
+        let mut next = 0;
         let keep = {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
@@ -213,10 +216,15 @@ impl<R: Clone + Send + 'static> Stage<R> {
                         .expect("copies precede the original")
                         .clone()
                 };
-                if let Ok(at) = leases.binary_search_by_key(&downstream.id, |l| l.id) {
+                let at = match leases.get(next) {
+                    Some(leased) if leased.id == downstream.id => Ok(next),
+                    _ => leases.binary_search_by_key(&downstream.id, |l| l.id),
+                };
+                if let Ok(at) = at {
+                    next = at + 1;
                     let leased = &mut leases[at];
                     if downstream.queue.is_empty() && leased.lease.ready() {
-                        leased.seen = true;
+                        leased.seen = epoch;
                         ready.push((Target::Leased(at), copy));
                     } else {
                         // No demand left (or elements queued by someone
@@ -261,7 +269,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
                             lease.emit(element);
                             leases.push(Leased {
                                 id,
-                                seen: true,
+                                seen: epoch,
                                 lease,
                             });
                         }
@@ -282,7 +290,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
         if keep {
             // Ending a lease gives the subscriber back to its drain and
             // runs it (the subscriber left, or its demand ran out).
-            leases.retain(|l| l.seen);
+            leases.retain(|l| l.seen == epoch);
         } else {
             leases.clear();
         }
@@ -680,6 +688,9 @@ pub(crate) struct HandOff<R: Send + 'static> {
     /// the subscriber is leased is acted on there (§3.13, §3.9), as for a
     /// pass-through subscriber. In a mutex only for `Sync` (like `ready`).
     leases: Mutex<Vec<Leased<R>>>,
+    /// Counts the elements of [`Stage::on_next`], to tell the leases that
+    /// took the current one.
+    epoch: u64,
     /// Upstream's subscription came to this handle (so it may pass through).
     pub(crate) accepted: bool,
     /// The pass-through subscriber, while this handle holds it (in a mutex
@@ -774,8 +785,9 @@ pub(crate) enum Target {
 /// A [`Lease`] on the drain of downstream subscriber `id`.
 pub(crate) struct Leased<R: Send + 'static> {
     id: u64,
-    /// Took this element (cleared before each one; a lease not seen ends).
-    seen: bool,
+    /// The last element it took ([`HandOff`]'s `epoch`): a lease that did
+    /// not take the current one ends.
+    seen: u64,
     lease: Lease<R, StageProducer<R>>,
 }
 
@@ -786,6 +798,7 @@ impl<R: Send + 'static> Default for HandOff<R> {
             plan: Vec::new(),
             ready: Mutex::new(Vec::new()),
             leases: Mutex::new(Vec::new()),
+            epoch: 0,
             accepted: false,
             downstream: Mutex::new(None),
             received: 0,
