@@ -189,8 +189,8 @@ impl<R: Clone + Send + 'static> Stage<R> {
         ready.clear();
         *epoch = epoch.wrapping_add(1);
         let epoch = *epoch;
-        // Leases are sorted by id, and subscribers are usually listed in
-        // id order: the next lease is looked at first.
+        // Leases are kept in subscriber order: the next one is looked at
+        // first.
         let mut next = 0;
         let keep = {
             let mut state = self.state.lock();
@@ -217,14 +217,15 @@ impl<R: Clone + Send + 'static> Stage<R> {
                         .clone()
                 };
                 let at = match leases.get(next) {
-                    Some(leased) if leased.id == downstream.id => Ok(next),
-                    _ => leases.binary_search_by_key(&downstream.id, |l| l.id),
+                    Some(leased) if leased.id == downstream.id => Some(next),
+                    _ => leases.iter().position(|l| l.id == downstream.id),
                 };
-                if let Ok(at) = at {
+                if let Some(at) = at {
                     next = at + 1;
                     let leased = &mut leases[at];
                     if downstream.queue.is_empty() && leased.lease.ready() {
                         leased.seen = epoch;
+                        leased.order = index;
                         ready.push((Target::Leased(at), copy));
                     } else {
                         // No demand left (or elements queued by someone
@@ -270,6 +271,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
                             leases.push(Leased {
                                 id,
                                 seen: epoch,
+                                order: index,
                                 lease,
                             });
                         }
@@ -285,7 +287,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             }
         }
         if leases.len() != before {
-            leases.sort_unstable_by_key(|l| l.id);
+            leases.sort_by_key(|l| l.order);
         }
         if keep {
             // Ending a lease gives the subscriber back to its drain and
@@ -677,7 +679,7 @@ pub(crate) struct HandOff<R: Send + 'static> {
     /// only ever reached through `&mut` (`get_mut`, no locking).
     ready: Mutex<Vec<(Target, R)>>,
     /// The drains this handle holds the emission loop of between elements,
-    /// by subscriber id (see [`Lease`]): a subscriber that was idle with
+    /// in subscriber order (see [`Lease`]): a subscriber that was idle with
     /// demand when an element came stays leased while upstream owes this
     /// handle another signal, so the next elements go to it with no lock,
     /// no read-modify-write and no demand settlement of its own. A lease
@@ -788,6 +790,8 @@ pub(crate) struct Leased<R: Send + 'static> {
     /// The last element it took ([`HandOff`]'s `epoch`): a lease that did
     /// not take the current one ends.
     seen: u64,
+    /// Its subscriber's place in the list, as of `seen`.
+    order: usize,
     lease: Lease<R, StageProducer<R>>,
 }
 
