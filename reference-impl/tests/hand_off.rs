@@ -355,8 +355,11 @@ impl Drop for Watched {
 
 type Log = Arc<Mutex<Vec<String>>>;
 
-/// Subscribes a [`Watched`] subscriber to `hub`: its log and subscription.
-fn watch(hub: &IdentityProcessor<u64>) -> (Log, Arc<dyn Subscription>) {
+/// A [`Watched`] subscriber's log and subscription.
+type Watching = (Log, Arc<dyn Subscription>);
+
+/// Subscribes a [`Watched`] subscriber to `hub`.
+fn watch(hub: &IdentityProcessor<u64>) -> Watching {
     let log = Log::default();
     let subscription = Arc::new(Mutex::new(None));
     hub.subscribe(Box::new(Watched {
@@ -384,7 +387,7 @@ fn log_of(log: &Log) -> Vec<String> {
 
 /// Two subscribers with demand 10 each, fed by hand: upstream was asked
 /// for 10 and owes the rest after element 0, so both stay leased.
-fn two_leased() -> (IdentityProcessor<u64>, [(Log, Arc<dyn Subscription>); 2], Arc<Asked>) {
+fn two_leased() -> (IdentityProcessor<u64>, [Watching; 2], Arc<Asked>) {
     let hub = IdentityProcessor::new();
     let first = watch(&hub);
     let second = watch(&hub);
@@ -408,7 +411,11 @@ fn a_cancel_from_another_thread_while_leased_drops_the_subscriber_at_the_next_el
         .expect("cancelled");
     handle.on_next(1);
     assert_eq!(log_of(&first.0), ["0", "1"]);
-    assert_eq!(log_of(&second.0), ["0", "dropped"], "§3.13, nothing after it");
+    assert_eq!(
+        log_of(&second.0),
+        ["0", "dropped"],
+        "§3.13, nothing after it"
+    );
 }
 
 #[test]
@@ -458,7 +465,11 @@ fn a_leased_subscriber_out_of_demand_waits_at_the_slowest_pace() {
     handle.on_next(0);
     handle.on_next(1);
     slow.1.request(1);
-    assert_eq!(upstream.0.load(Ordering::SeqCst), 3, "§1.1 toward the slowest");
+    assert_eq!(
+        upstream.0.load(Ordering::SeqCst),
+        3,
+        "§1.1 toward the slowest"
+    );
     handle.on_next(2);
     handle.on_complete();
     assert_eq!(log_of(&slow.0), ["0", "1", "2", "complete", "dropped"]);

@@ -25,6 +25,13 @@
 //! and the slot. Whoever finds the drain busy (a request from another
 //! thread, or elements already queued) queues the element as before.
 //!
+//! The claim then outlives the element: the handle keeps it as a
+//! [`Lease`] (the subscriber taken out of the drain, its demand counted in
+//! plain fields) while upstream owes it another signal, which will come to
+//! the same handle and either use the lease again or end it (see
+//! [`HandOff`]'s `leases`). So the next elements cost no claim, no lock
+//! and no demand settlement per subscriber.
+//!
 //! A subscriber joins under that lock too, seeded with copies of what the
 //! fullest queue still holds: every queue is a suffix of the same sequence,
 //! so the newcomer gets exactly the elements its slowest peer has not taken
