@@ -92,13 +92,7 @@ pub use config::{
 pub use processor::{ProcessorExtendedVerification, PROCESSOR_TESTS};
 
 #[doc(hidden)]
-pub use crate::publisher::extended::__run_generated;
-#[doc(hidden)]
 pub use crate::subscriber::extended::{__run_generated_blackbox, __run_generated_whitebox};
-#[doc(hidden)]
-pub use processor::__run_generated_processor;
-#[doc(hidden)]
-pub use streamlet::{__run_generated_sink, __run_generated_source};
 pub use streamlet::{
     SinkExtendedVerification, SourceExtendedVerification, SINK_TESTS, SOURCE_TESTS,
 };
