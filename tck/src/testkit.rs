@@ -7,6 +7,8 @@
 //! * [`AsyncRange`]: one worker thread per subscription, fed by a channel.
 //!
 //! * [`Failing`]: a failed publisher (`on_subscribe`, then `on_error`).
+//! * [`Trampoline`]: the serial drain loop the synchronous test publishers
+//!   and sources share, here and in the self-test corpora.
 //!
 //! The ranges publish `count` consecutive `u64` from `start`; `count == u64::MAX`
 //! means infinite.
@@ -32,99 +34,62 @@ impl SyncRange {
 
 impl Publisher<u64> for SyncRange {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
-        let subscription = Arc::new(SyncSubscription {
-            state: Mutex::new(SyncState {
-                subscriber: None,
-                next: self.start,
-                end: (self.count != u64::MAX).then(|| self.start.saturating_add(self.count)),
-                demand: 0,
-                draining: true,
-                cancelled: false,
-                done: false,
-                illegal: None,
-            }),
-        });
-        // `draining` is held during on_subscribe: a request from inside it
-        // only adds demand, which the drain below delivers.
+        let subscription = Arc::new(SyncSubscription(Trampoline::new(SyncState {
+            next: self.start,
+            end: (self.count != u64::MAX).then(|| self.start.saturating_add(self.count)),
+            demand: 0,
+            cancelled: false,
+            done: false,
+            illegal: None,
+        })));
         subscriber.on_subscribe(subscription.clone());
-        let mut state = subscription.state.lock();
-        state.subscriber = Some(subscriber);
-        state.draining = false;
-        drop(state);
+        subscription.0.attach(subscriber);
         subscription.drain();
     }
 }
 
-struct SyncSubscription {
-    state: Mutex<SyncState>,
-}
+struct SyncSubscription(Trampoline<SyncState, Box<dyn Subscriber<u64>>>);
 
 struct SyncState {
-    subscriber: Option<Box<dyn Subscriber<u64>>>,
     next: u64,
     end: Option<u64>,
     demand: u64,
-    draining: bool,
     cancelled: bool,
     done: bool,
     illegal: Option<u64>,
 }
 
 impl SyncSubscription {
-    /// Delivers what the demand allows; only one thread drains at a time,
-    /// the others leave their demand for it.
     fn drain(&self) {
-        let mut state = self.state.lock();
-        if state.draining {
-            return;
-        }
-        state.draining = true;
-        loop {
-            if state.cancelled || state.done {
-                let subscriber = state.subscriber.take();
-                state.draining = false;
-                drop(state);
-                drop(subscriber);
-                return;
-            }
-            let Some(mut subscriber) = state.subscriber.take() else {
-                state.draining = false;
-                return;
-            };
-            if let Some(n) = state.illegal {
-                state.done = true;
-                state.draining = false;
-                drop(state);
-                subscriber.on_error(StreamError::illegal_demand(n));
-                return;
-            }
-            if state.end == Some(state.next) {
-                state.done = true;
-                state.draining = false;
-                drop(state);
-                subscriber.on_complete();
-                return;
-            }
-            if state.demand == 0 {
-                state.subscriber = Some(subscriber);
-                state.draining = false;
-                return;
-            }
-            state.demand = demand::fulfil(state.demand, 1);
-            let element = state.next;
-            state.next += 1;
-            drop(state);
-            subscriber.on_next(element);
-            state = self.state.lock();
-            state.subscriber = Some(subscriber);
-        }
+        self.0.drain(
+            |state| {
+                if state.cancelled || state.done {
+                    return Turn::Release;
+                }
+                if let Some(n) = state.illegal {
+                    state.done = true;
+                    return Turn::Last(Signal::Error(StreamError::illegal_demand(n)));
+                }
+                if state.end == Some(state.next) {
+                    state.done = true;
+                    return Turn::Last(Signal::Complete);
+                }
+                if state.demand == 0 {
+                    return Turn::Wait;
+                }
+                state.demand = demand::fulfil(state.demand, 1);
+                state.next += 1;
+                Turn::Signal(Signal::Next(state.next - 1))
+            },
+            Signal::deliver,
+        );
     }
 }
 
 impl Subscription for SyncSubscription {
     fn request(&self, n: u64) {
         {
-            let mut state = self.state.lock();
+            let mut state = self.0.state();
             if state.cancelled || state.done {
                 return;
             }
@@ -138,17 +103,166 @@ impl Subscription for SyncSubscription {
     }
 
     fn cancel(&self) {
-        let subscriber = {
-            let mut state = self.state.lock();
+        self.0.release(|state| {
             state.cancelled = true;
-            // While a drain runs it owns the subscriber and drops it.
-            if state.draining {
-                None
+            true
+        });
+    }
+}
+
+/// One signal to a subscriber, decided under a lock and delivered outside
+/// it (see [`Trampoline`]).
+#[derive(Debug)]
+pub enum Signal<T> {
+    /// `on_next(element)`.
+    Next(T),
+    /// `on_error(error)`.
+    Error(StreamError),
+    /// `on_complete()`.
+    Complete,
+}
+
+impl<T> Signal<T> {
+    /// Sends this signal to `subscriber`.
+    pub fn deliver(subscriber: &mut Box<dyn Subscriber<T>>, signal: Self) {
+        match signal {
+            Signal::Next(element) => subscriber.on_next(element),
+            Signal::Error(error) => subscriber.on_error(error),
+            Signal::Complete => subscriber.on_complete(),
+        }
+    }
+}
+
+/// What one turn of a [`Trampoline`]'s drain loop does, decided under its
+/// lock.
+#[derive(Debug)]
+pub enum Turn<W> {
+    /// Deliver `W` outside the lock, keep the target, take another turn.
+    Signal(W),
+    /// Deliver `W` outside the lock, then let go of the target (a terminal
+    /// signal).
+    Last(W),
+    /// Nothing to deliver now: keep the target and leave the loop (unless
+    /// work arrived meanwhile).
+    Wait,
+    /// Let go of the target (dropped outside the lock) and leave the loop.
+    Release,
+}
+
+/// The serial drain loop of the synchronous test publishers and sources:
+/// the work a signal target (a subscriber or a sink) is owed is decided
+/// under a lock, delivered outside it, and only one thread delivers at a
+/// time. A call from another thread, or from inside a signal
+/// (trampolining: recursion depth 1), only records its work in the state
+/// and leaves it to the thread already draining.
+///
+/// The state starts out draining, without a target: calls made while the
+/// target is being greeted (`on_subscribe`, `greet`) are left for the
+/// drain that follows [`attach`](Self::attach).
+///
+/// Each deliberately broken implementation keeps its fault in its own
+/// `step` (what the next turn is) and `deliver` (how it is signalled);
+/// the loop itself is one and conforming.
+pub struct Trampoline<S, T> {
+    held: Mutex<Held<S, T>>,
+}
+
+struct Held<S, T> {
+    state: S,
+    target: Option<T>,
+    draining: bool,
+    /// A drain was asked for while another ran: take another turn.
+    again: bool,
+}
+
+impl<S, T> Trampoline<S, T> {
+    /// A loop over `state`, draining until [`attach`](Self::attach).
+    pub fn new(state: S) -> Self {
+        Trampoline {
+            held: Mutex::new(Held {
+                state,
+                target: None,
+                draining: true,
+                again: false,
+            }),
+        }
+    }
+
+    /// The state, locked.
+    pub fn state(&self) -> parking_lot::MappedMutexGuard<'_, S> {
+        parking_lot::MutexGuard::map(self.held.lock(), |held| &mut held.state)
+    }
+
+    /// Hands over the greeted target and ends the greeting's drain; call
+    /// [`drain`](Self::drain) next to deliver what it left.
+    pub fn attach(&self, target: T) {
+        let mut held = self.held.lock();
+        held.target = Some(target);
+        held.draining = false;
+    }
+
+    /// Takes turns until `step` says [`Turn::Wait`] or the target is gone,
+    /// unless another thread is draining (it takes the turns then).
+    pub fn drain<W>(
+        &self,
+        mut step: impl FnMut(&mut S) -> Turn<W>,
+        mut deliver: impl FnMut(&mut T, W),
+    ) {
+        let mut held = self.held.lock();
+        if held.draining {
+            held.again = true;
+            return;
+        }
+        held.draining = true;
+        loop {
+            held.again = false;
+            let Some(mut target) = held.target.take() else {
+                held.draining = false;
+                return;
+            };
+            match step(&mut held.state) {
+                Turn::Signal(work) => {
+                    drop(held);
+                    deliver(&mut target, work);
+                    held = self.held.lock();
+                    held.target = Some(target);
+                }
+                Turn::Last(work) => {
+                    held.draining = false;
+                    drop(held);
+                    deliver(&mut target, work);
+                    return;
+                }
+                Turn::Wait => {
+                    held.target = Some(target);
+                    if !held.again {
+                        held.draining = false;
+                        return;
+                    }
+                }
+                Turn::Release => {
+                    held.draining = false;
+                    drop(held);
+                    drop(target);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Updates the state (a cancel or stop) and, if `let_go` returns true
+    /// and no drain is running (a running one owns the target and lets go
+    /// of it itself), drops the target outside the lock.
+    pub fn release(&self, let_go: impl FnOnce(&mut S) -> bool) {
+        let target = {
+            let mut held = self.held.lock();
+            if let_go(&mut held.state) && !held.draining {
+                held.target.take()
             } else {
-                state.subscriber.take()
+                None
             }
         };
-        drop(subscriber);
+        drop(target);
     }
 }
 

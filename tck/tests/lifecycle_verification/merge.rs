@@ -16,6 +16,9 @@ use parking_lot::Mutex;
 use reactive_streams::done::{Tokens, Tracked};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::lifecycle::LifecycleFactory;
+use reactive_streams_tck::testkit::{Trampoline, Turn};
+
+use crate::downstream::Work;
 
 /// What the stage does with a datum's tokens when it delivers the datum.
 #[derive(Clone, Copy)]
@@ -93,7 +96,7 @@ struct Merge {
 impl Publisher<Tracked<u64>> for Merge {
     fn subscribe(&self, mut subscriber: Downstream) {
         let core = Arc::new(Core {
-            state: Mutex::new(State::default()),
+            state: Trampoline::new(State::default()),
             handling: self.handling,
             turns: self.turns,
         });
@@ -102,23 +105,21 @@ impl Publisher<Tracked<u64>> for Merge {
             subscriber.on_error(StreamError::msg("serves one subscriber"));
             return;
         };
-        core.state.lock().emitting = true;
         subscriber.on_subscribe(core.clone());
-        core.state.lock().downstream = Some(subscriber);
+        // The trampoline drains only once the inputs are subscribed too.
         for (side, input) in inputs.into_iter().enumerate() {
             input.subscribe(Box::new(Side {
                 core: core.clone(),
                 side,
             }));
         }
-        core.state.lock().emitting = false;
+        core.state.attach(subscriber);
         core.drain();
     }
 }
 
 #[derive(Default)]
 struct State {
-    downstream: Option<Downstream>,
     upstream: [Option<Arc<dyn Subscription>>; 2],
     /// Arrived and not yet delivered, in arrival order, with their input.
     waiting: VecDeque<(usize, Tracked<u64>)>,
@@ -134,95 +135,49 @@ struct State {
     error: Option<StreamError>,
     cancelled: bool,
     finished: bool,
-    emitting: bool,
 }
 
 struct Core {
-    state: Mutex<State>,
+    state: Trampoline<State, Downstream>,
     handling: Handling,
     turns: Turns,
-}
-
-enum Work {
-    Next(Tracked<u64>),
-    Ask(Arc<dyn Subscription>),
-    /// Cancel the open inputs, then signal downstream (none after a
-    /// cancel).
-    End(Option<Result<(), StreamError>>, Vec<Arc<dyn Subscription>>),
 }
 
 impl Core {
     /// Runs the drain loop unless another thread is in it.
     fn drain(&self) {
-        {
-            let mut state = self.state.lock();
-            if state.emitting {
-                return;
-            }
-            state.emitting = true;
-        }
-        loop {
-            let mut state = self.state.lock();
-            let Some(work) = self.next_work(&mut state) else {
-                state.emitting = false;
-                return;
-            };
-            let mut downstream = state.downstream.take();
-            drop(state);
-            let subscriber = downstream.as_mut().unwrap();
-            let keep = match work {
-                Work::Next(datum) => {
-                    subscriber.on_next(datum);
-                    true
-                }
-                Work::Ask(upstream) => {
-                    upstream.request(1);
-                    true
-                }
-                Work::End(signal, open) => {
-                    open.iter().for_each(|upstream| upstream.cancel());
-                    match signal {
-                        Some(Ok(())) => subscriber.on_complete(),
-                        Some(Err(error)) => subscriber.on_error(error),
-                        None => {}
-                    }
-                    false
-                }
-            };
-            if keep {
-                self.state.lock().downstream = downstream;
-            }
-        }
+        self.state
+            .drain(|state| self.next_work(state), Work::deliver);
     }
 
-    fn next_work(&self, state: &mut State) -> Option<Work> {
-        if state.finished || state.downstream.is_none() {
-            return None;
+    fn next_work(&self, state: &mut State) -> Turn<Work<Tracked<u64>>> {
+        if state.finished {
+            return Turn::Wait;
         }
         if state.cancelled {
-            return Some(Work::End(None, Self::finish(state)));
+            return Turn::Last(Work::End(None, Self::finish(state)));
         }
         if let Some(error) = state.error.take() {
-            return Some(Work::End(Some(Err(error)), Self::finish(state)));
+            return Turn::Last(Work::End(Some(Err(error)), Self::finish(state)));
         }
         if state.demand > 0 {
             if let Some((side, datum)) = self.pick(state) {
                 state.demand -= 1;
                 state.ask[side] = true;
-                return Some(Work::Next(self.deliver(state, side, datum)));
+                return Turn::Signal(Work::Next(self.deliver(state, side, datum)));
             }
         }
         if state.waiting.is_empty() && state.ended == [true, true] {
-            return Some(Work::End(Some(Ok(())), Self::finish(state)));
+            return Turn::Last(Work::End(Some(Ok(())), Self::finish(state)));
         }
         for side in 0..2 {
             let asked = state.ask[side] && !state.ended[side];
             if let Some(upstream) = state.upstream[side].clone().filter(|_| asked) {
                 state.ask[side] = false;
-                return Some(Work::Ask(upstream));
+                return Turn::Signal(Work::Ask(upstream));
             }
         }
-        None
+        Turn::Wait
     }
 
     /// The datum delivered next, if its turn has come.
@@ -283,7 +238,7 @@ impl Core {
     }
 
     fn update(&self, change: impl FnOnce(&mut State)) {
-        change(&mut self.state.lock());
+        change(&mut self.state.state());
         self.drain();
     }
 }

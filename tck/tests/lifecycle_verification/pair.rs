@@ -16,6 +16,9 @@ use parking_lot::Mutex;
 use reactive_streams::done::{Tokens, Tracked};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::lifecycle::LifecycleFactory;
+use reactive_streams_tck::testkit::{Trampoline, Turn};
+
+use crate::downstream::Work;
 
 /// How a new pair gets the tokens of the cached side.
 #[derive(Clone, Copy)]
@@ -74,23 +77,21 @@ impl Publisher<Tracked<(u64, u64)>> for Pair {
             combine: self.combine,
             ..Core::default()
         });
-        core.state.lock().emitting = true;
         subscriber.on_subscribe(core.clone());
-        core.state.lock().downstream = Some(subscriber);
+        // The trampoline drains only once the inputs are subscribed too.
         for (side, input) in inputs.into_iter().enumerate() {
             input.subscribe(Box::new(Side {
                 core: core.clone(),
                 side,
             }));
         }
-        core.state.lock().emitting = false;
+        core.state.attach(subscriber);
         core.drain();
     }
 }
 
 #[derive(Default)]
 struct State {
-    downstream: Option<Downstream>,
     upstream: [Option<Arc<dyn Subscription>>; 2],
     latest: [Option<Tracked<u64>>; 2],
     pairs: VecDeque<Tracked<(u64, u64)>>,
@@ -101,106 +102,61 @@ struct State {
     error: Option<StreamError>,
     cancelled: bool,
     finished: bool,
-    emitting: bool,
 }
 
 struct Core {
-    state: Mutex<State>,
+    state: Trampoline<State, Downstream>,
     combine: Combine,
 }
 
 impl Default for Core {
     fn default() -> Self {
         Core {
-            state: Mutex::new(State::default()),
+            state: Trampoline::new(State::default()),
             combine: Combine::Clone,
         }
     }
 }
 
-enum Work {
-    Next(Tracked<(u64, u64)>),
-    Ask(Arc<dyn Subscription>),
-    /// Cancel the open inputs, then signal downstream (none after a
-    /// cancel).
-    End(Option<Result<(), StreamError>>, Vec<Arc<dyn Subscription>>),
-}
-
 impl Core {
     /// Runs the drain loop unless another thread is in it.
     fn drain(&self) {
-        {
-            let mut state = self.state.lock();
-            if state.emitting {
-                return;
-            }
-            state.emitting = true;
-        }
-        loop {
-            let mut state = self.state.lock();
-            let Some(work) = self.next_work(&mut state) else {
-                state.emitting = false;
-                return;
-            };
-            let mut downstream = state.downstream.take();
-            drop(state);
-            let keep = match work {
-                Work::Next(pair) => {
-                    downstream.as_mut().unwrap().on_next(pair);
-                    true
-                }
-                Work::Ask(upstream) => {
-                    upstream.request(1);
-                    true
-                }
-                Work::End(signal, open) => {
-                    open.iter().for_each(|upstream| upstream.cancel());
-                    match signal {
-                        Some(Ok(())) => downstream.as_mut().unwrap().on_complete(),
-                        Some(Err(error)) => downstream.as_mut().unwrap().on_error(error),
-                        None => {}
-                    }
-                    false
-                }
-            };
-            if keep {
-                self.state.lock().downstream = downstream;
-            }
-        }
+        self.state
+            .drain(|state| self.next_work(state), Work::deliver);
     }
 
-    fn next_work(&self, state: &mut State) -> Option<Work> {
-        if state.finished || state.downstream.is_none() {
-            return None;
+    fn next_work(&self, state: &mut State) -> Turn<Work<Tracked<(u64, u64)>>> {
+        if state.finished {
+            return Turn::Wait;
         }
         if state.cancelled {
-            return Some(Work::End(None, Self::finish(state)));
+            return Turn::Last(Work::End(None, Self::finish(state)));
         }
         if let Some(error) = state.error.take() {
-            return Some(Work::End(Some(Err(error)), Self::finish(state)));
+            return Turn::Last(Work::End(Some(Err(error)), Self::finish(state)));
         }
         if state.demand > 0 {
             if let Some(pair) = state.pairs.pop_front() {
                 state.demand -= 1;
-                return Some(Work::Next(pair));
+                return Turn::Signal(Work::Next(pair));
             }
         }
         if !state.pairs.is_empty() {
-            return None;
+            return Turn::Wait;
         }
         let never = (0..2).any(|j| state.ended[j] && state.latest[j].is_none());
         if never || state.ended == [true, true] {
-            return Some(Work::End(Some(Ok(())), Self::finish(state)));
+            return Turn::Last(Work::End(Some(Ok(())), Self::finish(state)));
         }
         for j in 0..2 {
             if state.ask[j] && !state.ended[j] {
                 if let Some(upstream) = state.upstream[j].clone() {
                     state.ask[j] = false;
-                    return Some(Work::Ask(upstream));
+                    return Turn::Signal(Work::Ask(upstream));
                 }
             }
         }
-        None
+        Turn::Wait
     }
 
     /// Releases everything held; the inputs still open, to cancel.
@@ -216,7 +172,7 @@ impl Core {
 
     fn on_next(&self, side: usize, element: Tracked<u64>) {
         {
-            let mut state = self.state.lock();
+            let mut state = self.state.state();
             if state.finished {
                 return;
             }
@@ -252,7 +208,7 @@ impl Core {
 impl Subscription for Core {
     fn request(&self, n: u64) {
         {
-            let mut state = self.state.lock();
+            let mut state = self.state.state();
             if n == 0 {
                 state.error = Some(StreamError::msg("request(0) (§3.9)"));
             } else {
@@ -263,7 +219,7 @@ impl Subscription for Core {
     }
 
     fn cancel(&self) {
-        self.state.lock().cancelled = true;
+        self.state.state().cancelled = true;
         self.drain();
     }
 }
@@ -276,7 +232,7 @@ struct Side {
 impl Subscriber<Tracked<u64>> for Side {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
         {
-            let mut state = self.core.state.lock();
+            let mut state = self.core.state.state();
             state.upstream[self.side] = Some(subscription);
             state.ask[self.side] = true;
         }
@@ -289,7 +245,7 @@ impl Subscriber<Tracked<u64>> for Side {
 
     fn on_error(&mut self, error: StreamError) {
         {
-            let mut state = self.core.state.lock();
+            let mut state = self.core.state.state();
             state.ended[self.side] = true;
             state.upstream[self.side] = None;
             state.error.get_or_insert(error);
@@ -299,7 +255,7 @@ impl Subscriber<Tracked<u64>> for Side {
 
     fn on_complete(&mut self) {
         {
-            let mut state = self.core.state.lock();
+            let mut state = self.core.state.state();
             state.ended[self.side] = true;
             state.upstream[self.side] = None;
         }
