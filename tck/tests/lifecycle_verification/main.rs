@@ -3,7 +3,7 @@
 
 mod broken;
 mod correct;
-mod downstream;
 mod merge;
 mod pair;
 mod relay;
+mod two_inputs;

@@ -12,13 +12,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use reactive_streams::done::{Tokens, Tracked};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::lifecycle::LifecycleFactory;
 use reactive_streams_tck::testkit::{Trampoline, Turn};
 
-use crate::downstream::Work;
+use crate::two_inputs::{connect, unclaimed, Inputs, Stage, Unclaimed, Work};
 
 /// What the stage does with a datum's tokens when it delivers the datum.
 #[derive(Clone, Copy)]
@@ -64,12 +63,10 @@ impl LifecycleFactory for Merges {
 
     fn create_stage(
         &self,
-        mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+        inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
     ) -> Box<dyn Publisher<Self::Output>> {
-        let right = inputs.pop().unwrap();
-        let left = inputs.pop().unwrap();
         Box::new(Merge {
-            inputs: Mutex::new(Some([left, right])),
+            inputs: unclaimed(inputs),
             handling: self.handling,
             turns: self.turns,
         })
@@ -84,43 +81,31 @@ impl LifecycleFactory for Merges {
     }
 }
 
-type Input = Box<dyn Publisher<Tracked<u64>>>;
 type Downstream = Box<dyn Subscriber<Tracked<u64>>>;
 
 struct Merge {
-    inputs: Mutex<Option<[Input; 2]>>,
+    inputs: Unclaimed,
     handling: Handling,
     turns: Turns,
 }
 
 impl Publisher<Tracked<u64>> for Merge {
-    fn subscribe(&self, mut subscriber: Downstream) {
-        let core = Arc::new(Core {
-            state: Trampoline::new(State::default()),
-            handling: self.handling,
-            turns: self.turns,
-        });
-        let Some(inputs) = self.inputs.lock().take() else {
-            subscriber.on_subscribe(core);
-            subscriber.on_error(StreamError::msg("serves one subscriber"));
-            return;
-        };
-        subscriber.on_subscribe(core.clone());
-        // The trampoline drains only once the inputs are subscribed too.
-        for (side, input) in inputs.into_iter().enumerate() {
-            input.subscribe(Box::new(Side {
-                core: core.clone(),
-                side,
-            }));
-        }
-        core.state.attach(subscriber);
-        core.drain();
+    fn subscribe(&self, subscriber: Downstream) {
+        connect(
+            &self.inputs,
+            Core {
+                state: Trampoline::new(State::default()),
+                handling: self.handling,
+                turns: self.turns,
+            },
+            subscriber,
+        );
     }
 }
 
 #[derive(Default)]
 struct State {
-    upstream: [Option<Arc<dyn Subscription>>; 2],
+    inputs: Inputs,
     /// Arrived and not yet delivered, in arrival order, with their input.
     waiting: VecDeque<(usize, Tracked<u64>)>,
     /// Tokens of delivered data the stage still holds, per input, oldest
@@ -129,10 +114,6 @@ struct State {
     /// Whose turn it is ([`Turns::Alternate`]).
     turn: usize,
     demand: u64,
-    /// Inputs waiting to be asked for their next element.
-    ask: [bool; 2],
-    ended: [bool; 2],
-    error: Option<StreamError>,
     cancelled: bool,
     finished: bool,
 }
@@ -157,27 +138,23 @@ impl Core {
         if state.cancelled {
             return Turn::Last(Work::End(None, Self::finish(state)));
         }
-        if let Some(error) = state.error.take() {
+        if let Some(error) = state.inputs.error.take() {
             return Turn::Last(Work::End(Some(Err(error)), Self::finish(state)));
         }
         if state.demand > 0 {
             if let Some((side, datum)) = self.pick(state) {
                 state.demand -= 1;
-                state.ask[side] = true;
+                state.inputs.ask[side] = true;
                 return Turn::Signal(Work::Next(self.deliver(state, side, datum)));
             }
         }
-        if state.waiting.is_empty() && state.ended == [true, true] {
+        if state.waiting.is_empty() && state.inputs.ended == [true, true] {
             return Turn::Last(Work::End(Some(Ok(())), Self::finish(state)));
         }
-        for side in 0..2 {
-            let asked = state.ask[side] && !state.ended[side];
-            if let Some(upstream) = state.upstream[side].clone().filter(|_| asked) {
-                state.ask[side] = false;
-                return Turn::Signal(Work::Ask(upstream));
-            }
+        match state.inputs.next_ask() {
+            Some(upstream) => Turn::Signal(Work::Ask(upstream)),
+            None => Turn::Wait,
         }
-        Turn::Wait
     }
 
     /// The datum delivered next, if its turn has come.
@@ -190,7 +167,7 @@ impl Core {
                 // Wait for the input whose turn it is unless it has ended.
                 match mine {
                     Some(at) => at,
-                    None if state.ended[turn] => 0,
+                    None if state.inputs.ended[turn] => 0,
                     None => return None,
                 }
             }
@@ -231,10 +208,7 @@ impl Core {
         state.finished = true;
         state.waiting.clear();
         state.kept = Default::default();
-        (0..2)
-            .filter(|&side| !state.ended[side])
-            .filter_map(|side| state.upstream[side].take())
-            .collect()
+        state.inputs.close()
     }
 
     fn update(&self, change: impl FnOnce(&mut State)) {
@@ -247,7 +221,7 @@ impl Subscription for Core {
     fn request(&self, n: u64) {
         self.update(|state| {
             if n == 0 {
-                state.error = Some(StreamError::msg("request(0) (§3.9)"));
+                state.inputs.error = Some(StreamError::msg("request(0) (§3.9)"));
             } else {
                 state.demand = demand::add(state.demand, n);
             }
@@ -259,39 +233,23 @@ impl Subscription for Core {
     }
 }
 
-struct Side {
-    core: Arc<Core>,
-    side: usize,
-}
+impl Stage for Core {
+    type Output = Tracked<u64>;
 
-impl Subscriber<Tracked<u64>> for Side {
-    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.core.update(|state| {
-            state.upstream[self.side] = Some(subscription);
-            state.ask[self.side] = true;
-        });
+    fn attach(&self, downstream: Downstream) {
+        self.state.attach(downstream);
+        self.drain();
     }
 
-    fn on_next(&mut self, element: Tracked<u64>) {
-        self.core.update(|state| {
+    fn on_input(&self, side: usize, element: Tracked<u64>) {
+        self.update(|state| {
             if !state.finished {
-                state.waiting.push_back((self.side, element));
+                state.waiting.push_back((side, element));
             }
         });
     }
 
-    fn on_error(&mut self, error: StreamError) {
-        self.core.update(|state| {
-            state.ended[self.side] = true;
-            state.upstream[self.side] = None;
-            state.error.get_or_insert(error);
-        });
-    }
-
-    fn on_complete(&mut self) {
-        self.core.update(|state| {
-            state.ended[self.side] = true;
-            state.upstream[self.side] = None;
-        });
+    fn update_inputs(&self, change: impl FnOnce(&mut Inputs)) {
+        self.update(|state| change(&mut state.inputs));
     }
 }

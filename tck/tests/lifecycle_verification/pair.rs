@@ -12,13 +12,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use reactive_streams::done::{Tokens, Tracked};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::lifecycle::LifecycleFactory;
 use reactive_streams_tck::testkit::{Trampoline, Turn};
 
-use crate::downstream::Work;
+use crate::two_inputs::{connect, unclaimed, Inputs, Stage, Unclaimed, Work};
 
 /// How a new pair gets the tokens of the cached side.
 #[derive(Clone, Copy)]
@@ -43,12 +42,10 @@ impl LifecycleFactory for Pairs {
 
     fn create_stage(
         &self,
-        mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+        inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
     ) -> Box<dyn Publisher<Self::Output>> {
-        let right = inputs.pop().unwrap();
-        let left = inputs.pop().unwrap();
         Box::new(Pair {
-            inputs: Mutex::new(Some([left, right])),
+            inputs: unclaimed(inputs),
             combine: self.0,
         })
     }
@@ -58,48 +55,32 @@ impl LifecycleFactory for Pairs {
     }
 }
 
-type Input = Box<dyn Publisher<Tracked<u64>>>;
 type Downstream = Box<dyn Subscriber<Tracked<(u64, u64)>>>;
 
 struct Pair {
-    inputs: Mutex<Option<[Input; 2]>>,
+    inputs: Unclaimed,
     combine: Combine,
 }
 
 impl Publisher<Tracked<(u64, u64)>> for Pair {
-    fn subscribe(&self, mut subscriber: Downstream) {
-        let Some(inputs) = self.inputs.lock().take() else {
-            subscriber.on_subscribe(Arc::new(Core::default()));
-            subscriber.on_error(StreamError::msg("serves one subscriber"));
-            return;
-        };
-        let core = Arc::new(Core {
-            combine: self.combine,
-            ..Core::default()
-        });
-        subscriber.on_subscribe(core.clone());
-        // The trampoline drains only once the inputs are subscribed too.
-        for (side, input) in inputs.into_iter().enumerate() {
-            input.subscribe(Box::new(Side {
-                core: core.clone(),
-                side,
-            }));
-        }
-        core.state.attach(subscriber);
-        core.drain();
+    fn subscribe(&self, subscriber: Downstream) {
+        connect(
+            &self.inputs,
+            Core {
+                state: Trampoline::new(State::default()),
+                combine: self.combine,
+            },
+            subscriber,
+        );
     }
 }
 
 #[derive(Default)]
 struct State {
-    upstream: [Option<Arc<dyn Subscription>>; 2],
+    inputs: Inputs,
     latest: [Option<Tracked<u64>>; 2],
     pairs: VecDeque<Tracked<(u64, u64)>>,
     demand: u64,
-    /// Inputs waiting to be asked for their next element.
-    ask: [bool; 2],
-    ended: [bool; 2],
-    error: Option<StreamError>,
     cancelled: bool,
     finished: bool,
 }
@@ -107,15 +88,6 @@ struct State {
 struct Core {
     state: Trampoline<State, Downstream>,
     combine: Combine,
-}
-
-impl Default for Core {
-    fn default() -> Self {
-        Core {
-            state: Trampoline::new(State::default()),
-            combine: Combine::Clone,
-        }
-    }
 }
 
 impl Core {
@@ -132,7 +104,7 @@ impl Core {
         if state.cancelled {
             return Turn::Last(Work::End(None, Self::finish(state)));
         }
-        if let Some(error) = state.error.take() {
+        if let Some(error) = state.inputs.error.take() {
             return Turn::Last(Work::End(Some(Err(error)), Self::finish(state)));
         }
         if state.demand > 0 {
@@ -144,19 +116,14 @@ impl Core {
         if !state.pairs.is_empty() {
             return Turn::Wait;
         }
-        let never = (0..2).any(|j| state.ended[j] && state.latest[j].is_none());
-        if never || state.ended == [true, true] {
+        let never = (0..2).any(|j| state.inputs.ended[j] && state.latest[j].is_none());
+        if never || state.inputs.ended == [true, true] {
             return Turn::Last(Work::End(Some(Ok(())), Self::finish(state)));
         }
-        for j in 0..2 {
-            if state.ask[j] && !state.ended[j] {
-                if let Some(upstream) = state.upstream[j].clone() {
-                    state.ask[j] = false;
-                    return Turn::Signal(Work::Ask(upstream));
-                }
-            }
+        match state.inputs.next_ask() {
+            Some(upstream) => Turn::Signal(Work::Ask(upstream)),
+            None => Turn::Wait,
         }
-        Turn::Wait
     }
 
     /// Releases everything held; the inputs still open, to cancel.
@@ -164,10 +131,7 @@ impl Core {
         state.finished = true;
         state.latest = [None, None];
         state.pairs.clear();
-        (0..2)
-            .filter(|&j| !state.ended[j])
-            .filter_map(|j| state.upstream[j].take())
-            .collect()
+        state.inputs.close()
     }
 
     fn on_next(&self, side: usize, element: Tracked<u64>) {
@@ -177,7 +141,7 @@ impl Core {
                 return;
             }
             state.latest[side] = Some(element);
-            state.ask[side] = true;
+            state.inputs.ask[side] = true;
             let [left, right] = &mut state.latest;
             let (fresh, cached) = if side == 0 {
                 (left, right)
@@ -210,7 +174,7 @@ impl Subscription for Core {
         {
             let mut state = self.state.state();
             if n == 0 {
-                state.error = Some(StreamError::msg("request(0) (§3.9)"));
+                state.inputs.error = Some(StreamError::msg("request(0) (§3.9)"));
             } else {
                 state.demand = demand::add(state.demand, n);
             }
@@ -224,41 +188,20 @@ impl Subscription for Core {
     }
 }
 
-struct Side {
-    core: Arc<Core>,
-    side: usize,
-}
+impl Stage for Core {
+    type Output = Tracked<(u64, u64)>;
 
-impl Subscriber<Tracked<u64>> for Side {
-    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        {
-            let mut state = self.core.state.state();
-            state.upstream[self.side] = Some(subscription);
-            state.ask[self.side] = true;
-        }
-        self.core.drain();
+    fn attach(&self, downstream: Downstream) {
+        self.state.attach(downstream);
+        self.drain();
     }
 
-    fn on_next(&mut self, element: Tracked<u64>) {
-        self.core.on_next(self.side, element);
+    fn on_input(&self, side: usize, element: Tracked<u64>) {
+        self.on_next(side, element);
     }
 
-    fn on_error(&mut self, error: StreamError) {
-        {
-            let mut state = self.core.state.state();
-            state.ended[self.side] = true;
-            state.upstream[self.side] = None;
-            state.error.get_or_insert(error);
-        }
-        self.core.drain();
-    }
-
-    fn on_complete(&mut self) {
-        {
-            let mut state = self.core.state.state();
-            state.ended[self.side] = true;
-            state.upstream[self.side] = None;
-        }
-        self.core.drain();
+    fn update_inputs(&self, change: impl FnOnce(&mut Inputs)) {
+        change(&mut self.state.state().inputs);
+        self.drain();
     }
 }
