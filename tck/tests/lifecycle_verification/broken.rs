@@ -27,6 +27,14 @@ fn verify(relays: Relays) -> Vec<RuleResult> {
         .unwrap()
 }
 
+/// Snapshots the rules `results` show broken as `snapshot`, and asserts
+/// every verdict ([`assert_only_failed`]).
+#[track_caller]
+fn assert_breaks(results: &[RuleResult], snapshot: &str, failed: &[&str]) {
+    insta::assert_snapshot!(snapshot, broken_rules(&results));
+    assert_only_failed(results, failed);
+}
+
 /// Asserts every rule's verdict, in order: the rules in `failed` fail,
 /// done.6 is enforced by the types, every other rule passes.
 #[track_caller]
@@ -70,11 +78,11 @@ fn releasing_before_delivery_fails_done_1() {
         op: release_early,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "releasing_before_delivery_fails_done_1_rules",
-        broken_rules(&results)
+        &["done.1", "done.2"],
     );
-    assert_only_failed(&results, &["done.1", "done.2"]);
     let text = message(&results, "done.1");
     assert!(
         text.starts_with("done.1: expected every generated script to pass; actual: input 0: ")
@@ -98,11 +106,11 @@ fn an_output_without_its_tokens_fails_done_2() {
         op: strip,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "an_output_without_its_tokens_fails_done_2_rules",
-        broken_rules(&results)
+        &["done.2"],
     );
-    assert_only_failed(&results, &["done.2"]);
     let text = message(&results, "done.2");
     assert!(
         text.contains(" → done.2: expected every output to carry the tokens of all the data it was made from; actual: "),
@@ -122,11 +130,11 @@ fn a_leaked_token_fails_done_3_to_5() {
         op: leak,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "a_leaked_token_fails_done_3_to_5_rules",
-        broken_rules(&results)
+        &["done.3", "done.4", "done.5"],
     );
-    assert_only_failed(&results, &["done.3", "done.4", "done.5"]);
     let text = message(&results, "done.3");
     assert!(
         text.contains(" → done.3: expected every datum done after completion, once downstream dropped its outputs; actual: ["),
@@ -155,11 +163,11 @@ fn a_cache_kept_after_cancellation_fails_done_4() {
             ..Release::ALWAYS
         },
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "a_cache_kept_after_cancellation_fails_done_4_rules",
-        broken_rules(&results)
+        &["done.4"],
     );
-    assert_only_failed(&results, &["done.4"]);
     assert!(message(&results, "done.4").contains("after cancellation"));
 }
 
@@ -172,11 +180,11 @@ fn a_cache_kept_after_an_error_fails_done_5() {
             ..Release::ALWAYS
         },
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "a_cache_kept_after_an_error_fails_done_5_rules",
-        broken_rules(&results)
+        &["done.5"],
     );
-    assert_only_failed(&results, &["done.5"]);
     assert!(message(&results, "done.5").contains("after the upstream error"));
 }
 
