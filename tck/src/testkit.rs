@@ -7,6 +7,8 @@
 //! * [`AsyncRange`]: one worker thread per subscription, fed by a channel.
 //!
 //! * [`Failing`]: a failed publisher (`on_subscribe`, then `on_error`).
+//! * [`SyncRanges`], [`AsyncRanges`]: factories of the ranges from 0, with
+//!   a [`Failing`] publisher.
 //! * [`Trampoline`]: the serial drain loop the synchronous test publishers
 //!   and sources share, here and in the self-test corpora.
 //!
@@ -17,6 +19,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+
+use crate::publisher::PublisherFactory;
 
 /// A synchronous range publisher. See the [module](self) docs.
 #[derive(Debug, Clone, Copy)]
@@ -374,6 +378,35 @@ impl<T> Publisher<T> for Failing {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<T>>) {
         subscriber.on_subscribe(Arc::new(Inert));
         subscriber.on_error(StreamError::msg(self.message.clone()));
+    }
+}
+
+/// Makes [`SyncRange`]s of `0..elements`, and [`Failing`] publishers: the
+/// conforming publisher factory the self-tests and benchmarks verify.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncRanges;
+
+impl PublisherFactory for SyncRanges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(SyncRange::new(0, elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+/// [`SyncRanges`], asynchronous: [`AsyncRange`]s of `0..elements`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AsyncRanges;
+
+impl PublisherFactory for AsyncRanges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(AsyncRange::new(0, elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        SyncRanges.create_failed_publisher()
     }
 }
 

@@ -31,7 +31,7 @@ fn verify(relays: Relays) -> Vec<RuleResult> {
 /// every verdict ([`assert_only_failed`]).
 #[track_caller]
 fn assert_breaks(results: &[RuleResult], snapshot: &str, failed: &[&str]) {
-    insta::assert_snapshot!(snapshot, broken_rules(&results));
+    insta::assert_snapshot!(snapshot, broken_rules(results));
     assert_only_failed(results, failed);
 }
 
