@@ -39,12 +39,8 @@ impl SyncRange {
 impl Publisher<u64> for SyncRange {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
         let subscription = Arc::new(SyncSubscription(Trampoline::new(SyncState {
-            next: self.start,
-            end: (self.count != u64::MAX).then(|| self.start.saturating_add(self.count)),
+            range: RangeState::new(self.start, self.count),
             demand: 0,
-            cancelled: false,
-            done: false,
-            illegal: None,
         })));
         subscriber.on_subscribe(subscription.clone());
         subscription.0.attach(subscriber);
@@ -55,35 +51,22 @@ impl Publisher<u64> for SyncRange {
 struct SyncSubscription(Trampoline<SyncState, Box<dyn Subscriber<u64>>>);
 
 struct SyncState {
-    next: u64,
-    end: Option<u64>,
+    range: RangeState,
     demand: u64,
-    cancelled: bool,
-    done: bool,
-    illegal: Option<u64>,
 }
 
 impl SyncSubscription {
     fn drain(&self) {
         self.0.drain(
             |state| {
-                if state.cancelled || state.done {
-                    return Turn::Release;
-                }
-                if let Some(n) = state.illegal {
-                    state.done = true;
-                    return Turn::Last(Signal::Error(StreamError::illegal_demand(n)));
-                }
-                if state.end == Some(state.next) {
-                    state.done = true;
-                    return Turn::Last(Signal::Complete);
+                if let Some(end) = state.range.ending() {
+                    return end;
                 }
                 if state.demand == 0 {
                     return Turn::Wait;
                 }
                 state.demand = demand::fulfil(state.demand, 1);
-                state.next += 1;
-                Turn::Signal(Signal::Next(state.next - 1))
+                Turn::Signal(Signal::Next(state.range.take_next()))
             },
             Signal::deliver,
         );
@@ -94,12 +77,10 @@ impl Subscription for SyncSubscription {
     fn request(&self, n: u64) {
         {
             let mut state = self.0.state();
-            if state.cancelled || state.done {
+            if !state.range.takes(n) {
                 return;
             }
-            if n == 0 {
-                state.illegal.get_or_insert(n);
-            } else {
+            if n > 0 {
                 state.demand = demand::add(state.demand, n);
             }
         }
@@ -108,9 +89,76 @@ impl Subscription for SyncSubscription {
 
     fn cancel(&self) {
         self.0.release(|state| {
-            state.cancelled = true;
+            state.range.cancelled = true;
             true
         });
+    }
+}
+
+/// Where a synchronous range subscription stands, and how it ends: what
+/// [`SyncRange`] shares with the self-tests' (deliberately flawed) ranges.
+/// The demand is the range's own business.
+#[derive(Debug, Clone)]
+pub struct RangeState {
+    /// The next element.
+    pub next: u64,
+    /// One past the last element (`None`: infinite).
+    pub end: Option<u64>,
+    /// Cancelled by the subscriber.
+    pub cancelled: bool,
+    /// Terminated (`on_error` or `on_complete` decided).
+    pub done: bool,
+    /// The `n` of the first illegal `request(n)` (§3.9).
+    pub illegal: Option<u64>,
+}
+
+impl RangeState {
+    /// `count` elements from `start` (`u64::MAX`: infinite).
+    pub fn new(start: u64, count: u64) -> Self {
+        RangeState {
+            next: start,
+            end: (count != u64::MAX).then(|| start.saturating_add(count)),
+            cancelled: false,
+            done: false,
+            illegal: None,
+        }
+    }
+
+    /// Whether `request(n)` still counts (neither cancelled nor
+    /// terminated); records `n == 0` as illegal. The caller adds an `n ≥ 1`
+    /// to its demand.
+    pub fn takes(&mut self, n: u64) -> bool {
+        if self.cancelled || self.done {
+            return false;
+        }
+        if n == 0 {
+            self.illegal.get_or_insert(n);
+        }
+        true
+    }
+
+    /// The turn that ends the subscription, if it is over: let go of the
+    /// subscriber once cancelled or terminated, else `on_error` after an
+    /// illegal request (§3.9) or `on_complete` after the last element.
+    pub fn ending<T>(&mut self) -> Option<Turn<Signal<T>>> {
+        if self.cancelled || self.done {
+            return Some(Turn::Release);
+        }
+        if let Some(n) = self.illegal {
+            self.done = true;
+            return Some(Turn::Last(Signal::Error(StreamError::illegal_demand(n))));
+        }
+        if self.end == Some(self.next) {
+            self.done = true;
+            return Some(Turn::Last(Signal::Complete));
+        }
+        None
+    }
+
+    /// The next element, counted as emitted.
+    pub fn take_next(&mut self) -> u64 {
+        self.next += 1;
+        self.next - 1
     }
 }
 
@@ -402,11 +450,12 @@ pub struct AsyncRanges;
 
 impl PublisherFactory for AsyncRanges {
     type Element = u64;
-    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new(AsyncRange::new(0, elements))
-    }
+    /// The same failed publisher as [`SyncRanges`]'.
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         SyncRanges.create_failed_publisher()
+    }
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(AsyncRange::new(0, elements))
     }
 }
 

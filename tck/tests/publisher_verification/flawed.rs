@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::thread::ThreadId;
 
 use reactive_streams::demand::{self, EFFECTIVELY_UNBOUNDED};
-use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, Subscriber, Subscription};
 use reactive_streams_tck::publisher::PublisherFactory;
-use reactive_streams_tck::testkit::{Signal, Trampoline, Turn};
+use reactive_streams_tck::testkit::{RangeState, Signal, Trampoline, Turn};
 
 /// What is wrong with a [`FlawedRange`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,11 +55,7 @@ impl Publisher<u64> for FlawedRange {
             demand: AtomicU64::new(0),
             subscriber_thread: std::thread::current().id(),
             state: Trampoline::new(State {
-                next: 0,
-                end: (self.count != u64::MAX).then_some(self.count),
-                cancelled: false,
-                done: false,
-                illegal: None,
+                range: RangeState::new(0, self.count),
                 replay: false,
             }),
         });
@@ -77,11 +73,8 @@ struct FlawedSubscription {
 }
 
 struct State {
-    next: u64,
-    end: Option<u64>,
-    cancelled: bool,
-    done: bool,
-    illegal: Option<u64>,
+    range: RangeState,
+    /// Emit the last element again ([`Flaw::ReplayAfterUnbounded`]).
     replay: bool,
 }
 
@@ -117,22 +110,13 @@ impl FlawedSubscription {
     fn drain(&self) {
         self.state.drain(
             |state| {
-                if state.cancelled || state.done {
-                    return Turn::Release;
-                }
-                if let Some(n) = state.illegal {
-                    state.done = true;
-                    return Turn::Last(Signal::Error(StreamError::illegal_demand(n)));
-                }
-                if state.end == Some(state.next) {
-                    state.done = true;
-                    return Turn::Last(Signal::Complete);
+                if let Some(end) = state.range.ending() {
+                    return end;
                 }
                 if std::mem::take(&mut state.replay) {
-                    Turn::Signal(Signal::Next(state.next - 1))
+                    Turn::Signal(Signal::Next(state.range.next - 1))
                 } else if self.take_one() {
-                    state.next += 1;
-                    Turn::Signal(Signal::Next(state.next - 1))
+                    Turn::Signal(Signal::Next(state.range.take_next()))
                 } else {
                     Turn::Wait
                 }
@@ -146,14 +130,12 @@ impl Subscription for FlawedSubscription {
     fn request(&self, n: u64) {
         {
             let mut state = self.state.state();
-            if state.cancelled || state.done {
+            if !state.range.takes(n) {
                 return;
             }
-            if n == 0 {
-                state.illegal.get_or_insert(n);
-            } else if self.flaw == Flaw::ReplayAfterUnbounded
+            if self.flaw == Flaw::ReplayAfterUnbounded
                 && n >= EFFECTIVELY_UNBOUNDED
-                && state.next > 0
+                && state.range.next > 0
             {
                 state.replay = true;
             }
@@ -166,7 +148,7 @@ impl Subscription for FlawedSubscription {
 
     fn cancel(&self) {
         self.state.release(|state| {
-            state.cancelled = true;
+            state.range.cancelled = true;
             true
         });
     }
