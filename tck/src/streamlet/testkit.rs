@@ -27,12 +27,63 @@ impl PullRange {
     }
 }
 
-struct PullState {
-    next: u64,
-    count: u64,
-    pending: u64,
-    live: bool,
-    ended: bool,
+/// Where a pullable source's stream stands: what [`PullRange`] shares with
+/// the self-tests' (deliberately buggy) pullable sources.
+#[derive(Debug, Clone)]
+pub struct PullState {
+    /// The next element.
+    pub next: u64,
+    /// How many elements the source has (`u64::MAX`: infinite).
+    pub count: u64,
+    /// Requests not yet served.
+    pub pending: u64,
+    /// Started and not stopped since.
+    pub live: bool,
+    /// Ended (`end` decided).
+    pub ended: bool,
+}
+
+impl PullState {
+    /// A stream of `count` elements, not started.
+    pub fn new(count: u64) -> Self {
+        PullState {
+            next: 0,
+            count,
+            pending: 0,
+            live: false,
+            ended: false,
+        }
+    }
+
+    /// A `start`: whether it starts the stream (neither live nor ended).
+    pub fn start(&mut self) -> bool {
+        if self.ended || self.live {
+            return false;
+        }
+        self.live = true;
+        true
+    }
+
+    /// A `request`: whether it counts (the stream is live, not ended).
+    pub fn request(&mut self) -> bool {
+        if !self.live || self.ended {
+            return false;
+        }
+        self.pending += 1;
+        true
+    }
+
+    /// A `stop`: no longer live, nothing pending (a start resumes).
+    pub fn stop(&mut self) {
+        self.live = false;
+        self.pending = 0;
+    }
+
+    /// The next element, counted as emitted.
+    pub fn take_next(&mut self) -> u64 {
+        self.next += 1;
+        self.next - 1
+    }
 }
 
 struct PullStream {
@@ -54,8 +105,7 @@ impl PullStream {
                     return Turn::Wait;
                 }
                 state.pending -= 1;
-                state.next += 1;
-                Turn::Signal(Emission::Receive(state.next - 1))
+                Turn::Signal(Emission::Receive(state.take_next()))
             },
             Emission::deliver,
         );
@@ -86,31 +136,19 @@ struct PullTalkback(Arc<PullStream>);
 
 impl Talkback for PullTalkback {
     fn start(&self) {
-        {
-            let mut state = self.0.state.state();
-            if state.ended || state.live {
-                return;
-            }
-            state.live = true;
+        if self.0.state.state().start() {
+            self.0.drain();
         }
-        self.0.drain();
     }
 
     fn request(&self) {
-        {
-            let mut state = self.0.state.state();
-            if !state.live || state.ended {
-                return;
-            }
-            state.pending += 1;
+        if self.0.state.state().request() {
+            self.0.drain();
         }
-        self.0.drain();
     }
 
     fn stop(&self, _reason: Option<StreamError>) {
-        let mut state = self.0.state.state();
-        state.live = false;
-        state.pending = 0;
+        self.0.state.state().stop();
     }
 }
 
@@ -119,13 +157,7 @@ impl Source<u64> for PullRange {
         // Draining during greet: a start or request from inside it is
         // served by the drain below.
         let stream = Arc::new(PullStream {
-            state: Trampoline::new(PullState {
-                next: 0,
-                count: self.count,
-                pending: 0,
-                live: false,
-                ended: false,
-            }),
+            state: Trampoline::new(PullState::new(self.count)),
         });
         sink.greet(Arc::new(PullTalkback(stream.clone())));
         stream.state.attach(sink);

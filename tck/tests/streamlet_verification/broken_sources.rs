@@ -10,7 +10,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};
-use reactive_streams_tck::streamlet::testkit::PullRange;
+use reactive_streams_tck::streamlet::testkit::{PullRange, PullState};
 use reactive_streams_tck::testkit::{Trampoline, Turn};
 
 /// One bug each.
@@ -55,18 +55,14 @@ pub struct Buggy {
 }
 
 struct State {
-    next: u64,
-    pending: u64,
-    live: bool,
+    pull: PullState,
     stopped_once: bool,
-    ended: bool,
     /// Restarted with [`Bug::GreetsAgainOnRestart`]: greet again.
     regreet: bool,
 }
 
 struct Stream {
     bug: Bug,
-    count: u64,
     state: Trampoline<State, Box<dyn Sink<u64>>>,
 }
 
@@ -74,7 +70,8 @@ struct Stream {
 enum Out {
     Greet,
     Element(u64),
-    End,
+    /// The end, after this many elements.
+    End(u64),
 }
 
 impl Stream {
@@ -85,27 +82,27 @@ impl Stream {
                 if std::mem::take(&mut state.regreet) {
                     return Turn::Signal(Out::Greet);
                 }
-                let ends = state.next == self.count && (state.live || bug == Bug::EndsAfterStop);
-                if ends && !state.ended {
-                    state.ended = true;
-                    return Turn::Last(Out::End);
+                let pull = &mut state.pull;
+                let ends = pull.next == pull.count && (pull.live || bug == Bug::EndsAfterStop);
+                if ends && !pull.ended {
+                    pull.ended = true;
+                    return Turn::Last(Out::End(pull.count));
                 }
-                let flushing = bug == Bug::FlushesAfterStop && state.next > 0;
-                if state.ended || !flushing && (!state.live || state.pending == 0) {
+                let flushing = bug == Bug::FlushesAfterStop && pull.next > 0;
+                if pull.ended || !flushing && (!pull.live || pull.pending == 0) {
                     return Turn::Wait;
                 }
-                state.pending = state.pending.saturating_sub(1);
-                state.next += 1;
-                Turn::Signal(Out::Element(state.next - 1))
+                pull.pending = pull.pending.saturating_sub(1);
+                Turn::Signal(Out::Element(pull.take_next()))
             },
             |sink, out| match out {
                 Out::Greet => sink.greet(Arc::new(BuggyTalkback(self.clone()))),
                 Out::Element(element) => sink.receive(element),
-                Out::End => {
+                Out::End(count) => {
                     sink.end(None);
                     match bug {
                         Bug::EndsTwice => sink.end(None),
-                        Bug::EmitsAfterEnd => sink.receive(self.count),
+                        Bug::EmitsAfterEnd => sink.receive(count),
                         _ => {}
                     }
                 }
@@ -120,34 +117,25 @@ impl Talkback for BuggyTalkback {
     fn start(&self) {
         {
             let mut state = self.0.state.state();
-            if state.live || state.ended {
+            let never_resumes = self.0.bug == Bug::NeverResumes && state.stopped_once;
+            if never_resumes || !state.pull.start() {
                 return;
             }
-            if self.0.bug == Bug::NeverResumes && state.stopped_once {
-                return;
-            }
-            state.live = true;
             state.regreet = self.0.bug == Bug::GreetsAgainOnRestart && state.stopped_once;
         }
         self.0.drain();
     }
 
     fn request(&self) {
-        {
-            let mut state = self.0.state.state();
-            if !state.live || state.ended {
-                return;
-            }
-            state.pending += 1;
+        if self.0.state.state().pull.request() {
+            self.0.drain();
         }
-        self.0.drain();
     }
 
     fn stop(&self, _reason: Option<StreamError>) {
         let mut state = self.0.state.state();
-        state.live = false;
+        state.pull.stop();
         state.stopped_once = true;
-        state.pending = 0;
     }
 }
 
@@ -159,13 +147,9 @@ impl Source<u64> for Buggy {
         };
         let stream = Arc::new(Stream {
             bug: self.bug,
-            count,
             state: Trampoline::new(State {
-                next: 0,
-                pending: 0,
-                live: false,
+                pull: PullState::new(count),
                 stopped_once: false,
-                ended: false,
                 regreet: false,
             }),
         });
