@@ -17,7 +17,7 @@ use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription}
 use reactive_streams_tck::lifecycle::LifecycleFactory;
 use reactive_streams_tck::testkit::{Trampoline, Turn};
 
-use crate::two_inputs::{connect, unclaimed, Inputs, Stage, Unclaimed, Work};
+use crate::two_inputs::{Inputs, Stage, Staged, Work};
 
 /// What the stage does with a datum's tokens when it delivers the datum.
 #[derive(Clone, Copy)]
@@ -65,11 +65,12 @@ impl LifecycleFactory for Merges {
         &self,
         inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
     ) -> Box<dyn Publisher<Self::Output>> {
-        Box::new(Merge {
-            inputs: unclaimed(inputs),
-            handling: self.handling,
-            turns: self.turns,
-        })
+        let (handling, turns) = (self.handling, self.turns);
+        Box::new(Staged::new(inputs, move || Core {
+            state: Trampoline::new(State::default()),
+            handling,
+            turns,
+        }))
     }
 
     fn keeps_delivered(&self) -> Option<usize> {
@@ -82,26 +83,6 @@ impl LifecycleFactory for Merges {
 }
 
 type Downstream = Box<dyn Subscriber<Tracked<u64>>>;
-
-struct Merge {
-    inputs: Unclaimed,
-    handling: Handling,
-    turns: Turns,
-}
-
-impl Publisher<Tracked<u64>> for Merge {
-    fn subscribe(&self, subscriber: Downstream) {
-        connect(
-            &self.inputs,
-            Core {
-                state: Trampoline::new(State::default()),
-                handling: self.handling,
-                turns: self.turns,
-            },
-            subscriber,
-        );
-    }
-}
 
 #[derive(Default)]
 struct State {

@@ -17,7 +17,7 @@ use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription}
 use reactive_streams_tck::lifecycle::LifecycleFactory;
 use reactive_streams_tck::testkit::{Trampoline, Turn};
 
-use crate::two_inputs::{connect, unclaimed, Inputs, Stage, Unclaimed, Work};
+use crate::two_inputs::{Inputs, Stage, Staged, Work};
 
 /// How a new pair gets the tokens of the cached side.
 #[derive(Clone, Copy)]
@@ -44,10 +44,11 @@ impl LifecycleFactory for Pairs {
         &self,
         inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
     ) -> Box<dyn Publisher<Self::Output>> {
-        Box::new(Pair {
-            inputs: unclaimed(inputs),
-            combine: self.0,
-        })
+        let combine = self.0;
+        Box::new(Staged::new(inputs, move || Core {
+            state: Trampoline::new(State::default()),
+            combine,
+        }))
     }
 
     fn keeps_delivered(&self) -> Option<usize> {
@@ -56,24 +57,6 @@ impl LifecycleFactory for Pairs {
 }
 
 type Downstream = Box<dyn Subscriber<Tracked<(u64, u64)>>>;
-
-struct Pair {
-    inputs: Unclaimed,
-    combine: Combine,
-}
-
-impl Publisher<Tracked<(u64, u64)>> for Pair {
-    fn subscribe(&self, subscriber: Downstream) {
-        connect(
-            &self.inputs,
-            Core {
-                state: Trampoline::new(State::default()),
-                combine: self.combine,
-            },
-            subscriber,
-        );
-    }
-}
 
 #[derive(Default)]
 struct State {

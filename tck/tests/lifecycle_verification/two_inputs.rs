@@ -15,17 +15,6 @@ use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 /// An input of a stage.
 pub type Input = Box<dyn Publisher<Tracked<u64>>>;
 
-/// The inputs of a stage until its one subscriber comes.
-pub type Unclaimed = Mutex<Option<[Input; 2]>>;
-
-/// The two inputs `create_stage` gets, waiting for the stage's subscriber.
-pub fn unclaimed(inputs: Vec<Input>) -> Unclaimed {
-    let Ok(inputs) = <[Input; 2]>::try_from(inputs) else {
-        panic!("a two-input stage gets two inputs");
-    };
-    Mutex::new(Some(inputs))
-}
-
 /// What a stage knows of its two inputs.
 #[derive(Default)]
 pub struct Inputs {
@@ -68,28 +57,44 @@ pub trait Stage: Subscription + Sized + 'static {
     fn update_inputs(&self, change: impl FnOnce(&mut Inputs));
 }
 
-/// Serves `subscriber` from `stage`, fed by `inputs`: once only (a second
-/// subscriber gets an error).
-pub fn connect<S: Stage>(
-    inputs: &Unclaimed,
-    stage: S,
-    mut subscriber: Box<dyn Subscriber<S::Output>>,
-) {
-    let stage = Arc::new(stage);
-    let Some(inputs) = inputs.lock().take() else {
-        subscriber.on_subscribe(stage);
-        subscriber.on_error(StreamError::msg("serves one subscriber"));
-        return;
-    };
-    subscriber.on_subscribe(stage.clone());
-    // The trampoline drains only once the inputs are subscribed too.
-    for (side, input) in inputs.into_iter().enumerate() {
-        input.subscribe(Box::new(Side {
-            stage: stage.clone(),
-            side,
-        }));
+/// A stage's publisher: its two inputs until its one subscriber comes (a
+/// second one gets an error), and how to make the stage that serves it.
+pub struct Staged<F> {
+    inputs: Mutex<Option<[Input; 2]>>,
+    make: F,
+}
+
+impl<F> Staged<F> {
+    /// The two inputs `create_stage` gets, and how to make the stage.
+    pub fn new(inputs: Vec<Input>, make: F) -> Self {
+        let Ok(inputs) = <[Input; 2]>::try_from(inputs) else {
+            panic!("a two-input stage gets two inputs");
+        };
+        Staged {
+            inputs: Mutex::new(Some(inputs)),
+            make,
+        }
     }
-    stage.attach(subscriber);
+}
+
+impl<S: Stage, F: Fn() -> S + Send + Sync> Publisher<S::Output> for Staged<F> {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<S::Output>>) {
+        let stage = Arc::new((self.make)());
+        let Some(inputs) = self.inputs.lock().take() else {
+            subscriber.on_subscribe(stage);
+            subscriber.on_error(StreamError::msg("serves one subscriber"));
+            return;
+        };
+        subscriber.on_subscribe(stage.clone());
+        // The trampoline drains only once the inputs are subscribed too.
+        for (side, input) in inputs.into_iter().enumerate() {
+            input.subscribe(Box::new(Side {
+                stage: stage.clone(),
+                side,
+            }));
+        }
+        stage.attach(subscriber);
+    }
 }
 
 /// The subscriber a stage puts on its input `side`.
