@@ -273,6 +273,13 @@ impl RuleCx {
         self.inner.state.lock().scenario = Some(scenario);
     }
 
+    /// Ends the scenario named last: failures recorded from now on carry
+    /// none until the next is named, and a probe of the ended one reports
+    /// what it sees later as "late".
+    pub(crate) fn end_scenario(&self) {
+        self.inner.state.lock().scenario = None;
+    }
+
     /// A failure of the rule this test checks.
     pub fn failure(&self, expected: impl Into<String>, actual: impl Into<String>) -> Failure {
         self.failure_of(self.inner.rule.clone(), expected, actual)

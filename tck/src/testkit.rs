@@ -478,6 +478,14 @@ pub fn broken_rules(results: &[crate::outcome::RuleResult]) -> String {
         for violation in &result.violations {
             *seen.entry(violation.rule.clone()).or_default() |= !violation.warning;
         }
+        // Captured by the test harness and shown only when the snapshot
+        // does not match: which test saw which rule broken, and how.
+        if let Some(message) = &result.message {
+            println!("{} {:?}: {message}", result.test, result.verdict);
+        }
+        for violation in &result.violations {
+            println!("{} saw {}", result.test, violation.message);
+        }
     }
     let mut lines: Vec<(String, String)> = seen
         .into_iter()

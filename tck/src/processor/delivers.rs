@@ -37,7 +37,18 @@ pub(crate) fn delivers<F: ProcessorFactory>(
     cx: &RuleCx,
     subject: &AsPublisher<F>,
 ) -> Result<(), Failure> {
-    cx.trace("precondition: a fresh processor delivers an element for request(1) downstream");
+    // Its own scenario: a processor that breaks a rule here (an element
+    // before any demand, §1.1) is reported as breaking it here, not in the
+    // test's first scenario.
+    cx.scenario(
+        "precondition: a fresh processor of 1 delivers an element for request(1) downstream",
+    );
+    let delivered = ask_for_one(cx, subject);
+    cx.end_scenario();
+    delivered
+}
+
+fn ask_for_one<F: ProcessorFactory>(cx: &RuleCx, subject: &AsPublisher<F>) -> Result<(), Failure> {
     let publisher: Box<dyn Publisher<F::Output>> = subject.create_publisher(1);
     let probe = Probe::new(cx, "precondition");
     probe.subscribe_to(&*publisher)?;
