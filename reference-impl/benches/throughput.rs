@@ -62,16 +62,19 @@ fn futures_iter_map(n: u64) {
 
 /// A `CallbackSubscriber` with batch 128 (refill at half), called in a loop
 /// through `Box<dyn Subscriber>` with no publisher: the least any path
-/// with one dynamic `on_next` per element can cost.
+/// with one dynamic `on_next` per element can cost. The box goes through
+/// `black_box`, or the compiler, seeing the concrete type, calls (and
+/// inlines) `on_next` directly.
 fn dyn_floor(n: u64) {
     struct Ignored;
     impl reactive_streams::Subscription for Ignored {
         fn request(&self, _: u64) {}
         fn cancel(&self) {}
     }
-    let mut subscriber: Box<dyn Subscriber<u64>> = Box::new(CallbackSubscriber::new(128, |x| {
+    let mut boxed: Box<dyn Subscriber<u64>> = Box::new(CallbackSubscriber::new(128, |x| {
         black_box(x);
     }));
+    let subscriber: &mut dyn Subscriber<u64> = black_box(&mut *boxed);
     subscriber.on_subscribe(std::sync::Arc::new(Ignored));
     for x in 0..black_box(n) {
         subscriber.on_next(x * 2);
@@ -112,6 +115,13 @@ fn floor_lock(n: u64) {
 
 fn processor(n: u64, batch: u64) {
     let map = MapProcessor::new(|x: u64| x * 2);
+    range(0, black_box(n)).subscribe(Box::new(map.clone()));
+    map.subscribe(Box::new(consumer(batch)));
+}
+
+/// [`processor`] with the function's own type ([`MapProcessor::new_static`]).
+fn processor_static(n: u64, batch: u64) {
+    let map = MapProcessor::new_static(|x: u64| x * 2);
     range(0, black_box(n)).subscribe(Box::new(map.clone()));
     map.subscribe(Box::new(consumer(batch)));
 }
@@ -180,6 +190,16 @@ const ONE_THREAD: Group = Group {
             name: "processor_unbounded",
             what: "`range → MapProcessor → subscriber`, unbounded",
             run: |n| processor(n, demand::UNBOUNDED),
+        },
+        Case {
+            name: "processor_static_batch_128",
+            what: "`range → MapProcessor::new_static → subscriber`, batch 128",
+            run: |n| processor_static(n, 128),
+        },
+        Case {
+            name: "processor_static_unbounded",
+            what: "`range → MapProcessor::new_static → subscriber`, unbounded",
+            run: |n| processor_static(n, demand::UNBOUNDED),
         },
         Case {
             name: "fused_dyn_batch_128",
@@ -438,6 +458,19 @@ const CROSS_THREAD: Group = Group {
 
 // ---- the harness ----------------------------------------------------------
 
+/// Pairs `(case, reference)` of one group whose per-round ratio is printed
+/// below its table: how a path compares with the path it is built on, in
+/// the same rounds (the plain loop is so short that a loaded machine moves
+/// the ratios to it more than these). A filter that keeps `case` keeps
+/// `reference` too.
+const SAME_ROUND: &[(&str, &str)] = &[
+    ("fused_dyn_batch_128", "dyn_floor"),
+    ("fused_static_batch_128", "dyn_floor"),
+    ("processor_batch_128", "fused_dyn_batch_128"),
+    ("processor_static_batch_128", "fused_dyn_batch_128"),
+    ("processor_static_batch_128", "dyn_floor"),
+];
+
 fn env_or(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
         Ok(value) => value.parse().unwrap_or_else(|_| {
@@ -472,15 +505,16 @@ fn quantile(values: &[f64], p: f64) -> f64 {
 }
 
 fn run_group(group: &Group, filter: Option<&str>, rounds: usize, at_least: Duration) {
+    let kept = |name: &str| filter.map_or(true, |f| name.contains(f));
     let cases: Vec<&Case> = group
         .baselines
         .iter()
-        .chain(
-            group
-                .cases
-                .iter()
-                .filter(|case| filter.map_or(true, |f| case.name.contains(f))),
-        )
+        .chain(group.cases.iter().filter(|case| {
+            kept(case.name)
+                || SAME_ROUND
+                    .iter()
+                    .any(|&(of, to)| to == case.name && kept(of))
+        }))
         .collect();
     if cases.len() == group.baselines.len() && filter.is_some() {
         return;
@@ -522,6 +556,19 @@ fn run_group(group: &Group, filter: Option<&str>, rounds: usize, at_least: Durat
             );
         }
         println!("{row}");
+    }
+    let index = |name: &str| cases.iter().position(|case| case.name == name);
+    for &(of, to) in SAME_ROUND {
+        let (Some(a), Some(b)) = (index(of), index(to)) else {
+            continue;
+        };
+        let ratios: Vec<f64> = (0..rounds).map(|r| ns[a][r] / ns[b][r]).collect();
+        println!(
+            "\n`{of}` ÷ `{to}`, same rounds: {:.2} ({:.2}–{:.2})",
+            quantile(&ratios, 0.5),
+            quantile(&ratios, 0.1),
+            quantile(&ratios, 0.9)
+        );
     }
 }
 

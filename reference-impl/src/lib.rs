@@ -26,7 +26,7 @@
 //! | [`SingleUse`] | [`SingleUse::new`]`(publisher)` | rejects every subscriber but the first (`on_subscribe` + `on_error`) |
 //! | [`MulticastPublisher`] | [`MulticastPublisher::new`]`(capacity, overflow)` | hot: late subscribers miss earlier values; elements need `Clone`; a full buffer drops or fails per [`Overflow`] |
 //! | [`StreamPublisher`] | [`StreamPublisher::new`]`(executor, || stream)`, [`StreamPublisher::fallible`] | polls one item ahead of demand |
-//! | [`IdentityProcessor`], [`MapProcessor`], [`FilterProcessor`], [`BufferProcessor`] | `::new()`, `::new(f)`, `::new(predicate)`, `::new(capacity)` | elements need `Clone`; multicast to several subscribers at the pace of the slowest; once the last subscriber leaves, upstream is cancelled and the processor refuses new subscribers |
+//! | [`IdentityProcessor`], [`MapProcessor`], [`FilterProcessor`], [`BufferProcessor`] | `::new()`, `::new(f)` (or `::new_static(f)`, the function inlined), `::new(predicate)`, `::new(capacity)` | elements need `Clone`; multicast to several subscribers at the pace of the slowest; once the last subscriber leaves, upstream is cancelled and the processor refuses new subscribers |
 //! | [`CallbackSubscriber`] | [`CallbackSubscriber::new`]`(batch, f)` | cannot cancel from its callback |
 //! | [`QueuedSubscriber`] | [`QueuedSubscriber::spawn`]`(batch, handler)` | one OS thread per subscriber; cannot cancel from its handler |
 //! | [`CollectSubscriber`] | [`collect`]`(&publisher)`, [`CollectSubscriber::with_batch`] | keeps everything in memory; never cancels |

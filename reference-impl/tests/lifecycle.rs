@@ -121,6 +121,14 @@ fn map() -> MapProcessor<Tracked<u64>, Tracked<u64>> {
     MapProcessor::new(|t: Tracked<u64>| t.map(|id| id))
 }
 
+/// [`map`] through `MapProcessor::new_static` (a function pointer names
+/// the function's type here).
+type StaticMap = MapProcessor<Tracked<u64>, Tracked<u64>, fn(Tracked<u64>) -> Tracked<u64>>;
+
+fn map_static() -> StaticMap {
+    MapProcessor::new_static(|t: Tracked<u64>| t.map(|id| id))
+}
+
 fn filter() -> FilterProcessor<Tracked<u64>> {
     FilterProcessor::new(|t: &Tracked<u64>| t.value % 3 != 1)
 }
@@ -149,6 +157,10 @@ fn flat_map() -> Spread {
 
 datum_lifecycle_verification!(identity_processor, Keeps(0, Single(identity, PhantomData)));
 datum_lifecycle_verification!(map_processor, Keeps(0, Single(map, PhantomData)));
+datum_lifecycle_verification!(
+    map_processor_static,
+    Keeps(0, Single(map_static, PhantomData))
+);
 datum_lifecycle_verification!(filter_processor, Keeps(0, Single(filter, PhantomData)));
 datum_lifecycle_verification!(buffer_processor, Keeps(0, Single(buffer, PhantomData)));
 datum_lifecycle_verification!(window_processor, Keeps(0, Single(window, PhantomData)));

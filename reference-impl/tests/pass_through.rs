@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_reference::{FilterProcessor, IdentityProcessor};
+use reactive_streams_reference::{FilterProcessor, IdentityProcessor, MapProcessor};
 
 /// An upstream the test drives by hand: it records demand and
 /// cancellation, and the test calls the processor handle's signals.
@@ -293,4 +293,43 @@ fn a_filter_replaces_the_elements_it_dropped_in_one_request() {
     handle.on_next(6);
     assert_eq!(log.lock().unwrap().elements, vec![0, 2, 4, 6]);
     assert_eq!(upstream.requested.load(Ordering::Relaxed), 7);
+}
+
+#[test]
+fn demand_added_while_upstream_still_owes_is_waited_for_before_the_subscriber_is_parked() {
+    // `new_static`: the function's own type, inlined on this path.
+    let triple = MapProcessor::new_static(|x: u64| x * 3);
+    let (first, log, dropped) = probe(4);
+    triple.subscribe(first);
+    let mut handle = triple.clone();
+    let upstream = fed(&mut handle);
+    handle.on_next(0);
+    handle.on_next(1);
+    // Upstream still owes 2 of the 4; 2 more asked for meanwhile.
+    request(&log, 2);
+    assert_eq!(upstream.requested.load(Ordering::Relaxed), 6);
+    for x in 2..6 {
+        handle.on_next(x);
+    }
+    assert_eq!(log.lock().unwrap().elements, vec![0, 3, 6, 9, 12, 15]);
+    // All 6 arrived: the subscriber is parked, so a cancel from another
+    // thread drops it at once.
+    cancel(&log);
+    assert!(upstream.cancelled.load(Ordering::Relaxed));
+    assert!(dropped.load(Ordering::Relaxed));
+}
+
+#[test]
+fn a_map_processor_named_by_its_two_element_types_is_made_by_new() {
+    // `MapProcessor<T, R>` names the processor `new` makes, as before
+    // the function became a type parameter.
+    let double: MapProcessor<u64, u64> = MapProcessor::new(|x| x * 2);
+    let (first, log, _) = probe(2);
+    double.subscribe(first);
+    let mut handle = double.clone();
+    fed(&mut handle);
+    handle.on_next(1);
+    handle.on_next(2);
+    handle.on_complete();
+    assert_eq!(log.lock().unwrap().elements, vec![2, 4]);
 }

@@ -163,6 +163,14 @@ processor_extended_verification!(
     },
     "map_processor"
 );
+processor_extended_verification!(
+    map_processor_static_extended,
+    Processors {
+        make: || MapProcessor::new_static(|x: u64| x.wrapping_mul(3)),
+        prefetch: FORWARDING
+    },
+    "map_processor_static"
+);
 // A filter that keeps everything: the TCK counts one output per input.
 processor_extended_verification!(
     filter_processor_extended,

@@ -110,6 +110,10 @@ processor_verification!(
     Processors(|| MapProcessor::new(|x: u64| x.wrapping_mul(3)))
 );
 processor_verification!(
+    map_processor_static,
+    Processors(|| MapProcessor::new_static(|x: u64| x.wrapping_mul(3)))
+);
+processor_verification!(
     buffer_processor,
     Processors(|| BufferProcessor::<u64>::new(8))
 );

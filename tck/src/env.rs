@@ -56,29 +56,77 @@ pub struct TestEnv {
     prompt: Duration,
 }
 
+/// What settings read from `RS_TCK_*` variables offer: `from_env`,
+/// `try_from_env` and `builder` on `$settings`, and the panicking `build`
+/// of its `$builder`, whose `try_build` fails with `$error`; then a setter
+/// on the builder for each `field: Type` listed (the value is taken as
+/// given).
+macro_rules! settings_from_env {
+    ($settings:ident, $builder:ident, $error:ty; $($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
+        impl $settings {
+            /// Defaults overridden by the environment variables.
+            ///
+            /// # Panics
+            ///
+            /// If a variable is set but cannot be read; see
+            #[doc = concat!("[`", stringify!($settings), "::try_from_env`] for the non-panicking form.")]
+            pub fn from_env() -> $settings {
+                $settings::builder().build()
+            }
+
+            /// Defaults overridden by the environment variables, or the
+            /// variable that could not be read.
+            pub fn try_from_env() -> Result<$settings, $error> {
+                $settings::builder().try_build()
+            }
+
+            /// A builder whose unset values come from the environment, then
+            /// the defaults.
+            pub fn builder() -> $builder {
+                $builder::default()
+            }
+        }
+
+        impl $builder {
+            $(
+                $(#[$doc])*
+                pub fn $field(mut self, $field: $ty) -> Self {
+                    self.$field = Some($field);
+                    self
+                }
+            )*
+
+            /// The values set here, the others from the environment, then
+            /// the defaults; panics on an unreadable variable.
+            ///
+            /// # Panics
+            ///
+            /// If a variable the builder did not override is set but cannot
+            /// be read.
+            pub fn build(self) -> $settings {
+                match self.try_build() {
+                    Ok(settings) => settings,
+                    Err(error) => panic!("{error}"),
+                }
+            }
+        }
+    };
+}
+pub(crate) use settings_from_env;
+
+settings_from_env! {
+    TestEnv, TestEnvBuilder, ConfigError;
+    /// How long to wait for a signal that must come.
+    timeout: Duration,
+    /// How long to wait to show that no signal comes.
+    no_signal_timeout: Duration,
+    /// The bound on one whole rule test.
+    watchdog: Duration,
+    /// How long `request` and `cancel` may take to return.
+    prompt: Duration,
+}
+
 impl TestEnv {
-    /// Defaults overridden by the environment variables.
-    ///
-    /// # Panics
-    ///
-    /// If one of the variables is set but is not a number of milliseconds;
-    /// see [`TestEnv::try_from_env`] for the non-panicking form.
-    pub fn from_env() -> TestEnv {
-        TestEnv::builder().build()
-    }
-
-    /// Defaults overridden by the environment variables, or the variable
-    /// that could not be read.
-    pub fn try_from_env() -> Result<TestEnv, ConfigError> {
-        TestEnv::builder().try_build()
-    }
-
-    /// A builder whose unset values come from the environment, then the
-    /// defaults.
-    pub fn builder() -> TestEnvBuilder {
-        TestEnvBuilder::default()
-    }
-
     /// How long to wait for a signal that must come (`RS_TCK_TIMEOUT_MS`).
     pub fn timeout(&self) -> Duration {
         self.timeout
@@ -122,43 +170,6 @@ pub struct TestEnvBuilder {
 }
 
 impl TestEnvBuilder {
-    /// How long to wait for a signal that must come.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// How long to wait to show that no signal comes.
-    pub fn no_signal_timeout(mut self, window: Duration) -> Self {
-        self.no_signal_timeout = Some(window);
-        self
-    }
-
-    /// The bound on one whole rule test.
-    pub fn watchdog(mut self, watchdog: Duration) -> Self {
-        self.watchdog = Some(watchdog);
-        self
-    }
-
-    /// How long `request` and `cancel` may take to return.
-    pub fn prompt(mut self, prompt: Duration) -> Self {
-        self.prompt = Some(prompt);
-        self
-    }
-
-    /// The environment; panics on an unreadable variable.
-    ///
-    /// # Panics
-    ///
-    /// If a variable the builder did not override is set but is not a
-    /// number of milliseconds.
-    pub fn build(self) -> TestEnv {
-        match self.try_build() {
-            Ok(env) => env,
-            Err(error) => panic!("{error}"),
-        }
-    }
-
     /// The environment, or the variable that could not be read.
     pub fn try_build(self) -> Result<TestEnv, ConfigError> {
         self.try_build_with(|var| std::env::var_os(var))

@@ -51,30 +51,33 @@
 //!    `tck_<name>`, `streamlet_<n>_<x>`), returning the body and what it
 //!    needs from the factory (unmet needs skip with a reason), in
 //!    `rules.rs` or `rules/`;
-//! 3. one list of those names in a hidden `#[macro_export]` macro, from
-//!    which both the `#[test]` functions (`<module>::<verification>::<test>`,
-//!    where `<verification>` is [`outcome::Verification::as_str`]) and the
+//! 3. one list of those names in a hidden `#[macro_export]` macro that
+//!    hands it to the shared `__test_list!`, from which both the `#[test]`
+//!    functions (`<module>::<verification>::<test>`, where
+//!    `<verification>` is [`outcome::Verification::as_str`]) and the
 //!    run-time table are generated, so they cannot drift apart;
-//! 4. the public macro, which expands to the hidden
-//!    `$crate::__verification_tests!` with its module name, its
-//!    `__run_generated` function and the list: the factory and display name
-//!    are evaluated where the user invoked the macro and the tests name
-//!    them by path, so the macro works at the crate root, in any module and
-//!    several times in one (add the new macro to `tck/tests/macro_placement.rs`,
-//!    which `tck/tests/macro_compile.rs` also builds with trybuild as a crate
-//!    of its own);
-//!    `__run_generated` runs the test and hands the result to
-//!    [`runner::conclude`], which writes it to `RS_TCK_REPORT_DIR`, panics
-//!    with [`runner::failure_text`] if it failed and prints
+//! 4. the public macro, one arm `($name, $factory $(, $target)?)`, which
+//!    expands to the hidden `$crate::__verification_tests!` with its module
+//!    name, its verification type and the list: the factory and display
+//!    name are evaluated where the user invoked the macro and the tests
+//!    name them by path, so the macro works at the crate root, in any
+//!    module and several times in one (add the new macro to
+//!    `tck/tests/macro_placement.rs`, which `tck/tests/macro_compile.rs`
+//!    also builds with trybuild as a crate of its own); each test runs
+//!    `<type>::new(factory).target(target).run(test)` and hands the result
+//!    to [`runner::conclude`], which writes it to `RS_TCK_REPORT_DIR`,
+//!    panics with [`runner::failure_text`] if it failed and prints
 //!    `skipped: <reason>` if it was skipped;
-//! 5. a library entry point (`run_all`) returning the results as data, and
-//!    a `tck_configuration` test failing when the declarations would skip
+//! 5. a library entry point (`run_all`) returning the results as data
+//!    (`new` and `run` come from the core's builder macros), and a
+//!    `tck_configuration` test failing when the declarations would skip
 //!    everything;
 //! 6. if it has an extended part, `extended/`: its case generator (a
 //!    proptest strategy of [`explore::Scripted`] cases) and its case runner,
 //!    plugged into the core's exploration and stress loop in
 //!    [`explore`]; its verification type holds the core's settings and
-//!    gets `env`/`config`/`target` from the core's builder;
+//!    gets `env`/`config`/`target` (and `new`, `run_all`) from the core's
+//!    builder;
 //! 7. self-tests under `tck/tests/<subject>_verification/`, one test binary
 //!    per subject: `broken.rs`, a broken implementation per rule test,
 //!    failing exactly its rules, and `correct.rs`, conforming ones passing;

@@ -441,13 +441,59 @@ pub trait __Invocation {
     fn __run(module: &'static str, test: &'static str);
 }
 
+/// What a generated `#[test]` does with its result: concludes it (report
+/// folder, panic on failure, `skipped:` line), or panics with the
+/// configuration error. Not API.
+#[doc(hidden)]
+pub fn __conclude<E: std::fmt::Display>(result: Result<RuleResult, E>) {
+    match result {
+        Ok(result) => conclude(&result),
+        Err(error) => panic!("{error}"),
+    }
+}
+
+/// The display name of one macro invocation: the given one, else the
+/// module name. Not API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __target {
+    ($name:ident) => {
+        stringify!($name)
+    };
+    ($name:ident, $target:expr) => {
+        $target
+    };
+}
+
 /// Generates one verification's tests. Not API: every public verification
-/// macro expands to this with its module name (`$verification`), the
-/// `__run_generated` function of its subject and its test list.
+/// macro expands to this, in one of two forms:
+/// - `@verified_by <verification type>, <verification>, [<test>, …],
+///   <name>, <factory>[, <target>]`: each test runs
+///   `<type>::new(factory).target(target).run(test)`;
+/// - `<name>, <factory>, <target>, <verification>, <__run_generated
+///   function>, [<test>, …]`: each test runs `__run_generated(test,
+///   target, factory)`.
+///
+/// `<verification>` is the module of the tests, `<name>` the module of the
+/// invocation.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __verification_tests {
-    ($name:ident, $factory:expr, $target:expr, $verification:ident, $run:path, [$($test:ident),* $(,)?]) => {
+    (@verified_by $ty:ty, $verification:ident, $tests:tt, $name:ident, $factory:expr $(, $target:expr)?) => {
+        $crate::__verification_tests! {
+            @generate $name, $factory, $crate::__target!($name $(, $target)?), $verification, $tests,
+            |test: &str, target: &str, factory| {
+                $crate::runner::__conclude(<$ty>::new(factory).target(target).run(test))
+            }
+        }
+    };
+    ($name:ident, $factory:expr, $target:expr, $verification:ident, $run:path, $tests:tt) => {
+        $crate::__verification_tests! {
+            @generate $name, $factory, $target, $verification, $tests,
+            |test: &str, target: &str, factory| $run(test, target, factory)
+        }
+    };
+    (@generate $name:ident, $factory:expr, $target:expr, $verification:ident, [$($test:ident),* $(,)?], $run:expr) => {
         mod $name {
             /// Names this invocation's factory (see `runner::__Invocation`).
             #[allow(dead_code)]
@@ -470,11 +516,30 @@ macro_rules! __verification_tests {
                     $crate::runner::__generated(
                         module,
                         || ($factory, ::std::string::String::from($target)),
-                        |factory, target| $run(test, target, factory),
+                        |factory, target| ($run)(test, target, factory),
                     );
                 }
             }
         };
+    };
+}
+
+/// What one subject's test list generates. Not API: a subject's hidden
+/// `__<subject>_tests!` hands its list, then the request, to this:
+/// `@names` (the names, for `TESTS`), `@table <path of the rules module>`
+/// (name and definition of each test, for the run-time table) or
+/// `@modules <verification>, <verification type>, <name>, <factory>[,
+/// <target>]` (the `#[test]`s, by `__verification_tests!`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __test_list {
+    ([$($test:ident),*] @names) => { [$(stringify!($test)),*] };
+    ([$($test:ident),*] @table $($rules:ident)::+) => {{
+        use $crate::$($rules)::+ as rules;
+        vec![$((stringify!($test), rules::$test())),*]
+    }};
+    ($tests:tt @modules $verification:ident, $ty:ty, $($invocation:tt)*) => {
+        $crate::__verification_tests! { @verified_by $ty, $verification, $tests, $($invocation)* }
     };
 }
 

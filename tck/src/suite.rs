@@ -83,18 +83,13 @@ pub(crate) fn type_tail<F>() -> String {
 }
 
 impl<X: Send + Sync + 'static> Suite<X> {
-    /// A suite of `verification` against `subject`, results named `target`,
-    /// `parallelism` tests at a time.
-    pub(crate) fn new(
-        verification: Verification,
-        subject: X,
-        target: String,
-        parallelism: usize,
-    ) -> Self {
+    /// A suite of `verification` against `subject`, results named after
+    /// its type, `parallelism` tests at a time.
+    pub(crate) fn new(verification: Verification, subject: X, parallelism: usize) -> Self {
         Suite {
             subject: Arc::new(subject),
             env: None,
-            target,
+            target: type_tail::<X>(),
             verification,
             parallelism,
         }
@@ -205,14 +200,7 @@ fn observed_skips(results: &[RuleResult]) -> Option<Vec<String>> {
     (!reasons.is_empty()).then_some(reasons)
 }
 
-/// What a generated `#[test]` does: runs one rule test and concludes it
-/// (report folder, panic on failure, `skipped:` line).
-pub(crate) fn run_generated<E: std::fmt::Display>(result: Result<RuleResult, E>) {
-    match result {
-        Ok(result) => runner::conclude(&result),
-        Err(error) => panic!("{error}"),
-    }
-}
+pub(crate) use runner::__conclude as run_generated;
 
 /// Generates the settings every quick verification type has (`env`,
 /// `target`, `parallelism`), for a struct with a `suite: Suite<F>` field
@@ -246,6 +234,42 @@ macro_rules! suite_settings {
     };
 }
 pub(crate) use suite_settings;
+
+/// Generates `new` and `run`, and the settings, of a verification type
+/// whose struct holds only `suite: Suite<F>`, made with 8 rules at once,
+/// and whose rule tests come from a `table::<F>()` function of its module;
+/// the module writes `run_all` (what makes a run vacuous differs).
+macro_rules! table_verification_builder {
+    ($ty:ident, $factory_trait:ident, $kind:ident, $noun:literal, $example:literal) => {
+        $crate::suite::suite_settings!($ty, $factory_trait, 8);
+
+        impl<F: $factory_trait> $ty<F> {
+            #[doc = concat!("A verification of `factory`'s ", $noun, ", named after its type.")]
+            pub fn new(factory: F) -> Self {
+                $ty {
+                    suite: $crate::suite::Suite::new(
+                        $crate::outcome::Verification::$kind,
+                        factory,
+                        8,
+                    ),
+                }
+            }
+
+            #[doc = concat!("Runs one rule test by name (`\"", $example, "\"`).")]
+            ///
+            /// # Panics
+            ///
+            /// If `test` is not in [`TESTS`].
+            pub fn run(
+                &self,
+                test: &str,
+            ) -> Result<$crate::outcome::RuleResult, $crate::env::ConfigError> {
+                self.suite.run(table::<F>(), test)
+            }
+        }
+    };
+}
+pub(crate) use table_verification_builder;
 
 /// Generates the builder the subscriber and processor verification types
 /// share: `$table` is the function making their table.
@@ -306,7 +330,6 @@ macro_rules! scheduled_verification_builder {
                     suite: $crate::suite::Suite::new(
                         $crate::outcome::Verification::$kind,
                         factory,
-                        $crate::suite::type_tail::<F>(),
                         8,
                     ),
                     extended: None,

@@ -12,6 +12,14 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use crate::context::RuleCx;
+use crate::env::TestEnv;
+
+/// How long the TCK waits for a wake-up after a `Pending` before it polls
+/// again anyway, when it is lenient about lost wake-ups (the wake-up rules
+/// judge those): the no-signal window, at least 1 ms.
+pub(crate) fn poll_slice(env: &TestEnv) -> Duration {
+    env.no_signal_timeout().max(Duration::from_millis(1))
+}
 
 /// One named waker the TCK polls with.
 pub(crate) struct WakeProbe {

@@ -52,12 +52,11 @@ impl<T: Clone + Send + 'static> Subscriber<T> for FilterProcessor<T> {
         self.hand_off.accepted = self.stage.on_subscribe(subscription);
     }
     fn on_next(&mut self, element: T) {
-        if self.hand_off.pass(&self.stage) {
+        if self.hand_off.passing(&self.stage) || self.hand_off.claim(&self.stage) {
             if (self.keep)(&element) {
-                self.hand_off.emit(element);
-            } else {
-                self.hand_off.drop_one();
+                return self.hand_off.deliver(element, &self.stage);
             }
+            self.hand_off.drop_one();
             self.hand_off.settle(&self.stage);
             return;
         }

@@ -54,10 +54,9 @@ impl<T: Clone + Send + 'static> Subscriber<T> for IdentityProcessor<T> {
         self.hand_off.accepted = self.stage.on_subscribe(subscription);
     }
     fn on_next(&mut self, element: T) {
-        if self.hand_off.pass(&self.stage) {
-            self.hand_off.emit(element);
-            self.hand_off.settle(&self.stage);
-            return;
+        if self.hand_off.passing(&self.stage) || self.hand_off.claim(&self.stage) {
+            // Usually a tail call into the subscriber's `on_next`.
+            return self.hand_off.deliver(element, &self.stage);
         }
         self.stage.on_next(element, &mut self.hand_off);
     }

@@ -612,27 +612,46 @@ pub(crate) struct HandOff<R: Send + 'static> {
     /// The pass-through subscriber, while this handle holds it (in a mutex
     /// only for `Sync`, reached through `&mut` alone, like `ready`).
     downstream: Mutex<Option<Box<dyn Subscriber<R>>>>,
-    /// Elements received from upstream / delivered to `downstream` while
-    /// passing through, in total; elements dropped not yet replaced.
+    /// Elements received from upstream while passing through, in total;
+    /// of those, dropped by the operator (a filter) in total, and dropped
+    /// not yet replaced. Delivered = received − discarded, so an element
+    /// that passes costs one count, not two.
     received: u64,
-    delivered: u64,
+    discarded: u64,
     dropped: u64,
+    /// `Stage::pass_granted` as of the handle's last look: while
+    /// `received` is below it, upstream owes more and the element needs
+    /// no look at the stage after delivery (granted only grows).
+    granted: u64,
     /// Where `downstream` goes if this handle is dropped holding it.
     home: Option<Arc<dyn pass::PassHome<R>>>,
 }
 
 impl<R: Clone + Send + 'static> HandOff<R> {
     /// Whether this element passes straight through to the one downstream
-    /// subscriber (then [`HandOff::emit`] or [`HandOff::drop_one`] it, and
-    /// [`HandOff::settle`]). Per element: one load of the mode word.
+    /// subscriber (then [`HandOff::deliver`] it, or [`HandOff::drop_one`]
+    /// and [`HandOff::settle`]). Per element: one load of the mode word.
+    ///
+    /// Only the look the usual element needs; when it says no, the caller
+    /// calls [`HandOff::claim`] from a function of its own, kept out of
+    /// line, so that the usual path needs no stack frame (it ends in a
+    /// tail call, see [`HandOff::deliver`]).
     #[inline]
-    pub(crate) fn pass(&mut self, stage: &Stage<R>) -> bool {
+    pub(crate) fn passing(&mut self, stage: &Stage<R>) -> bool {
         if self.downstream.get_mut().is_some()
             && stage.pass_mode.load(Ordering::Acquire) == pass::ON
         {
             self.received += 1;
             return true;
         }
+        false
+    }
+
+    /// The rest of the look [`HandOff::passing`] began: takes the
+    /// subscriber from the stage's mailbox or resolves a transition;
+    /// `true` if this element passes through after all.
+    #[inline]
+    pub(crate) fn claim(&mut self, stage: &Stage<R>) -> bool {
         if !self.accepted
             || (self.downstream.get_mut().is_none()
                 && stage.pass_mode.load(Ordering::Acquire) == pass::OFF)
@@ -642,27 +661,47 @@ impl<R: Clone + Send + 'static> HandOff<R> {
         stage.pass_claim(self)
     }
 
-    /// Delivers an element that passes through.
+    /// Delivers an element that passes through, then settles (see
+    /// [`HandOff::settle`]). While upstream owes more after this element
+    /// (the usual case), the subscriber's `on_next` is the last thing done,
+    /// so it compiles to a tail call.
     #[inline]
-    pub(crate) fn emit(&mut self, element: R) {
-        self.delivered += 1;
+    pub(crate) fn deliver(&mut self, element: R, stage: &Stage<R>) {
+        if self.received < self.granted {
+            if let Some(downstream) = self.downstream.get_mut().as_mut() {
+                downstream.on_next(element);
+            }
+        } else {
+            self.deliver_last(element, stage);
+        }
+    }
+
+    /// [`HandOff::deliver`] for the last element upstream owes as of the
+    /// handle's last look (out of line: once per `request`).
+    #[inline(never)]
+    fn deliver_last(&mut self, element: R, stage: &Stage<R>) {
         if let Some(downstream) = self.downstream.get_mut().as_mut() {
             downstream.on_next(element);
         }
+        self.settle(stage);
     }
 
     /// An element that passed through was dropped by the operator.
     #[inline]
     pub(crate) fn drop_one(&mut self) {
+        self.discarded += 1;
         self.dropped += 1;
     }
 
-    /// After each element passed through: once everything asked for has
+    /// After an element passed through: once everything asked for has
     /// arrived, replace dropped elements or park the subscriber.
     #[inline]
     pub(crate) fn settle(&mut self, stage: &Stage<R>) {
-        if self.received == stage.pass_granted.load(Ordering::Acquire) {
-            stage.pass_settle(self);
+        if self.received >= self.granted {
+            self.granted = stage.pass_granted.load(Ordering::Acquire);
+            if self.received == self.granted {
+                stage.pass_settle(self);
+            }
         }
     }
 }
@@ -671,12 +710,18 @@ impl<R: Send + 'static> Drop for HandOff<R> {
     fn drop(&mut self) {
         if let (Some(downstream), Some(home)) = (self.downstream.get_mut().take(), self.home.take())
         {
-            home.returned(downstream, self.received, self.delivered);
+            let delivered = self.delivered();
+            home.returned(downstream, self.received, delivered);
         }
     }
 }
 
 impl<R: Send + 'static> HandOff<R> {
+    /// Elements delivered to the subscriber while passing through.
+    pub(super) fn delivered(&self) -> u64 {
+        self.received - self.discarded
+    }
+
     /// Makes `drains[index]` be `drain`, cloning it only if it changed.
     fn remember(&mut self, index: usize, drain: &Arc<StageDrain<R>>) {
         match self.drains.get_mut(index) {
@@ -696,8 +741,9 @@ impl<R: Send + 'static> Default for HandOff<R> {
             accepted: false,
             downstream: Mutex::new(None),
             received: 0,
-            delivered: 0,
+            discarded: 0,
             dropped: 0,
+            granted: 0,
             home: None,
         }
     }

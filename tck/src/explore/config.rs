@@ -45,29 +45,17 @@ pub struct ExtendedConfig {
     parallelism: usize,
 }
 
+crate::env::settings_from_env! {
+    ExtendedConfig, ExtendedConfigBuilder, ExtendedConfigError;
+    /// Generated schedules per publisher.
+    cases: u64,
+    /// The seed to draw from; fix it for reproducible runs.
+    seed: u64,
+    /// Rounds of the concurrency stress.
+    stress_iterations: u64,
+}
+
 impl ExtendedConfig {
-    /// Defaults overridden by the environment variables.
-    ///
-    /// # Panics
-    ///
-    /// If a variable is set but cannot be read; see
-    /// [`ExtendedConfig::try_from_env`].
-    pub fn from_env() -> ExtendedConfig {
-        ExtendedConfig::builder().build()
-    }
-
-    /// Defaults overridden by the environment variables, or the variable
-    /// that could not be read.
-    pub fn try_from_env() -> Result<ExtendedConfig, ExtendedConfigError> {
-        ExtendedConfig::builder().try_build()
-    }
-
-    /// A builder whose unset values come from the environment, then the
-    /// defaults.
-    pub fn builder() -> ExtendedConfigBuilder {
-        ExtendedConfigBuilder::default()
-    }
-
     /// Generated schedules per publisher (`RS_TCK_CASES`).
     pub fn cases(&self) -> u64 {
         self.cases
@@ -105,24 +93,6 @@ pub struct ExtendedConfigBuilder {
 }
 
 impl ExtendedConfigBuilder {
-    /// Generated schedules per publisher.
-    pub fn cases(mut self, cases: u64) -> Self {
-        self.cases = Some(cases);
-        self
-    }
-
-    /// The seed to draw from; fix it for reproducible runs.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
-        self
-    }
-
-    /// Rounds of the concurrency stress.
-    pub fn stress_iterations(mut self, iterations: u64) -> Self {
-        self.stress_iterations = Some(iterations);
-        self
-    }
-
     /// Threads requesting at once in each stress iteration (at least 2).
     pub fn stress_threads(mut self, threads: usize) -> Self {
         self.stress_threads = Some(threads.max(2));
@@ -133,18 +103,6 @@ impl ExtendedConfigBuilder {
     pub fn parallelism(mut self, schedules_at_once: usize) -> Self {
         self.parallelism = Some(schedules_at_once.max(1));
         self
-    }
-
-    /// The configuration; panics on an unreadable variable.
-    ///
-    /// # Panics
-    ///
-    /// If a variable the builder did not override is set but cannot be read.
-    pub fn build(self) -> ExtendedConfig {
-        match self.try_build() {
-            Ok(config) => config,
-            Err(error) => panic!("{error}"),
-        }
     }
 
     /// The configuration, or the variable that could not be read.

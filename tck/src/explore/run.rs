@@ -78,8 +78,39 @@ impl Settings {
 }
 
 /// The builder methods every extended verification has (`env`, `config`,
-/// `target`), for a struct with a `settings: Settings` field.
+/// `target`), for a struct with a `settings: Settings` field; given its
+/// list of tests, also `run_all`, which runs them in turn with `run`; and
+/// given what it verifies (`"source"`), also `new`, for a struct of
+/// `factory: Arc<F>` and `settings`.
 macro_rules! extended_builder {
+    ($verification:ident, $factory:path, $tests:ident, $noun:literal) => {
+        $crate::explore::extended_builder!($verification, $factory, $tests);
+
+        impl<F: $factory> $verification<F> {
+            #[doc = concat!("An extended verification of `factory`'s ", $noun, "s, named after its type.")]
+            pub fn new(factory: F) -> Self {
+                $verification {
+                    factory: std::sync::Arc::new(factory),
+                    settings: $crate::explore::Settings::named::<F>($noun),
+                }
+            }
+        }
+    };
+    ($verification:ident, $factory:path, $tests:ident) => {
+        $crate::explore::extended_builder!($verification, $factory);
+
+        impl<F: $factory> $verification<F> {
+            #[doc = concat!("Runs every extended test, in [`", stringify!($tests), "`] order.")]
+            pub fn run_all(
+                &self,
+            ) -> Result<
+                Vec<$crate::outcome::RuleResult>,
+                $crate::explore::config::ExtendedConfigError,
+            > {
+                $tests.iter().map(|test| self.run(test)).collect()
+            }
+        }
+    };
     ($verification:ident, $factory:path) => {
         impl<F: $factory> $verification<F> {
             /// Timing bounds, per case (default: [`TestEnv::try_from_env`](crate::env::TestEnv::try_from_env)).

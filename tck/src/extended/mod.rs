@@ -18,8 +18,8 @@
 //!
 //!   ```text
 //!   tck.extended_schedules: expected every generated schedule to pass; actual:
-//!   create_publisher(2); probe: subscribe; probe: request(1); probe: request(∞)
-//!   → tck.create_n_gives_exactly_n: expected exactly 2 on_next to probe from
+//!   create_publisher(2); first: subscribe; first: request(1); first: request(∞)
+//!   → tck.create_n_gives_exactly_n: expected exactly 2 on_next to first from
 //!   create_publisher(2); actual: on_next #3 (value 1)
 //!   (schedule 5 of 256, seed 0x2a, shrunk from 7 to 4 lines in 23 runs;
 //!   replay it alone with RS_TCK_SEED=0x… RS_TCK_CASES=1)
@@ -92,13 +92,7 @@ pub use config::{
 pub use processor::{ProcessorExtendedVerification, PROCESSOR_TESTS};
 
 #[doc(hidden)]
-pub use crate::publisher::extended::__run_generated;
-#[doc(hidden)]
 pub use crate::subscriber::extended::{__run_generated_blackbox, __run_generated_whitebox};
-#[doc(hidden)]
-pub use processor::__run_generated_processor;
-#[doc(hidden)]
-pub use streamlet::{__run_generated_sink, __run_generated_source};
 pub use streamlet::{
     SinkExtendedVerification, SourceExtendedVerification, SINK_TESTS, SOURCE_TESTS,
 };

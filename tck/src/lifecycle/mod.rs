@@ -77,7 +77,7 @@ use crate::env::{ConfigError, TestEnv};
 use crate::explore::config::{parse_seed, CASES_ENV, SEED_ENV};
 use crate::explore::{whole_run, MAX_SHRINK_RUNS};
 use crate::outcome::{RuleResult, Verification};
-use crate::suite::{run_generated, type_tail, Body, Suite, Table, Test, Vacuity};
+use crate::suite::{Body, Suite, Table, Test, Vacuity};
 
 /// Generated scripts per rule test, unless [`LifecycleVerification::cases`]
 /// says otherwise.
@@ -154,7 +154,7 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
     pub fn new(factory: F) -> Self {
         LifecycleVerification {
             // One rule at a time: each already runs many generated scripts.
-            suite: Suite::new(Verification::DatumLifecycle, factory, type_tail::<F>(), 1),
+            suite: Suite::new(Verification::DatumLifecycle, factory, 1),
             cases: None,
             seed: None,
         }
@@ -258,12 +258,6 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
     }
 }
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: LifecycleFactory>(test: &str, target: &str, factory: F) {
-    run_generated(LifecycleVerification::new(factory).target(target).run(test));
-}
-
 /// Generates the datum-lifecycle verification as `#[test]`s:
 /// `<name>::datum_lifecycle::<test>` for every test in
 /// [`lifecycle::TESTS`](crate::lifecycle::TESTS).
@@ -279,13 +273,10 @@ pub fn __run_generated<F: LifecycleFactory>(test: &str, target: &str, factory: F
 /// ```
 #[macro_export]
 macro_rules! datum_lifecycle_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::datum_lifecycle_verification!($name, $factory, stringify!($name));
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, datum_lifecycle, $crate::lifecycle::__run_generated,
-            [done_1, done_2, done_3, done_4, done_5, done_6]
+            @verified_by $crate::lifecycle::LifecycleVerification<_>, datum_lifecycle,
+            [done_1, done_2, done_3, done_4, done_5, done_6], $name, $factory $(, $target)?
         }
     };
 }

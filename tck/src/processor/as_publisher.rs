@@ -20,7 +20,9 @@ pub(crate) struct AsPublisher<F> {
 }
 
 impl<F: ProcessorFactory> AsPublisher<F> {
-    fn fed(&self, ending: Ending) -> Box<dyn Publisher<F::Output>> {
+    /// A fresh processor, fed by a helper publisher that ends as `ending`
+    /// says.
+    pub(crate) fn fed(&self, ending: Ending) -> Box<dyn Publisher<F::Output>> {
         let processor = self.factory.create_processor();
         let factory = self.factory.clone();
         let input = Arc::new(move |i| factory.input(i));

@@ -183,7 +183,7 @@ pub trait ProcessorFactory: Send + Sync + 'static {
 
 /// The processor rule tests, in order. The macro generates one `#[test]`
 /// for each.
-pub const TESTS: &[&str] = &crate::__processor_tests!(@list @names);
+pub const TESTS: &[&str] = &crate::__processor_tests!(@names);
 
 /// A publisher rule test run on the processor's output side.
 fn publisher_part<F: ProcessorFactory>(
@@ -222,7 +222,7 @@ fn combined<X: 'static>(parts: Vec<Body<X>>) -> Body<X> {
 
 fn table<F: ProcessorFactory>() -> Vec<(&'static str, Body<ProcessorSubject<F>>)> {
     let publisher: Vec<(&'static str, RuleDef<AsPublisher<F>>)> =
-        crate::__publisher_tests!(@list @table);
+        crate::__publisher_tests!(@table publisher::rules);
     let mut parts: Vec<(&'static str, Body<ProcessorSubject<F>>)> = publisher
         .into_iter()
         .map(|(name, def)| (name, publisher_part(name, def)))
@@ -287,12 +287,6 @@ impl<F: ProcessorFactory> ProcessorVerification<F> {
 
 verification_builder!(ProcessorVerification, ProcessorFactory, table::<F>);
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: ProcessorFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(ProcessorVerification::new(factory).target(target).run(test));
-}
-
 /// The list of processor rule tests, and what is generated from it. Not
 /// API: use [`processor_verification!`](crate::processor_verification).
 /// It is the publisher list, the whitebox list and the processor's own
@@ -300,8 +294,8 @@ pub fn __run_generated<F: ProcessorFactory>(test: &str, target: &str, factory: F
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __processor_tests {
-    (@list $($then:tt)*) => {
-        $crate::__processor_tests! { $($then)* [
+    ($($then:tt)*) => {
+        $crate::__test_list! { [
             tck_configuration, tck_create_n_gives_exactly_n, tck_happy_path,
             tck_late_subscriber_demand, tck_cancel_propagates, tck_bounded_upstream_demand,
             spec_1_01, spec_1_02, spec_1_03, spec_1_04, spec_1_05, spec_1_06,
@@ -312,13 +306,7 @@ macro_rules! __processor_tests {
             spec_3_08, spec_3_09, spec_3_10, spec_3_11, spec_3_12, spec_3_13,
             spec_3_14, spec_3_15, spec_3_16, spec_3_17,
             spec_4_01, spec_4_02
-        ] }
-    };
-    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
-    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_tests! {
-            $name, $factory, $target, processor, $crate::processor::__run_generated, [$($test),*]
-        }
+        ] $($then)* }
     };
 }
 
@@ -335,11 +323,10 @@ macro_rules! __processor_tests {
 /// ```
 #[macro_export]
 macro_rules! processor_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::__processor_tests! { @list @modules $name, $factory, stringify!($name), }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__processor_tests! { @list @modules $name, $factory, $target, }
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__processor_tests! {
+            @modules processor, $crate::processor::ProcessorVerification<_>, $name, $factory $(, $target)?
+        }
     };
 }
 

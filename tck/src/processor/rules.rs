@@ -54,6 +54,11 @@ impl<F: ProcessorFactory> Rig<'_, F> {
                 return Ok(done());
             }
             if !self.upstream.next()? {
+                if self.upstream.ended_by_illegal_demand() {
+                    // The processor asked upstream for 0 and got on_error
+                    // (§3.9): nothing more comes from upstream.
+                    return Ok(done());
+                }
                 let wanted = self.upstream.delivered() + 1;
                 self.upstream
                     .subscription()

@@ -52,10 +52,8 @@ pub use factory::PublisherFactory;
 
 use crate::context::{RuleBody, RuleCx};
 use crate::env::ConfigError;
-use crate::outcome::{RuleResult, Verification};
-use crate::suite::{
-    declared_skips, run_generated, type_tail, Body, Suite, Table, Test, Unmet, Vacuity,
-};
+use crate::outcome::RuleResult;
+use crate::suite::{declared_skips, Body, Suite, Table, Test, Unmet, Vacuity};
 
 /// One rule test: what it needs from the factory, and its body.
 pub struct RuleDef<F> {
@@ -135,11 +133,11 @@ impl Needs {
 
 /// The rule tests, in order. The macro generates one `#[test]` for each;
 /// this list and the macro come from one source.
-pub const TESTS: &[&str] = &crate::__publisher_tests!(@list @names);
+pub const TESTS: &[&str] = &crate::__publisher_tests!(@names);
 
 /// Every rule test, as the shared [suite](crate::suite) runs it.
 fn table<F: PublisherFactory>() -> Table<F> {
-    let defs: Vec<(&'static str, RuleDef<F>)> = crate::__publisher_tests!(@list @table);
+    let defs: Vec<(&'static str, RuleDef<F>)> = crate::__publisher_tests!(@table publisher::rules);
     defs.into_iter()
         .map(|(name, RuleDef { needs, run })| {
             let unmet = (needs != Needs::NOTHING)
@@ -174,23 +172,15 @@ pub struct PublisherVerification<F: PublisherFactory> {
     suite: Suite<F>,
 }
 
+crate::suite::table_verification_builder!(
+    PublisherVerification,
+    PublisherFactory,
+    Publisher,
+    "publishers",
+    "spec_3_09"
+);
+
 impl<F: PublisherFactory> PublisherVerification<F> {
-    /// A verification of `factory`'s publishers, named after its type.
-    pub fn new(factory: F) -> Self {
-        PublisherVerification {
-            suite: Suite::new(Verification::Publisher, factory, type_tail::<F>(), 8),
-        }
-    }
-
-    /// Runs one rule test by name (`"spec_3_09"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
-        self.suite.run(table::<F>(), test)
-    }
-
     /// Runs every rule test and returns the results in [`TESTS`] order.
     ///
     /// An error if the environment variables cannot be read, or if the
@@ -208,21 +198,13 @@ impl<F: PublisherFactory> PublisherVerification<F> {
     }
 }
 
-crate::suite::suite_settings!(PublisherVerification, PublisherFactory, 8);
-
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: PublisherFactory>(test: &str, target: &str, factory: F) {
-    run_generated(PublisherVerification::new(factory).target(target).run(test));
-}
-
 /// The list of publisher rule tests, and what is generated from it. Not
 /// API: use [`publisher_verification!`](crate::publisher_verification).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __publisher_tests {
-    (@list $($then:tt)*) => {
-        $crate::__publisher_tests! { $($then)* [
+    ($($then:tt)*) => {
+        $crate::__test_list! { [
             tck_configuration,
             tck_create_n_gives_exactly_n,
             spec_1_01, spec_1_02, spec_1_03, spec_1_04, spec_1_05, spec_1_06,
@@ -230,16 +212,7 @@ macro_rules! __publisher_tests {
             spec_3_02, spec_3_03, spec_3_04, spec_3_05, spec_3_06, spec_3_07,
             spec_3_08, spec_3_09, spec_3_10, spec_3_11, spec_3_12, spec_3_13,
             spec_3_14, spec_3_15, spec_3_16, spec_3_17
-        ] }
-    };
-    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
-    (@table [$($test:ident),*]) => {
-        vec![$((stringify!($test), $crate::publisher::rules::$test())),*]
-    };
-    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_tests! {
-            $name, $factory, $target, publisher, $crate::publisher::__run_generated, [$($test),*]
-        }
+        ] $($then)* }
     };
 }
 
@@ -266,11 +239,10 @@ macro_rules! __publisher_tests {
 /// runs one rule.
 #[macro_export]
 macro_rules! publisher_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::__publisher_tests! { @list @modules $name, $factory, stringify!($name), }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__publisher_tests! { @list @modules $name, $factory, $target, }
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__publisher_tests! {
+            @modules publisher, $crate::publisher::PublisherVerification<_>, $name, $factory $(, $target)?
+        }
     };
 }
 

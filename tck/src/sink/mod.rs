@@ -28,7 +28,7 @@ mod schedules;
 pub use rules::{FILL_LIMIT, SENT, TESTS};
 
 use crate::extended::ExtendedConfig;
-use crate::suite::{run_generated, Suite};
+use crate::suite::Suite;
 
 /// Makes fresh sinks of `u64` for the sink verification.
 ///
@@ -110,12 +110,6 @@ crate::suite::scheduled_verification_builder!(
     "sink_1"
 );
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: SinkFactory>(test: &str, target: &str, factory: F) {
-    run_generated(SinkVerification::new(factory).target(target).run(test));
-}
-
 /// Generates the `futures::Sink` verification as `#[test]`s:
 /// `<name>::sink::<test>` for every test in
 /// [`sink::TESTS`](crate::sink::TESTS).
@@ -126,13 +120,10 @@ pub fn __run_generated<F: SinkFactory>(test: &str, target: &str, factory: F) {
 /// any module and several times in one, and needs no `use`.
 #[macro_export]
 macro_rules! sink_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::sink_verification!($name, $factory, stringify!($name));
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, sink, $crate::sink::__run_generated,
-            [sink_1, sink_2, sink_3, tck_extended_schedules]
+            @verified_by $crate::sink::SinkVerification<_>, sink,
+            [sink_1, sink_2, sink_3, tck_extended_schedules], $name, $factory $(, $target)?
         }
     };
 }

@@ -6,13 +6,13 @@ use std::fmt::Debug;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_sink::Sink;
 
 use super::{Delivery, SinkFactory};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::wakers::{WakeProbe, WakerSet};
+use crate::wakers::{poll_slice, WakeProbe, WakerSet};
 
 /// Items sent at most while filling a sink to make `poll_ready` return
 /// `Pending` (`sink.1`).
@@ -123,11 +123,7 @@ impl<F: SinkFactory> Driver<F> {
     /// wake-up rule is `sink.1`'s).
     fn until_ready(&mut self, method: &str, rule: &str) -> Result<Result<(), F::Error>, Failure> {
         let timeout = self.cx.env().timeout();
-        let slice = self
-            .cx
-            .env()
-            .no_signal_timeout()
-            .max(Duration::from_millis(1));
+        let slice = poll_slice(self.cx.env());
         let deadline = Instant::now() + timeout;
         let waker = self.wakers.fresh();
         loop {
@@ -278,27 +274,42 @@ pub(crate) fn sink_2<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "sink.2";
     cx.scenario(format!("{SENT} items sent, then poll_flush"));
     let mut d = Driver::new(cx, factory);
+    if let Some(skipped) = sent_then_delivered(&mut d, "flush", RULE)? {
+        return Ok(skipped);
+    }
+    Ok(Outcome::Passed)
+}
+
+/// Sends [`SENT`] items, then calls `poll_<ending>` (`flush` or `close`)
+/// until it is ready: every item accepted before must have been delivered
+/// by then. The skip, if the sink refused an item or the call failed.
+fn sent_then_delivered<F: SinkFactory>(
+    d: &mut Driver<F>,
+    ending: &str,
+    rule: &str,
+) -> Result<Option<Outcome>, Failure> {
     for _ in 0..SENT {
-        if !d.send(RULE)? {
-            return Ok(Outcome::Skipped(String::from(
-                "the sink refused an item before the flush",
-            )));
+        if !d.send(rule)? {
+            return Ok(Some(Outcome::Skipped(format!(
+                "the sink refused an item before the {ending}"
+            ))));
         }
     }
-    if d.until_ready("poll_flush", RULE)?.is_err() {
-        return Ok(Outcome::Skipped(String::from("poll_flush failed")));
+    let method = format!("poll_{ending}");
+    if d.until_ready(&method, rule)?.is_err() {
+        return Ok(Some(Outcome::Skipped(format!("{method} failed"))));
     }
     d.take_delivered();
     if d.delivered < d.sent {
-        return Err(cx.failure(
+        return Err(d.cx.failure(
             format!(
-                "every one of the {} items accepted before poll_flush returned Ready(Ok(())) to be delivered",
+                "every one of the {} items accepted before {method} returned Ready(Ok(())) to be delivered",
                 d.sent
             ),
             format!("{} delivered", d.delivered),
         ));
     }
-    Ok(Outcome::Passed)
+    Ok(None)
 }
 
 /// `sink.3`: after `poll_close` returns `Ready(Ok(()))`, every item
@@ -310,25 +321,8 @@ pub(crate) fn sink_3<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         "{SENT} items sent, then poll_close, then one more send"
     ));
     let mut d = Driver::new(cx, factory);
-    for _ in 0..SENT {
-        if !d.send(RULE)? {
-            return Ok(Outcome::Skipped(String::from(
-                "the sink refused an item before the close",
-            )));
-        }
-    }
-    if d.until_ready("poll_close", RULE)?.is_err() {
-        return Ok(Outcome::Skipped(String::from("poll_close failed")));
-    }
-    d.take_delivered();
-    if d.delivered < d.sent {
-        return Err(cx.failure(
-            format!(
-                "every one of the {} items accepted before poll_close returned Ready(Ok(())) to be delivered",
-                d.sent
-            ),
-            format!("{} delivered", d.delivered),
-        ));
+    if let Some(skipped) = sent_then_delivered(&mut d, "close", RULE)? {
+        return Ok(skipped);
     }
     // A send after the close: refusing it is fine, losing it is not.
     let waker = d.wakers.fresh();

@@ -7,12 +7,12 @@ use std::fmt::Debug;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_core::Stream;
 
 use crate::context::{Failure, RuleCx};
-use crate::wakers::{WakeProbe, WakerSet};
+use crate::wakers::{poll_slice, WakeProbe, WakerSet};
 
 /// One poll's answer, as traces print it.
 pub(crate) fn show<T: Debug>(answer: &Poll<Option<T>>) -> String {
@@ -116,11 +116,7 @@ where
     /// rule's timeout fails `rule`.
     pub(crate) fn next_lenient(&mut self, rule: &str) -> Result<Option<S::Item>, Failure> {
         let timeout = self.cx.env().timeout();
-        let slice = self
-            .cx
-            .env()
-            .no_signal_timeout()
-            .max(Duration::from_millis(1));
+        let slice = poll_slice(self.cx.env());
         let deadline = Instant::now() + timeout;
         let waker = self.fresh_waker();
         loop {

@@ -93,7 +93,7 @@ pub use rules::{BUSY_POLLS, EXACT_ITEMS, ITEMS, RACE_ROUNDS, TESTS};
 pub use thread_bound::ThreadBound;
 
 use crate::extended::ExtendedConfig;
-use crate::suite::{run_generated, Suite};
+use crate::suite::Suite;
 
 /// Runs the stream verification against one factory.
 pub struct StreamVerification<F: StreamFactory> {
@@ -110,12 +110,6 @@ crate::suite::scheduled_verification_builder!(
     "stream",
     "stream_1"
 );
-
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: StreamFactory>(test: &str, target: &str, factory: F) {
-    run_generated(StreamVerification::new(factory).target(target).run(test));
-}
 
 /// Generates the stream verification as `#[test]`s:
 /// `<name>::stream::<test>` for every test in
@@ -143,13 +137,10 @@ pub fn __run_generated<F: StreamFactory>(test: &str, target: &str, factory: F) {
 /// rule failed, and prints `skipped: <reason>` if it was skipped.
 #[macro_export]
 macro_rules! stream_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::stream_verification!($name, $factory, stringify!($name));
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, stream, $crate::stream::__run_generated,
-            [stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, tck_configuration, tck_stream_gives_exactly_n, tck_extended_schedules]
+            @verified_by $crate::stream::StreamVerification<_>, stream,
+            [stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, tck_configuration, tck_stream_gives_exactly_n, tck_extended_schedules], $name, $factory $(, $target)?
         }
     };
 }

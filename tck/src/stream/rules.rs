@@ -15,7 +15,7 @@ use parking_lot::{Condvar, Mutex};
 use super::driver::{show, Driver};
 use super::factory::{Feeder, StreamFactory};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::wakers::WakeProbe;
+use crate::wakers::{poll_slice, WakeProbe};
 
 /// Items in the streams the quick rules make.
 pub const ITEMS: u64 = 3;
@@ -58,6 +58,25 @@ pub(crate) fn body<F: StreamFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody 
         "tck_configuration" => super::config::tck_configuration::<F>,
         "tck_stream_gives_exactly_n" => super::items::tck_stream_gives_exactly_n::<F>,
         other => panic!("no stream rule test named {other}"),
+    }
+}
+
+/// `answer`, a poll with nothing (more) pushed, must be `Pending`:
+/// `Ready(None)` fails `expecting`, an item yielded `when` fails
+/// [`EXACT_ITEMS`].
+fn still_pending<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    answer: Poll<Option<S::Item>>,
+    expecting: &str,
+    when: &str,
+) -> Result<(), Failure>
+where
+    S::Item: Debug,
+{
+    match answer {
+        Poll::Pending => Ok(()),
+        Poll::Ready(None) => Err(d.cx.failure(expecting, "Ready(None)")),
+        answer => Err(wrong_count(d, ITEMS, &format!("{} {when}", show(&answer)))),
     }
 }
 
@@ -166,6 +185,11 @@ pub(super) fn end(cx: &RuleCx, feeder: Feeder, rule: &str) -> Result<(), Failure
 const NO_FEEDER: &str =
     "needs a fed stream: the factory's create_fed_stream() returns None, so no item can be made to arrive";
 
+/// A driver of `factory.create_stream(n)`, labelled as that call.
+fn created<F: StreamFactory>(cx: &RuleCx, factory: &F, n: u64) -> Driver<F::Stream> {
+    Driver::new(cx, factory.create_stream(n), format!("create_stream({n})"))
+}
+
 /// `stream.1`: after `Pending`, the most recent waker is woken once the
 /// stream can make progress.
 pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
@@ -173,11 +197,7 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     cx.scenario(format!(
         "create_stream({ITEMS}), every poll with a new waker"
     ));
-    let mut d = Driver::new(
-        cx,
-        factory.create_stream(ITEMS),
-        format!("create_stream({ITEMS})"),
-    );
+    let mut d = created(cx, factory, ITEMS);
     let why = "it was made to yield its items with no help but polls";
     while d.yielded < ITEMS {
         if next_strict(&mut d, RULE, why)?.is_none() {
@@ -441,7 +461,7 @@ where
     S::Item: Debug,
 {
     let timeout = d.cx.env().timeout();
-    let slice = d.cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let slice = poll_slice(d.cx.env());
     let feeder_deadline = Instant::now() + timeout * 4;
     while race.pushed.load(Ordering::SeqCst) <= k {
         // A failure on the feeder thread ends the race (the caller sees it).
@@ -602,7 +622,7 @@ pub(crate) fn stream_3<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "stream.3";
     for n in [0, 1, ITEMS] {
         cx.scenario(format!("create_stream({n}), size_hint() before every poll"));
-        let mut d = Driver::new(cx, factory.create_stream(n), format!("create_stream({n})"));
+        let mut d = created(cx, factory, n);
         loop {
             let remaining = (!factory.endless()).then(|| n.saturating_sub(d.yielded));
             check_hint(&d, remaining)?;
@@ -738,11 +758,7 @@ pub(crate) fn stream_5<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     }
     for (point, items) in points {
         cx.scenario(format!("create_stream({ITEMS}) dropped {point}"));
-        let mut d = Driver::new(
-            cx,
-            factory.create_stream(ITEMS),
-            format!("create_stream({ITEMS})"),
-        );
+        let mut d = created(cx, factory, ITEMS);
         match items {
             Some(n) => while d.yielded < n && d.next_lenient(RULE)?.is_some() {},
             None => {
@@ -785,12 +801,8 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     cx.scenario(format!(
         "create_stream({ITEMS}), every Pending polled again at once"
     ));
-    let mut d = Driver::new(
-        cx,
-        factory.create_stream(ITEMS),
-        format!("create_stream({ITEMS})"),
-    );
-    let slice = cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let mut d = created(cx, factory, ITEMS);
+    let slice = poll_slice(cx.env());
     let deadline = Instant::now() + cx.env().timeout() * (ITEMS as u32 + 1);
     let done = |d: &Driver<F::Stream>| d.ended || (factory.endless() && d.yielded >= ITEMS);
     while !done(&d) {
@@ -838,22 +850,13 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     while self_wakes < BUSY_POLLS {
         let since = waker.wakes();
         polls += 1;
-        match d.poll(&waker, RULE)? {
-            Poll::Pending => {}
-            Poll::Ready(None) => {
-                return Err(cx.failure(
-                    "Pending from a poll with nothing pushed and the feeder not ended",
-                    "Ready(None)",
-                ))
-            }
-            answer => {
-                return Err(wrong_count(
-                    &d,
-                    ITEMS,
-                    &format!("{} before anything was pushed", show(&answer)),
-                ))
-            }
-        }
+        let answer = d.poll(&waker, RULE)?;
+        still_pending(
+            &d,
+            answer,
+            "Pending from a poll with nothing pushed and the feeder not ended",
+            "before anything was pushed",
+        )?;
         if !waker.wait_woken(since, slice) {
             break;
         }
@@ -881,20 +884,13 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
             break;
         }
         let spurious = d.fresh_waker();
-        match d.poll(&spurious, RULE)? {
-            Poll::Pending => {}
-            Poll::Ready(None) => return Err(cx.failure(
-                "Pending from a poll no wake-up caused, with nothing pushed since the last item",
-                "Ready(None)",
-            )),
-            answer => {
-                return Err(wrong_count(
-                    &d,
-                    ITEMS,
-                    &format!("{} before it was pushed", show(&answer)),
-                ))
-            }
-        }
+        let answer = d.poll(&spurious, RULE)?;
+        still_pending(
+            &d,
+            answer,
+            "Pending from a poll no wake-up caused, with nothing pushed since the last item",
+            "before it was pushed",
+        )?;
     }
     end(cx, feeder, RULE)?;
     d.drain_lenient(RULE)?;
@@ -943,7 +939,7 @@ where
     S::Item: Debug + Send,
 {
     let timeout = d.cx.env().timeout();
-    let slice = d.cx.env().no_signal_timeout().max(Duration::from_millis(1));
+    let slice = poll_slice(d.cx.env());
     let deadline = Instant::now() + timeout;
     let waker = d.fresh_waker();
     loop {
@@ -1000,11 +996,7 @@ pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     cx.scenario(format!(
         "create_stream({ITEMS}), every poll on a new thread"
     ));
-    let mut d = Driver::new(
-        cx,
-        factory.create_stream(ITEMS),
-        format!("create_stream({ITEMS})"),
-    );
+    let mut d = created(cx, factory, ITEMS);
     let mut polls = 0;
     while d.yielded < ITEMS {
         if next_elsewhere(&mut d, &mut polls)?.is_none() {

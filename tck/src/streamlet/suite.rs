@@ -16,6 +16,24 @@ pub struct RuleDef<F> {
     pub run: fn(&RuleCx, &F) -> RuleBody,
 }
 
+impl<F> RuleDef<F> {
+    /// A test that `unmet` may skip.
+    pub(crate) fn needing(
+        unmet: fn(&F) -> Option<String>,
+        run: fn(&RuleCx, &F) -> RuleBody,
+    ) -> Self {
+        RuleDef {
+            unmet: Some(unmet),
+            run,
+        }
+    }
+
+    /// A test that needs nothing from the factory.
+    pub(crate) fn always(run: fn(&RuleCx, &F) -> RuleBody) -> Self {
+        RuleDef { unmet: None, run }
+    }
+}
+
 /// A table of definitions as the shared [suite](crate::suite) runs it.
 pub(crate) fn tests<F: 'static>(defs: Vec<(&'static str, RuleDef<F>)>) -> Table<F> {
     defs.into_iter()

@@ -108,7 +108,28 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         self.delivered
     }
 
+    /// Delivers `signal`, unless the active subscription has ended through
+    /// a `request(0)`: then its `on_error` goes out first, if still owed,
+    /// and nothing after it (§1.7). A `request(0)` made inside the signal
+    /// is answered as soon as the signal has returned.
     fn deliver(
+        &mut self,
+        signal: &'static str,
+        what: String,
+        f: impl FnOnce(&mut S),
+    ) -> Result<(), Failure> {
+        self.answer_illegal_demand()?;
+        if self.ended_by_illegal_demand() {
+            self.cx.trace(format!(
+                "not delivered: {what} (the subscription ended with the on_error answering request(0), §3.9)"
+            ));
+            return Ok(());
+        }
+        self.deliver_now(signal, what, f)?;
+        self.answer_illegal_demand()
+    }
+
+    fn deliver_now(
         &mut self,
         signal: &'static str,
         what: String,
@@ -119,6 +140,32 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         };
         self.cx
             .try_step(self.signal_rule, what, || inside(signal, || f(subscriber)))
+    }
+
+    /// Whether the active subscription ended because the subscriber called
+    /// `request(0)` (§3.9): no signal follows its `on_error`.
+    pub(crate) fn ended_by_illegal_demand(&self) -> bool {
+        self.active
+            .as_ref()
+            .is_some_and(ProbeSubscription::got_illegal_demand)
+    }
+
+    /// Delivers the `on_error` a `request(0)` on the active subscription
+    /// is owed (§3.9), if it has not been yet. A second subscription's
+    /// `request(0)` is not answered: it already broke §2.5, and its
+    /// `on_error` would reach the subscriber as if the first subscription
+    /// had failed.
+    fn answer_illegal_demand(&mut self) -> Result<(), Failure> {
+        let Some(active) = self.active.clone() else {
+            return Ok(());
+        };
+        if !active.take_illegal_demand_answer() {
+            return Ok(());
+        }
+        self.mark_terminal("on_error");
+        let error = StreamError::illegal_demand(0);
+        let what = format!("on_error({error}) answering request(0) (§3.9)");
+        self.deliver_now("on_error", what, move |s| s.on_error(error))
     }
 
     fn subscribe_as(
@@ -144,13 +191,27 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         Ok(subscription)
     }
 
-    /// A second `on_subscribe` while the first subscription is active (§2.5).
-    pub(crate) fn subscribe_again(&mut self) -> Result<ProbeSubscription, Failure> {
+    /// A second `on_subscribe` while the first subscription is active
+    /// (§2.5); `None` if the first has ended through a `request(0)`
+    /// (§3.9), when a new subscription would be no second one.
+    pub(crate) fn subscribe_again(&mut self) -> Result<Option<ProbeSubscription>, Failure> {
+        self.answer_illegal_demand()?;
+        if self.ended_by_illegal_demand() {
+            self.cx.trace(
+                "no second on_subscribe: the first subscription ended with the on_error answering request(0), §3.9",
+            );
+            return Ok(None);
+        }
         self.subscribe_as("second subscription", Role::Extra)
+            .map(Some)
     }
 
     /// Delivers the next element if the demand allows; whether it did.
     pub(crate) fn next(&mut self) -> Result<bool, Failure> {
+        self.answer_illegal_demand()?;
+        if self.ended_by_illegal_demand() {
+            return Ok(false);
+        }
         let subscription = self.subscription().clone();
         if subscription.is_cancelled() || self.delivered >= subscription.demand() {
             return Ok(false);
@@ -165,6 +226,10 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
     /// Delivers the next element within the demand even if the subscriber
     /// has cancelled meanwhile (§2.8: elements may still be in flight).
     pub(crate) fn next_in_flight(&mut self) -> Result<bool, Failure> {
+        self.answer_illegal_demand()?;
+        if self.ended_by_illegal_demand() {
+            return Ok(false);
+        }
         let subscription = self.subscription().clone();
         if self.delivered >= subscription.demand() {
             return Ok(false);
@@ -185,7 +250,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
                 continue;
             }
             let subscription = self.subscription().clone();
-            if subscription.is_cancelled() {
+            if subscription.is_cancelled() || self.ended_by_illegal_demand() {
                 break;
             }
             if subscription.wait_demand(self.delivered + 1, patience) <= self.delivered {
@@ -203,6 +268,10 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
 
     /// `on_complete`.
     pub(crate) fn complete(&mut self) -> Result<(), Failure> {
+        self.answer_illegal_demand()?;
+        if self.ended_by_illegal_demand() {
+            return Ok(());
+        }
         self.mark_terminal("on_complete");
         self.deliver("on_complete", String::from("on_complete"), |s| {
             s.on_complete()
@@ -211,6 +280,10 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
 
     /// `on_error` with the TCK's error.
     pub(crate) fn error(&mut self) -> Result<(), Failure> {
+        self.answer_illegal_demand()?;
+        if self.ended_by_illegal_demand() {
+            return Ok(());
+        }
         self.mark_terminal("on_error");
         let error = tck_error();
         let what = format!("on_error({error})");
@@ -227,12 +300,15 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         let Some(subscriber) = self.subscriber.as_deref_mut() else {
             return Ok(());
         };
-        self.cx.try_step(rule, what, || f(subscriber))
+        self.cx.try_step(rule, what, || f(subscriber))?;
+        self.answer_illegal_demand()
     }
 
     /// Drops the subscriber, as a publisher does after a terminal signal or
     /// a cancellation; calls after this are outside its context (§3.1).
     pub(crate) fn drop_subscriber(&mut self) -> Result<(), Failure> {
+        // An on_error owed for a request(0) goes out before the drop.
+        self.answer_illegal_demand()?;
         // Marked first: the subscriber's own drop may still clean up on this
         // thread, but a call from any other thread from now on comes from
         // outside its context.

@@ -9,7 +9,20 @@
 //! | calls never overlap: an entry counter sees a second call entering while one runs | §2.7 |
 //! | a second subscription, given while one is active, is only ever cancelled | §2.5 |
 //! | no call once the subscriber was dropped | §3.1 |
-//! | demand is at least 1 | §2.1 |
+//!
+//! A `request(0)` breaks no Subscriber rule; the TCK, as the publisher,
+//! answers it as §3.9 asks of every subscription: with `on_error`. The
+//! subscription only records it; the [driver](super::driver) delivers that
+//! `on_error` once the signal in progress has returned (or before its next
+//! signal, or before it drops the subscriber): serially (§1.3), without
+//! re-entering the subscriber (§3.3), and as the subscription's terminal
+//! signal, after which nothing is delivered (§1.7).
+//!
+//! Each subscription belongs to the scenario it was created in (see
+//! [`ProbeSubscription::own_scenario`]): a call made on it after the rule
+//! test moved on (a thread the subscriber left running) is filed under that
+//! scenario, as "late, from an earlier scenario: …", never under the one
+//! running at the time.
 //!
 //! The TCK is the publisher here: `request` and `cancel` only record and
 //! wake waiters, they never signal back, so they return at once and never
@@ -67,6 +80,9 @@ struct Shared {
     cx: RuleCx,
     label: &'static str,
     role: Role,
+    /// The scenario this subscription belongs to (see
+    /// [`ProbeSubscription::own_scenario`]).
+    scenario: Mutex<Option<String>>,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -89,6 +105,11 @@ struct State {
     dropped: bool,
     /// The subscriber's handle was dropped (it can call nothing any more).
     released: bool,
+    /// The subscriber called `request(0)`: the subscription owes it
+    /// `on_error` (§3.9), and nothing more.
+    illegal_demand: bool,
+    /// That `on_error` was delivered.
+    illegal_demand_answered: bool,
     reported: Vec<&'static str>,
 }
 
@@ -110,6 +131,7 @@ impl ProbeSubscription {
                 cx: cx.clone(),
                 label,
                 role,
+                scenario: Mutex::new(cx.current_scenario()),
                 state: Mutex::new(State::default()),
                 changed: Condvar::new(),
             }),
@@ -121,6 +143,28 @@ impl ProbeSubscription {
         Arc::new(Handle {
             shared: self.shared.clone(),
         })
+    }
+
+    /// Makes this subscription belong to the scenario running now: a
+    /// rule test that goes on with the same subscriber into a new scenario
+    /// says so, so the calls it then makes are that scenario's, not late.
+    pub(crate) fn own_scenario(&self) {
+        *self.shared.scenario.lock() = self.shared.cx.current_scenario();
+    }
+
+    /// Whether the subscriber called `request(0)` (§3.9): the subscription
+    /// ends with `on_error` and delivers nothing else.
+    pub(crate) fn got_illegal_demand(&self) -> bool {
+        self.shared.state.lock().illegal_demand
+    }
+
+    /// Whether the `on_error` answering a `request(0)` is owed and not yet
+    /// delivered; marks it delivered (the caller delivers it).
+    pub(crate) fn take_illegal_demand_answer(&self) -> bool {
+        let mut state = self.shared.state.lock();
+        let owed = state.illegal_demand && !state.illegal_demand_answered;
+        state.illegal_demand_answered |= owed;
+        owed
     }
 
     /// Total demand requested so far.
@@ -175,10 +219,13 @@ impl ProbeSubscription {
         }
     }
 
-    /// Waits up to `timeout` until the total demand reaches `at_least` or
-    /// the subscription is cancelled; returns the demand.
+    /// Waits up to `timeout` until the total demand reaches `at_least`, or
+    /// the subscription is cancelled or ends through a `request(0)`;
+    /// returns the demand.
     pub(crate) fn wait_demand(&self, at_least: u64, timeout: Duration) -> u64 {
-        self.wait_until(timeout, |s| s.demand >= at_least || s.cancelled);
+        self.wait_until(timeout, |s| {
+            s.demand >= at_least || s.cancelled || s.illegal_demand
+        });
         self.demand()
     }
 
@@ -199,6 +246,20 @@ impl ProbeSubscription {
     pub(crate) fn is_abandoned(&self) -> bool {
         let state = self.shared.state.lock();
         state.released && !state.cancelled
+    }
+}
+
+impl Shared {
+    /// A failure of `rule` seen on this subscription: filed under the
+    /// scenario it belongs to, marked late when the rule test has moved on.
+    fn failure_of(
+        &self,
+        rule: &str,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> crate::context::Failure {
+        let scenario = self.scenario.lock().clone();
+        self.cx.failure_in(scenario, rule, expected, actual)
     }
 }
 
@@ -233,7 +294,7 @@ impl Handle {
             self.check_role(&mut state, &what);
         } else {
             if state.inside > 0 && state.first_report("2.7") {
-                cx.record(cx.failure_of(
+                cx.record(shared.failure_of(
                     "2.7",
                     "request and cancel to be called one at a time",
                     format!(
@@ -272,7 +333,7 @@ impl Handle {
         let cleanup = signal == Some("drop") && what == "cancel()";
         if let Some(signal @ ("on_complete" | "on_error")) = signal {
             if state.first_report("2.3-inside") {
-                cx.record(cx.failure_of(
+                cx.record(shared.failure_of(
                     "2.3",
                     format!("no call on the subscription from inside {signal}"),
                     format!("{what} on the {label} from inside {signal}"),
@@ -284,14 +345,14 @@ impl Handle {
             // dropped) uses a subscription the subscriber must consider
             // cancelled: the rule test's rule, §2.4.
             if state.first_report("2.3-after") {
-                cx.record(cx.failure_of(
+                cx.record(shared.failure_of(
                     rule,
                     format!("no call on the subscription once {terminal} was delivered"),
                     format!("{what} on the {label} after {terminal}"),
                 ));
             }
         } else if state.dropped && signal != Some("drop") && state.first_report("3.1") {
-            cx.record(cx.failure_of(
+            cx.record(shared.failure_of(
                 "3.1",
                 "no call on the subscription once its subscriber was dropped",
                 format!("{what} on the {label} after the subscriber was dropped"),
@@ -308,7 +369,7 @@ impl Handle {
         let shared = &*self.shared;
         if shared.role == Role::Extra && what != "cancel()" && state.first_report("2.5") {
             let cx = &shared.cx;
-            cx.record(cx.failure_of(
+            cx.record(shared.failure_of(
                 "2.5",
                 "the second subscription, given while one was active, to be cancelled and never used",
                 format!("{what} on the {}", shared.label),
@@ -321,13 +382,19 @@ impl Subscription for Handle {
     fn request(&self, n: u64) {
         let what = format!("request({})", crate::probe::show_demand(n));
         self.call(what, |state| {
-            if !state.cancelled {
+            if n == 0 {
+                // request(0) breaks no Subscriber rule: §3.9 tells the
+                // subscription to answer it with on_error, which the driver
+                // delivers (not from here: that would re-enter the
+                // subscriber, and overlap a signal still in progress). A
+                // subscriber that never asks for n ≥ 1 fails §2.1 through
+                // the demand checks instead.
+                state.illegal_demand |= !state.cancelled && state.terminal.is_none();
+            } else if !state.cancelled && !state.illegal_demand {
+                // Once ended by a request(0), later requests are no-ops.
                 state.demand = demand::add(state.demand, n);
             }
         });
-        // request(0) alone breaks no Subscriber rule: §3.9 tells the
-        // subscription how to answer it. A subscriber that never asks for
-        // n ≥ 1 fails §2.1 through the demand checks instead.
     }
 
     fn cancel(&self) {

@@ -25,9 +25,18 @@ fn started<X: Subject>(stage: &mut StageOf<'_, X>) -> Result<bool, crate::contex
 
 /// A test that needs more elements ends here if the subscriber cancelled
 /// by itself (a `take(n)`, a helper that is done): its later requests are
-/// no-ops (§3.6), and that is no fault.
+/// no-ops (§3.6), and that is no fault. Likewise if it called `request(0)`
+/// after asking for elements: the subscription answered with `on_error`
+/// (§3.9) and ended, and requesting 0 breaks no Subscriber rule.
 fn cancelled_by_itself<X: Subject>(stage: &StageOf<'_, X>) -> Option<Outcome> {
     let subscription = stage.driver.subscription();
+    if subscription.got_illegal_demand() && subscription.demand() > 0 {
+        return Some(Outcome::Skipped(format!(
+            "needs a subscriber that keeps requesting: it called request(0) after {} element(s) (total demand {}); the subscription answered with on_error (§3.9) and ended",
+            stage.driver.delivered(),
+            show_demand(subscription.demand())
+        )));
+    }
     subscription.is_cancelled().then(|| {
         Outcome::Skipped(format!(
             "needs a subscriber that keeps requesting: it cancelled by itself after {} element(s) (total demand {}); requests after a cancel are no-ops (§3.6)",
@@ -35,6 +44,15 @@ fn cancelled_by_itself<X: Subject>(stage: &StageOf<'_, X>) -> Option<Outcome> {
             show_demand(subscription.demand())
         ))
     })
+}
+
+/// What a subscriber that never asked for elements did instead.
+fn no_demand<X: Subject>(stage: &StageOf<'_, X>) -> &'static str {
+    if stage.driver.subscription().got_illegal_demand() {
+        "no request(n) with n ≥ 1 arrived: only request(0), which the subscription answered with on_error (§3.9)"
+    } else {
+        "no request(n) with n ≥ 1 arrived"
+    }
 }
 
 fn window(cx: &RuleCx) -> std::time::Duration {
@@ -103,7 +121,7 @@ pub(crate) fn spec_2_01<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         }
         return Err(cx.failure(
             "request(n) after on_subscribe (and the nudge to request)",
-            "no request(n) with n ≥ 1 arrived",
+            no_demand::<X>(&stage),
         ));
     }
     let delivered = stage.driver.feed(FEED_CAP, window(cx))?;
@@ -144,7 +162,7 @@ pub(crate) fn spec_2_06<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         return Err(cx.failure_of(
             "2.1",
             "request(n) after on_subscribe (and the nudge to request)",
-            "no request(n) with n ≥ 1 arrived",
+            no_demand::<X>(&stage),
         ));
     }
     let delivered = stage.driver.feed(k, cx.env().timeout())?;
@@ -231,7 +249,11 @@ pub(crate) fn spec_2_04<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
 pub(crate) fn spec_2_05<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     let mut stage = subject.stage(cx)?;
     started::<X>(&mut stage)?;
-    let second = stage.driver.subscribe_again()?;
+    let Some(second) = stage.driver.subscribe_again()? else {
+        return Ok(Outcome::Skipped(String::from(
+            "needs an active subscription to give a second one beside: the subscriber called request(0), and the subscription answered with on_error (§3.9) and ended",
+        )));
+    };
     if !second.wait_cancelled(cx.env().timeout()) {
         return Err(cx.failure(
             "cancel() on the second subscription, given while the first was active",
@@ -241,7 +263,7 @@ pub(crate) fn spec_2_05<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
     if stage.probe.is_some() {
         // Whitebox: the puppet's request must land on the first, active
         // subscription; one on the rejected second fails §2.5 as it arrives.
-        cx.scenario("then the puppet's trigger_request(1)");
+        stage.scenario("then the puppet's trigger_request(1)");
         stage.trigger_request(1)?;
         stage
             .driver
@@ -286,7 +308,7 @@ pub(crate) fn spec_2_08<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         < wanted
     {
         return Err(cx.failure_of(
-            "tck.whitebox_probe",
+            puppet_demand_rule::<X>(subject),
             if wanted == 2 {
                 "the puppet's trigger_request(2) to request 2"
             } else {
@@ -336,6 +358,14 @@ fn prepared_for_terminal<X: Subject>(
             cx.scenario(format!("{} after a request", terminal.name()));
             started::<X>(&mut stage)?;
             stage.driver.feed(1, window(cx))?;
+            if stage.driver.ended_by_illegal_demand() {
+                // Its on_error (§3.9) was the terminal signal: no other
+                // can follow to be checked.
+                return Ok(Outcome::Skipped(format!(
+                    "needs a subscriber that keeps its subscription until {}: it called request(0), and the subscription answered with on_error (§3.9) and ended",
+                    terminal.name()
+                )));
+            }
         } else {
             cx.scenario(format!("{} without a preceding request", terminal.name()));
             stage.driver.subscribe()?;
@@ -390,6 +420,11 @@ pub(crate) fn spec_2_11<X: Subject + ElementText>(cx: &RuleCx, subject: &X) -> R
     // As the demand allows: a processor may pass the request upstream
     // later, in batches or one at a time.
     deliver_outputs::<X>(&mut stage, subject, N)?;
+    if stage.driver.ended_by_illegal_demand() {
+        if let Some(skipped) = cancelled_by_itself::<X>(&stage) {
+            return Ok(skipped);
+        }
+    }
     let delivered = stage.driver.delivered();
     stage.driver.complete()?;
     let reports = stage.probe().wait_terminal_report();
@@ -554,6 +589,21 @@ fn unprocessed_rule<X: Subject>(cx: &RuleCx, subject: &X) -> String {
     }
 }
 
+/// The rule broken when the puppet's `trigger_request` never becomes
+/// demand on the subscription. For a subscriber, the puppet is its own
+/// instrumentation, which does not do what it declares:
+/// `tck.whitebox_probe`. For a processor, the puppet is the TCK's
+/// downstream subscriber, and downstream demand that never becomes
+/// upstream demand is what the processor's §4.1 test checks (`processor::
+/// spec_4_01`, "upstream demand was 0"): §4.1, not a fault of the probe.
+fn puppet_demand_rule<X: Subject>(subject: &X) -> &'static str {
+    if subject.request_reaches_subscription() {
+        "tck.whitebox_probe"
+    } else {
+        "4.1"
+    }
+}
+
 /// Delivers elements as the demand allows until they make `outputs`
 /// signals to the processing logic (see [`Subject::outputs_for`]); whenever
 /// the demand runs out first, waits up to the timeout for more (a filtering
@@ -567,6 +617,9 @@ fn deliver_outputs<X: Subject>(
     while subject.outputs_for(stage.driver.delivered()) < outputs {
         if stage.driver.next()? {
             continue;
+        }
+        if stage.driver.ended_by_illegal_demand() {
+            break;
         }
         let subscription = stage.driver.subscription().clone();
         let wanted = stage.driver.delivered() + 1;
@@ -592,7 +645,13 @@ pub(crate) fn tck_happy_path<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
             if let Some(skipped) = cancelled_by_itself::<X>(&stage) {
                 return Ok(skipped);
             }
-            return Err(cx.failure(
+            let rule = if subject.request_reaches_subscription() {
+                cx.rule()
+            } else {
+                puppet_demand_rule::<X>(subject)
+            };
+            return Err(cx.failure_of(
+                rule,
                 "the puppet's trigger_request(1) to reach the subscription",
                 format!(
                     "total demand {}",

@@ -93,6 +93,16 @@ impl<'a, T: Debug + Send + 'static, S: Subscriber<T> + ?Sized> Stage<'a, T, S> {
         self.driver.cx().clone()
     }
 
+    /// Names the scenario that follows, which goes on with this stage's
+    /// subscriptions: they belong to it from now on, so their calls are
+    /// not taken for late ones from the scenario they were created in.
+    pub(crate) fn scenario(&self, scenario: impl Into<String>) {
+        self.cx().scenario(scenario);
+        for subscription in self.driver.subscriptions() {
+            subscription.own_scenario();
+        }
+    }
+
     /// The whitebox probe (rule tests that need one only run in whitebox
     /// verifications).
     pub(crate) fn probe(&self) -> &WhiteboxProbe<T> {

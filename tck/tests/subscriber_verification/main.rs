@@ -16,6 +16,7 @@ mod extended_broken;
 mod extended_correct;
 mod extended_unusual;
 mod factories;
+mod late_calls;
 mod resubscribing;
 mod stops;
 mod unusual;

@@ -334,13 +334,14 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 };
                 *hand_off.downstream.get_mut() = Some(subscriber);
                 hand_off.received = pass.received;
-                hand_off.delivered = pass.delivered;
+                hand_off.discarded = pass.received - pass.delivered;
                 if hand_off.home.is_none() {
                     hand_off.home = self.me.upgrade().map(|me| me as Arc<dyn PassHome<R>>);
                 }
             }
             pass.received = hand_off.received;
-            pass.delivered = hand_off.delivered;
+            pass.delivered = hand_off.delivered();
+            hand_off.granted = pass.granted;
             if !pass.flagged() {
                 hand_off.received += 1;
                 return true;
@@ -367,7 +368,8 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 return;
             };
             pass.received = hand_off.received;
-            pass.delivered = hand_off.delivered;
+            pass.delivered = hand_off.delivered();
+            hand_off.granted = pass.granted;
             if pass.flagged() {
                 hand_off.dropped = 0;
                 self.resolve(&mut state, subscriber)
@@ -377,6 +379,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 pass.granted = demand::add(pass.granted, n);
                 let granted = pass.granted;
                 self.pass_granted.store(granted, Ordering::Release);
+                hand_off.granted = granted;
                 state.pending_request = demand::add(state.pending_request, n);
                 *hand_off.downstream.get_mut() = Some(subscriber);
                 self.call_upstream_locked(state);
@@ -413,7 +416,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
         let subscriber = match hand_off.downstream.get_mut().take() {
             Some(subscriber) => {
                 pass.received = hand_off.received;
-                pass.delivered = hand_off.delivered;
+                pass.delivered = hand_off.delivered();
                 Some(subscriber)
             }
             None => pass.mailbox.take(),

@@ -27,7 +27,6 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use proptest::prelude::*;
 use reactive_streams::{demand, Publisher, Subscriber};
@@ -37,6 +36,7 @@ use crate::explore::config::ExtendedConfigError;
 use crate::explore::{extended_builder, scripted, Scripted, Settings};
 use crate::outcome::{RuleResult, Verification};
 use crate::probe::{Probe, Signal};
+use crate::processor::as_publisher::AsPublisher;
 use crate::processor::upstream::{self, Ending, Recorder};
 use crate::processor::ProcessorFactory;
 use crate::publisher::extended::schedule::{amount, show_amount};
@@ -56,41 +56,24 @@ pub const PROCESSOR_TESTS: &[&str] = &[
 pub const MAX_UPSTREAM_STEPS: usize = 10;
 
 /// A processor factory seen as a publisher factory: each publisher is a
-/// fresh processor fed by the TCK's upstream.
-struct Fed<F> {
-    factory: Arc<F>,
-    idle: Duration,
-}
-
-impl<F: ProcessorFactory> Fed<F> {
-    fn fed(&self, ending: Ending) -> Box<dyn Publisher<F::Output>> {
-        let processor = self.factory.create_processor();
-        let factory = self.factory.clone();
-        upstream::feed(
-            Box::new(processor.clone()),
-            ending,
-            Arc::new(move |i| factory.input(i)),
-            self.idle,
-        );
-        Box::new(processor)
-    }
-}
+/// fresh processor fed by the TCK's upstream, as the quick verification's
+/// [`AsPublisher`] makes it, except that a publisher of `n` is fed `n`
+/// inputs and serves one subscriber.
+struct Fed<F>(AsPublisher<F>);
 
 impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
     type Element = F::Output;
 
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<F::Output>> {
-        self.fed(Ending::After(elements))
+        self.0.fed(Ending::After(elements))
     }
 
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<F::Output>>> {
-        // A processor that recovers from upstream errors is no failed
-        // publisher when its upstream fails.
-        (!self.factory.recovers_from_errors()).then(|| self.fed(Ending::Failure))
+        self.0.create_failed_publisher()
     }
 
     fn max_sync_recursion_depth(&self) -> u32 {
-        self.factory.max_sync_recursion_depth()
+        self.0.max_sync_recursion_depth()
     }
 
     /// One subscriber per schedule: the publisher model owes every
@@ -103,7 +86,7 @@ impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
     }
 
     fn run_stochastic(&self) -> bool {
-        self.factory.run_stochastic()
+        self.0.run_stochastic()
     }
 }
 
@@ -572,15 +555,6 @@ pub struct ProcessorExtendedVerification<F: ProcessorFactory> {
 }
 
 impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
-    /// An extended verification of `factory`'s processors, named after its
-    /// type.
-    pub fn new(factory: F) -> Self {
-        ProcessorExtendedVerification {
-            factory: Arc::new(factory),
-            settings: Settings::named::<F>("processor"),
-        }
-    }
-
     /// Runs one extended test by name (`"tck_extended_upstream"`).
     ///
     /// # Panics
@@ -593,10 +567,10 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
             test,
         )?;
         if test != "tck_extended_upstream" {
-            let fed = Fed {
+            let fed = Fed(AsPublisher {
                 factory: self.factory.clone(),
                 idle: env.watchdog(),
-            };
+            });
             return PublisherExtendedVerification::new(fed)
                 .reported_as(Verification::Processor)
                 .target(self.settings.target.clone())
@@ -611,24 +585,14 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
             move |cx, case| run(cx, &*factory, case),
         ))
     }
-
-    /// Runs every extended processor test, in [`PROCESSOR_TESTS`] order.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-        PROCESSOR_TESTS.iter().map(|test| self.run(test)).collect()
-    }
 }
 
-extended_builder!(ProcessorExtendedVerification, ProcessorFactory);
-
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated_processor<F: ProcessorFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        ProcessorExtendedVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
-}
+extended_builder!(
+    ProcessorExtendedVerification,
+    ProcessorFactory,
+    PROCESSOR_TESTS,
+    "processor"
+);
 
 /// Generates the extended processor verification as `#[test]`s:
 /// `<name>::processor::tck_extended_schedules` and
@@ -647,13 +611,10 @@ pub fn __run_generated_processor<F: ProcessorFactory>(test: &str, target: &str, 
 /// ```
 #[macro_export]
 macro_rules! processor_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::processor_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, processor, $crate::processor::extended::__run_generated_processor,
-            [tck_extended_schedules, tck_extended_stress, tck_extended_upstream]
+            @verified_by $crate::extended::ProcessorExtendedVerification<_>, processor,
+            [tck_extended_schedules, tck_extended_stress, tck_extended_upstream], $name, $factory $(, $target)?
         }
     };
 }

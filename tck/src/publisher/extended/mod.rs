@@ -71,14 +71,9 @@ impl<F: PublisherFactory> PublisherExtendedVerification<F> {
             }),
         })
     }
-
-    /// Runs every extended test, in [`TESTS`] order.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-        TESTS.iter().map(|test| self.run(test)).collect()
-    }
 }
 
-extended_builder!(PublisherExtendedVerification, PublisherFactory);
+extended_builder!(PublisherExtendedVerification, PublisherFactory, TESTS);
 
 fn schedules<F: PublisherFactory>(
     cx: &RuleCx,
@@ -148,16 +143,6 @@ fn stress<F: PublisherFactory>(
     })
 }
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: PublisherFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        PublisherExtendedVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
-}
-
 /// Generates the extended publisher verification as `#[test]`s:
 /// `<name>::publisher::tck_extended_schedules` and
 /// `<name>::publisher::tck_extended_stress`.
@@ -177,13 +162,10 @@ pub fn __run_generated<F: PublisherFactory>(test: &str, target: &str, factory: F
 /// `RS_TCK_STRESS_ITERATIONS` (see [`ExtendedConfig`](crate::extended::ExtendedConfig)).
 #[macro_export]
 macro_rules! publisher_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::publisher_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, publisher, $crate::publisher::extended::__run_generated,
-            [tck_extended_schedules, tck_extended_stress]
+            @verified_by $crate::extended::PublisherExtendedVerification<_>, publisher,
+            [tck_extended_schedules, tck_extended_stress], $name, $factory $(, $target)?
         }
     };
 }

@@ -182,15 +182,6 @@ pub struct SourceExtendedVerification<F: SourceFactory> {
 }
 
 impl<F: SourceFactory> SourceExtendedVerification<F> {
-    /// An extended verification of `factory`'s sources, named after its
-    /// type.
-    pub fn new(factory: F) -> Self {
-        SourceExtendedVerification {
-            factory: Arc::new(factory),
-            settings: Settings::named::<F>("source"),
-        }
-    }
-
     /// Runs one extended test by name (`"tck_extended_schedules"`).
     ///
     /// # Panics
@@ -216,14 +207,14 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
             move |cx, case| run(cx, &*factory, case),
         ))
     }
-
-    /// Runs every extended source test.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-        SOURCE_TESTS.iter().map(|test| self.run(test)).collect()
-    }
 }
 
-extended_builder!(SourceExtendedVerification, SourceFactory);
+extended_builder!(
+    SourceExtendedVerification,
+    SourceFactory,
+    SOURCE_TESTS,
+    "source"
+);
 
 fn source_stress<F: SourceFactory>(
     cx: &RuleCx,
@@ -253,16 +244,6 @@ fn source_stress<F: SourceFactory>(
         plans,
         move |cx, plan: &SourceStressPlan| source_stress::run(cx, &*factory, plan, elements),
     )
-}
-
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated_source<F: SourceFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        SourceExtendedVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
 }
 
 /// What the TCK, as the source, does to the sink under test.
@@ -370,14 +351,6 @@ pub struct SinkExtendedVerification<F: SinkFactory> {
 }
 
 impl<F: SinkFactory> SinkExtendedVerification<F> {
-    /// An extended verification of `factory`'s sinks, named after its type.
-    pub fn new(factory: F) -> Self {
-        SinkExtendedVerification {
-            factory: Arc::new(factory),
-            settings: Settings::named::<F>("sink"),
-        }
-    }
-
     /// Runs one extended test by name (`"tck_extended_schedules"`).
     ///
     /// # Panics
@@ -392,24 +365,9 @@ impl<F: SinkFactory> SinkExtendedVerification<F> {
             run_sink(cx, &*factory, case)
         }))
     }
-
-    /// Runs every extended sink test.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ExtendedConfigError> {
-        SINK_TESTS.iter().map(|test| self.run(test)).collect()
-    }
 }
 
-extended_builder!(SinkExtendedVerification, SinkFactory);
-
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated_sink<F: SinkFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        SinkExtendedVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
-}
+extended_builder!(SinkExtendedVerification, SinkFactory, SINK_TESTS, "sink");
 
 /// Generates the extended Streamlet source verification as `#[test]`s:
 /// `<name>::streamlet_source::tck_extended_schedules` — generated sink
@@ -421,13 +379,10 @@ pub fn __run_generated_sink<F: SinkFactory>(test: &str, target: &str, factory: F
 /// the module name must differ from the quick verification's.
 #[macro_export]
 macro_rules! streamlet_source_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::streamlet_source_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, streamlet_source, $crate::streamlet::extended::__run_generated_source,
-            [tck_extended_schedules, tck_extended_stress]
+            @verified_by $crate::extended::SourceExtendedVerification<_>, streamlet_source,
+            [tck_extended_schedules, tck_extended_stress], $name, $factory $(, $target)?
         }
     };
 }
@@ -440,13 +395,10 @@ macro_rules! streamlet_source_extended_verification {
 /// [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
 #[macro_export]
 macro_rules! streamlet_sink_extended_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::streamlet_sink_extended_verification! { $name, $factory, stringify!($name) }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__verification_tests! {
-            $name, $factory, $target, streamlet_sink, $crate::streamlet::extended::__run_generated_sink,
-            [tck_extended_schedules]
+            @verified_by $crate::extended::SinkExtendedVerification<_>, streamlet_sink,
+            [tck_extended_schedules], $name, $factory $(, $target)?
         }
     };
 }

@@ -57,16 +57,16 @@ pub mod rules;
 pub use factory::SinkFactory;
 
 use crate::env::ConfigError;
-use crate::outcome::{RuleResult, Verification};
+use crate::outcome::RuleResult;
 use crate::streamlet::suite;
-use crate::suite::{run_generated, type_tail, Suite, Table, Vacuity};
+use crate::suite::{Suite, Table, Vacuity};
 
 /// The sink rule tests, in order. The macro generates one `#[test]` for
 /// each; this list and the macro come from one source.
-pub const TESTS: &[&str] = &crate::__streamlet_sink_tests!(@list @names);
+pub const TESTS: &[&str] = &crate::__streamlet_sink_tests!(@names);
 
 fn table<F: SinkFactory>() -> Table<F> {
-    suite::tests(crate::__streamlet_sink_tests!(@list @table))
+    suite::tests(crate::__streamlet_sink_tests!(@table streamlet::sink::rules))
 }
 
 /// Runs the sink verification against one factory.
@@ -74,23 +74,15 @@ pub struct SinkVerification<F: SinkFactory> {
     suite: Suite<F>,
 }
 
+crate::suite::table_verification_builder!(
+    SinkVerification,
+    SinkFactory,
+    StreamletSink,
+    "sinks",
+    "streamlet_3_c"
+);
+
 impl<F: SinkFactory> SinkVerification<F> {
-    /// A verification of `factory`'s sinks, named after its type.
-    pub fn new(factory: F) -> Self {
-        SinkVerification {
-            suite: Suite::new(Verification::StreamletSink, factory, type_tail::<F>(), 8),
-        }
-    }
-
-    /// Runs one rule test by name (`"streamlet_3_c"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
-        self.suite.run(table::<F>(), test)
-    }
-
     /// Runs every rule test and returns the results in [`TESTS`] order; an
     /// error if the environment cannot be read. (A sink's declarations
     /// cannot skip everything: only `stops_after` is optional.)
@@ -99,35 +91,18 @@ impl<F: SinkFactory> SinkVerification<F> {
     }
 }
 
-crate::suite::suite_settings!(SinkVerification, SinkFactory, 8);
-
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: SinkFactory>(test: &str, target: &str, factory: F) {
-    run_generated(SinkVerification::new(factory).target(target).run(test));
-}
-
 /// The list of sink rule tests, and what is generated from it. Not API:
 /// use [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __streamlet_sink_tests {
-    (@list $($then:tt)*) => {
-        $crate::__streamlet_sink_tests! { $($then)* [
+    ($($then:tt)*) => {
+        $crate::__test_list! { [
             tck_starts, tck_stops_after,
             streamlet_3_c, streamlet_3_d, streamlet_3_e,
             streamlet_5_c, streamlet_5_d,
             streamlet_6_c, streamlet_6_d, streamlet_6_e
-        ] }
-    };
-    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
-    (@table [$($test:ident),*]) => {
-        vec![$((stringify!($test), $crate::streamlet::sink::rules::$test())),*]
-    };
-    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_tests! {
-            $name, $factory, $target, streamlet_sink, $crate::streamlet::sink::__run_generated, [$($test),*]
-        }
+        ] $($then)* }
     };
 }
 
@@ -152,10 +127,9 @@ macro_rules! __streamlet_sink_tests {
 /// streamlet_3_c` runs one condition.
 #[macro_export]
 macro_rules! streamlet_sink_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::__streamlet_sink_tests! { @list @modules $name, $factory, stringify!($name), }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__streamlet_sink_tests! { @list @modules $name, $factory, $target, }
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__streamlet_sink_tests! {
+            @modules streamlet_sink, $crate::streamlet::sink::SinkVerification<_>, $name, $factory $(, $target)?
+        }
     };
 }

@@ -20,21 +20,6 @@ type Probe<F> = SourceProbe<<F as SinkFactory>::Element>;
 /// How many elements the TCK feeds a sink to watch it.
 const FEED: u64 = 8;
 
-fn def<F: SinkFactory>(
-    unmet: fn(&F) -> Option<String>,
-    run: fn(&RuleCx, &F) -> RuleBody,
-) -> RuleDef<F> {
-    RuleDef {
-        unmet: Some(unmet),
-        run,
-    }
-}
-
-/// A test that needs nothing from the factory.
-fn always<F>(run: fn(&RuleCx, &F) -> RuleBody) -> RuleDef<F> {
-    RuleDef { unmet: None, run }
-}
-
 fn stopping<F: SinkFactory>(f: &F) -> Option<String> {
     f.stops_after().is_none().then(|| {
         String::from("needs a sink that stops by itself; the factory's stops_after() is None")
@@ -75,7 +60,7 @@ fn feed<F: SinkFactory>(f: &F, probe: &Probe<F>, from: u64, n: u64) -> Result<u6
 /// verify little else of a sink that never does; but rule 5 only says a
 /// sink MAY start, so one that does not is skipped, not failed.
 pub fn tck_starts<F: SinkFactory>() -> RuleDef<F> {
-    always(|cx, f| {
+    RuleDef::always(|cx, f| {
         cx.scenario("greeted");
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
@@ -88,25 +73,38 @@ pub fn tck_starts<F: SinkFactory>() -> RuleDef<F> {
 /// `tck.stops_after`: a sink declaring `stops_after(n)` stops the stream
 /// once it has received `n` elements.
 pub fn tck_stops_after<F: SinkFactory>() -> RuleDef<F> {
-    def(stopping, |cx, f| {
-        let n = f.stops_after().unwrap_or_default();
-        cx.scenario(format!("greeted, fed {n} elements"));
-        let probe = greeted(cx, f)?;
-        if !probe.wait_started() {
-            return Ok(never_started(cx));
+    RuleDef::needing(stopping, |cx, f| {
+        match fed_until_stopped(cx, f, |n| format!("greeted, fed {n} elements"))? {
+            Some(_) => Ok(Outcome::Passed),
+            None => Ok(never_started(cx)),
         }
-        feed(f, &probe, 0, n)?;
-        if !probe.wait_stopped() {
-            return Err(cx.failure_of(
-                "tck.stops_after",
-                format!(
-                    "the sink to stop the stream after {n} elements (the factory's stops_after())"
-                ),
-                format!("no stop within {} ms", cx.env().timeout().as_millis()),
-            ));
-        }
-        Ok(Outcome::Passed)
     })
+}
+
+/// The scenario `scenario(n)`: greets the sink, waits for its start, feeds
+/// it its `stops_after()` = `n` elements and waits for its stop
+/// (`tck.stops_after` fails if it does not). The probe, or `None` if the
+/// sink never started.
+fn fed_until_stopped<F: SinkFactory>(
+    cx: &RuleCx,
+    f: &F,
+    scenario: impl FnOnce(u64) -> String,
+) -> Result<Option<Probe<F>>, Failure> {
+    let n = f.stops_after().unwrap_or_default();
+    cx.scenario(scenario(n));
+    let probe = greeted(cx, f)?;
+    if !probe.wait_started() {
+        return Ok(None);
+    }
+    feed(f, &probe, 0, n)?;
+    if !probe.wait_stopped() {
+        return Err(cx.failure_of(
+            "tck.stops_after",
+            format!("the sink to stop the stream after {n} elements (the factory's stops_after())"),
+            format!("no stop within {} ms", cx.env().timeout().as_millis()),
+        ));
+    }
+    Ok(Some(probe))
 }
 
 /// The scenario of the "before start" conditions: greet, wait for the
@@ -124,18 +122,18 @@ fn before_start<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
 
 /// `streamlet.3.c`: no request before the sink starts the stream.
 pub fn streamlet_3_c<F: SinkFactory>() -> RuleDef<F> {
-    always(before_start)
+    RuleDef::always(before_start)
 }
 
 /// `streamlet.6.c`: no stop before the sink starts the stream.
 pub fn streamlet_6_c<F: SinkFactory>() -> RuleDef<F> {
-    always(before_start)
+    RuleDef::always(before_start)
 }
 
 /// `streamlet.5.c`: no start while the stream is started — neither on
 /// greet twice nor while data flows.
 pub fn streamlet_5_c<F: SinkFactory>() -> RuleDef<F> {
-    always(|cx, f| {
+    RuleDef::always(|cx, f| {
         cx.scenario(format!("started, fed up to {FEED} elements"));
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
@@ -150,20 +148,10 @@ pub fn streamlet_5_c<F: SinkFactory>() -> RuleDef<F> {
 /// The scenario of the "after stop" conditions: feed the sink until it
 /// stops, then watch one window.
 fn after_stop<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
-    let n = f.stops_after().unwrap_or_default();
-    cx.scenario(format!("started, fed {n} elements, stopped by the sink"));
-    let probe = greeted(cx, f)?;
-    if !probe.wait_started() {
+    let scenario = |n| format!("started, fed {n} elements, stopped by the sink");
+    let Some(probe) = fed_until_stopped(cx, f, scenario)? else {
         return Ok(never_started(cx));
-    }
-    feed(f, &probe, 0, n)?;
-    if !probe.wait_stopped() {
-        return Err(cx.failure_of(
-            "tck.stops_after",
-            format!("the sink to stop the stream after {n} elements (the factory's stops_after())"),
-            format!("no stop within {} ms", cx.env().timeout().as_millis()),
-        ));
-    }
+    };
     probe.quiet();
     // Inside the scenario, so a stop from the sink's Drop is judged.
     probe.drop_sink()?;
@@ -172,12 +160,12 @@ fn after_stop<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
 
 /// `streamlet.3.d`: no request while the sink has the stream stopped.
 pub fn streamlet_3_d<F: SinkFactory>() -> RuleDef<F> {
-    def(stopping, after_stop)
+    RuleDef::needing(stopping, after_stop)
 }
 
 /// `streamlet.6.d`: no second stop before a new start.
 pub fn streamlet_6_d<F: SinkFactory>() -> RuleDef<F> {
-    def(stopping, after_stop)
+    RuleDef::needing(stopping, after_stop)
 }
 
 /// The scenarios of the "after end" conditions: the source ends the
@@ -207,15 +195,15 @@ fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
 
 /// `streamlet.3.e`: no request after the source ended the stream.
 pub fn streamlet_3_e<F: SinkFactory>() -> RuleDef<F> {
-    always(after_end)
+    RuleDef::always(after_end)
 }
 
 /// `streamlet.5.d`: no start after the source ended the stream.
 pub fn streamlet_5_d<F: SinkFactory>() -> RuleDef<F> {
-    always(after_end)
+    RuleDef::always(after_end)
 }
 
 /// `streamlet.6.e`: no stop after the source ended the stream.
 pub fn streamlet_6_e<F: SinkFactory>() -> RuleDef<F> {
-    always(after_end)
+    RuleDef::always(after_end)
 }

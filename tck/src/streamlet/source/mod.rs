@@ -50,16 +50,16 @@ pub mod rules;
 pub use factory::{SourceFactory, SourceKind};
 
 use crate::env::ConfigError;
-use crate::outcome::{RuleResult, Verification};
+use crate::outcome::RuleResult;
 use crate::streamlet::suite;
-use crate::suite::{run_generated, type_tail, Suite, Table, Vacuity};
+use crate::suite::{Suite, Table, Vacuity};
 
 /// The source rule tests, in order. The macro generates one `#[test]` for
 /// each; this list and the macro come from one source.
-pub const TESTS: &[&str] = &crate::__streamlet_source_tests!(@list @names);
+pub const TESTS: &[&str] = &crate::__streamlet_source_tests!(@names);
 
 fn table<F: SourceFactory>() -> Table<F> {
-    suite::tests(crate::__streamlet_source_tests!(@list @table))
+    suite::tests(crate::__streamlet_source_tests!(@table streamlet::source::rules))
 }
 
 /// The skip reasons, if `factory`'s declarations skip every rule test that
@@ -73,23 +73,15 @@ pub struct SourceVerification<F: SourceFactory> {
     suite: Suite<F>,
 }
 
+crate::suite::table_verification_builder!(
+    SourceVerification,
+    SourceFactory,
+    StreamletSource,
+    "sources",
+    "streamlet_2_c"
+);
+
 impl<F: SourceFactory> SourceVerification<F> {
-    /// A verification of `factory`'s sources, named after its type.
-    pub fn new(factory: F) -> Self {
-        SourceVerification {
-            suite: Suite::new(Verification::StreamletSource, factory, type_tail::<F>(), 8),
-        }
-    }
-
-    /// Runs one rule test by name (`"streamlet_2_c"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ConfigError> {
-        self.suite.run(table::<F>(), test)
-    }
-
     /// Runs every rule test and returns the results in [`TESTS`] order; an
     /// error if the environment cannot be read or the factory's
     /// declarations would skip every rule test that needs something from
@@ -104,35 +96,18 @@ impl<F: SourceFactory> SourceVerification<F> {
     }
 }
 
-crate::suite::suite_settings!(SourceVerification, SourceFactory, 8);
-
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: SourceFactory>(test: &str, target: &str, factory: F) {
-    run_generated(SourceVerification::new(factory).target(target).run(test));
-}
-
 /// The list of source rule tests, and what is generated from it. Not API:
 /// use [`streamlet_source_verification!`](crate::streamlet_source_verification).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __streamlet_source_tests {
-    (@list $($then:tt)*) => {
-        $crate::__streamlet_source_tests! { $($then)* [
+    ($($then:tt)*) => {
+        $crate::__test_list! { [
             tck_configuration, tck_greets, tck_create_n, tck_restart,
             streamlet_1_a,
             streamlet_2_b, streamlet_2_c, streamlet_2_d, streamlet_2_e,
             streamlet_4_b, streamlet_4_c, streamlet_4_d, streamlet_4_e
-        ] }
-    };
-    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
-    (@table [$($test:ident),*]) => {
-        vec![$((stringify!($test), $crate::streamlet::source::rules::$test())),*]
-    };
-    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_tests! {
-            $name, $factory, $target, streamlet_source, $crate::streamlet::source::__run_generated, [$($test),*]
-        }
+        ] $($then)* }
     };
 }
 
@@ -157,10 +132,9 @@ macro_rules! __streamlet_source_tests {
 /// streamlet_2_c` runs one condition.
 #[macro_export]
 macro_rules! streamlet_source_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::__streamlet_source_tests! { @list @modules $name, $factory, stringify!($name), }
-    };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__streamlet_source_tests! { @list @modules $name, $factory, $target, }
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__streamlet_source_tests! {
+            @modules streamlet_source, $crate::streamlet::source::SourceVerification<_>, $name, $factory $(, $target)?
+        }
     };
 }

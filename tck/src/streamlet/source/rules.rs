@@ -9,27 +9,12 @@
 use reactive_streams::{Source, StreamError};
 
 use super::SourceFactory;
-use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::context::{Failure, Outcome, RuleCx};
 use crate::streamlet::probe::{Mode, Progress, SinkProbe};
 use crate::streamlet::suite::{show, RuleDef};
 
 type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
 type Probe<F> = SinkProbe<<F as SourceFactory>::Element>;
-
-fn def<F: SourceFactory>(
-    unmet: fn(&F) -> Option<String>,
-    run: fn(&RuleCx, &F) -> RuleBody,
-) -> RuleDef<F> {
-    RuleDef {
-        unmet: Some(unmet),
-        run,
-    }
-}
-
-/// A test that needs nothing from the factory.
-fn always<F>(run: fn(&RuleCx, &F) -> RuleBody) -> RuleDef<F> {
-    RuleDef { unmet: None, run }
-}
 
 fn elements<F: SourceFactory>(f: &F, n: u64) -> Option<String> {
     let max = f.max_elements();
@@ -107,7 +92,7 @@ fn modes<F: SourceFactory>(f: &F) -> &'static [Mode] {
 /// that need something from it run (a source of no elements that never
 /// ends leaves next to nothing to verify).
 pub fn tck_configuration<F: SourceFactory>() -> RuleDef<F> {
-    always(|cx, f| match super::everything_skipped(f) {
+    RuleDef::always(|cx, f| match super::everything_skipped(f) {
         None => Ok(Outcome::Passed),
         Some(reasons) => Err(cx.failure(
             "a factory whose declarations let the rule tests run",
@@ -122,7 +107,7 @@ pub fn tck_configuration<F: SourceFactory>() -> RuleDef<F> {
 /// `tck.greets`: the source greets a connected sink. The TCK can verify
 /// nothing else of a source that never does.
 pub fn tck_greets<F: SourceFactory>() -> RuleDef<F> {
-    always(|cx, f| {
+    RuleDef::always(|cx, f| {
         let n = up_to(f, 1);
         cx.scenario(format!("source of {n}, one sink connected"));
         let source = create(cx, f, n)?;
@@ -134,7 +119,7 @@ pub fn tck_greets<F: SourceFactory>() -> RuleDef<F> {
 /// `tck.create_n`: `create_source(n)` delivers exactly `n` elements, then
 /// ends, as the factory promises.
 pub fn tck_create_n<F: SourceFactory>() -> RuleDef<F> {
-    def(ending, |cx, f| {
+    RuleDef::needing(ending, |cx, f| {
         for &mode in modes(f) {
             for n in [0, up_to(f, 3)] {
                 let (_source, probe) = consumed_to_the_end(
@@ -162,7 +147,7 @@ pub fn tck_create_n<F: SourceFactory>() -> RuleDef<F> {
 /// `tck.restart`: a source declaring `supports_restart` delivers again (or
 /// ends) after stop then start.
 pub fn tck_restart<F: SourceFactory>() -> RuleDef<F> {
-    def(
+    RuleDef::needing(
         |f| {
             elements(f, 2).or_else(|| {
                 (!f.supports_restart())
@@ -206,7 +191,7 @@ pub fn tck_restart<F: SourceFactory>() -> RuleDef<F> {
 /// lifecycle (start, stop, start again), and with several sinks on one
 /// source.
 pub fn streamlet_1_a<F: SourceFactory>() -> RuleDef<F> {
-    def(
+    RuleDef::needing(
         |f| elements(f, 1),
         |cx, f| {
             for &mode in modes(f) {
@@ -249,7 +234,7 @@ pub fn streamlet_1_a<F: SourceFactory>() -> RuleDef<F> {
 /// emission as it arrives; the window after the greet lets a source that
 /// emitted first and greeted later show it.
 pub fn streamlet_2_b<F: SourceFactory>() -> RuleDef<F> {
-    always(|cx, f| {
+    RuleDef::always(|cx, f| {
         let n = up_to(f, 2);
         cx.scenario(format!("source of {n}, connected"));
         let source = create(cx, f, n)?;
@@ -266,7 +251,7 @@ pub fn streamlet_2_b<F: SourceFactory>() -> RuleDef<F> {
 /// — neither to a greeted sink left alone, nor to the second of two sinks
 /// when only the first started.
 pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
-    always(|cx, f| {
+    RuleDef::always(|cx, f| {
         let n = up_to(f, 2);
         cx.scenario(format!("source of {n}, greeted, never started"));
         let source = create(cx, f, n)?;
@@ -299,7 +284,7 @@ pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
 /// emission racing with the call is accepted, one that begins after it
 /// returned is not (nor an end, `streamlet.4.d`).
 pub fn streamlet_2_d<F: SourceFactory>() -> RuleDef<F> {
-    def(
+    RuleDef::needing(
         |f| elements(f, 2),
         |cx, f| {
             for &mode in modes(f) {
@@ -344,7 +329,7 @@ pub fn streamlet_2_d<F: SourceFactory>() -> RuleDef<F> {
 
 /// `streamlet.2.e`: no emission after the end.
 pub fn streamlet_2_e<F: SourceFactory>() -> RuleDef<F> {
-    def(ending, |cx, f| {
+    RuleDef::needing(ending, |cx, f| {
         for &mode in modes(f) {
             for n in [up_to(f, 2), 0] {
                 let (_source, probe) = consumed_to_the_end(
@@ -365,7 +350,7 @@ pub fn streamlet_2_e<F: SourceFactory>() -> RuleDef<F> {
 /// `streamlet.4.b`: no end before the greet, even for an empty or a
 /// failed source.
 pub fn streamlet_4_b<F: SourceFactory>() -> RuleDef<F> {
-    always(|cx, f| {
+    RuleDef::always(|cx, f| {
         cx.scenario("source of 0, connected");
         let source = create(cx, f, 0)?;
         greeted(Probe::<F>::new(cx, "sink"), &*source)?.quiet();
@@ -380,7 +365,7 @@ pub fn streamlet_4_b<F: SourceFactory>() -> RuleDef<F> {
 /// `streamlet.4.c`: no end before the sink starts the stream, even for an
 /// empty or a failed source.
 pub fn streamlet_4_c<F: SourceFactory>() -> RuleDef<F> {
-    always(|cx, f| {
+    RuleDef::always(|cx, f| {
         for n in [0, up_to(f, 1)] {
             cx.scenario(format!("source of {n}, greeted, never started"));
             let source = create(cx, f, n)?;
@@ -437,7 +422,7 @@ fn stop_from_another_thread<F: SourceFactory>(
 /// `streamlet.4.d`: no end while the sink has the stream stopped — not even
 /// when the element it stopped inside was the last one.
 pub fn streamlet_4_d<F: SourceFactory>() -> RuleDef<F> {
-    def(
+    RuleDef::needing(
         |f| elements(f, 1),
         |cx, f| {
             for &mode in modes(f) {
@@ -464,7 +449,7 @@ pub fn streamlet_4_d<F: SourceFactory>() -> RuleDef<F> {
 /// `streamlet.4.e`: one end per stream, whether the source runs out or
 /// fails.
 pub fn streamlet_4_e<F: SourceFactory>() -> RuleDef<F> {
-    def(ending, |cx, f| {
+    RuleDef::needing(ending, |cx, f| {
         for &mode in modes(f) {
             for n in [0, up_to(f, 1)] {
                 let (_source, probe) = consumed_to_the_end(

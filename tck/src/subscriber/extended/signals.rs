@@ -6,8 +6,9 @@
 //! `on_subscribe` while the first subscription is active, `on_complete` or
 //! `on_error` (the script ends there: a publisher signals nothing after a
 //! terminal signal). The subscriber verification's probe subscriptions
-//! check every call as it happens (§2.1 demand ≥ 1, §2.3, §2.5 only cancel
-//! a second subscription, §2.7, §3.1); every signal must return normally
+//! check every call as it happens (§2.3, §2.5 only cancel a second
+//! subscription, §2.7, §3.1; a `request(0)` is answered with `on_error`,
+//! §3.9, and ends the script); every signal must return normally
 //! (§2.13); at the end the second subscription, if any, must have been
 //! cancelled (§2.5).
 
@@ -114,7 +115,7 @@ pub(crate) fn run<X: Subject>(cx: &RuleCx, subject: &X, script: &SignalScript) -
                 }
             }
             SignalStep::Nudge => stage.nudge(1)?,
-            SignalStep::SubscribeAgain => extras.push(stage.driver.subscribe_again()?),
+            SignalStep::SubscribeAgain => extras.extend(stage.driver.subscribe_again()?),
             SignalStep::Complete => {
                 stage.driver.complete()?;
                 terminated = true;

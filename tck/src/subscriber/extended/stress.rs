@@ -9,9 +9,11 @@
 //! order (a mutex hands the turn over, so every move happens before the
 //! next), ending in `on_complete`, `on_error` or nothing. Meanwhile the
 //! subscriber requests and cancels as it likes, from whichever thread it
-//! is on. Checked on every call it makes to its subscription: demand ≥ 1
-//! (§2.1), no call from inside `on_complete` / `on_error` (§2.3), calls
-//! never overlap (§2.7); and every signal returns normally (§2.13).
+//! is on. Checked on every call it makes to its subscription: no call
+//! from inside `on_complete` / `on_error` (§2.3), calls never overlap
+//! (§2.7); and every signal returns normally (§2.13). A `request(0)` is
+//! answered, as §3.9 asks, with `on_error` in the next move's turn, and
+//! nothing follows it.
 
 use std::cell::Cell;
 use std::fmt;
@@ -111,6 +113,8 @@ thread_local! {
 struct Recorder {
     demand: Mutex<(u64, bool)>,
     inside: AtomicU32,
+    /// The subscriber called `request(0)`.
+    illegal_demand: std::sync::atomic::AtomicBool,
     broken: Mutex<Option<(&'static str, String, String)>>,
 }
 
@@ -144,8 +148,10 @@ impl Recorder {
 
 impl Subscription for Recorder {
     fn request(&self, n: u64) {
+        // request(0) breaks no Subscriber rule: the subscription owes an
+        // on_error (§3.9), which the next move delivers instead of itself.
         if n == 0 {
-            self.break_rule("2.1", "request(n) with n ≥ 1", String::from("request(0)"));
+            self.illegal_demand.store(true, Ordering::SeqCst);
         }
         self.call(
             format!("request({})", crate::probe::show_demand(n)),
@@ -165,6 +171,9 @@ struct Turns<S> {
     subscriber: Option<S>,
     delivered: u64,
     failure: Option<Failure>,
+    /// The terminal signal went out: the on_error answering a `request(0)`
+    /// (§3.9); no move signals anything after it (§1.7).
+    ended: bool,
 }
 
 /// Runs one iteration of `plan` against a fresh subscriber of `f`.
@@ -182,6 +191,7 @@ pub(crate) fn run<F: SubscriberBlackboxFactory>(cx: &RuleCx, f: &F, plan: &Signa
         subscriber: Some(subscriber),
         delivered: 0,
         failure: None,
+        ended: false,
     });
     let changed = Condvar::new();
     let deadline = Instant::now() + cx.env().watchdog();
@@ -246,13 +256,20 @@ fn perform<F: SubscriberBlackboxFactory>(
     recorder: &Recorder,
     mv: Move,
 ) -> Result<(), Failure> {
-    let Some(subscriber) = turns.subscriber.as_mut() else {
-        return Ok(());
-    };
     let thread = std::thread::current()
         .name()
         .unwrap_or("signals")
         .to_string();
+    if turns.ended {
+        return Ok(());
+    }
+    if recorder.illegal_demand.load(Ordering::SeqCst) {
+        turns.ended = true;
+        return signal(cx, turns, &thread, Move::Error);
+    }
+    let Some(subscriber) = turns.subscriber.as_mut() else {
+        return Ok(());
+    };
     match mv {
         Move::Burst(k) => {
             for _ in 0..k {
@@ -273,20 +290,38 @@ fn perform<F: SubscriberBlackboxFactory>(
                 f.trigger_request(subscriber)
             })?;
         }
-        Move::Complete | Move::Error => {
-            IN_TERMINAL.with(|cell| cell.set(true));
-            let result = cx.try_step("2.13", format!("{thread}: {mv}"), || {
-                if mv == Move::Complete {
-                    subscriber.on_complete();
-                } else {
-                    subscriber.on_error(StreamError::msg("TCK: stress failure"));
-                }
-            });
-            IN_TERMINAL.with(|cell| cell.set(false));
-            result?;
-        }
+        Move::Complete | Move::Error => return signal(cx, turns, &thread, mv),
     }
     Ok(())
+}
+
+/// The terminal signal `mv`: `on_complete`, or `on_error` (the stress
+/// error, or the illegal-demand error once the subscriber requested 0).
+fn signal<S: Subscriber<T>, T>(
+    cx: &RuleCx,
+    turns: &mut Turns<S>,
+    thread: &str,
+    mv: Move,
+) -> Result<(), Failure> {
+    let Some(subscriber) = turns.subscriber.as_mut() else {
+        return Ok(());
+    };
+    let error = if turns.ended {
+        StreamError::illegal_demand(0)
+    } else {
+        StreamError::msg("TCK: stress failure")
+    };
+    turns.ended = true;
+    IN_TERMINAL.with(|cell| cell.set(true));
+    let result = cx.try_step("2.13", format!("{thread}: {mv}"), || {
+        if mv == Move::Complete {
+            subscriber.on_complete();
+        } else {
+            subscriber.on_error(error);
+        }
+    });
+    IN_TERMINAL.with(|cell| cell.set(false));
+    result
 }
 
 #[cfg(test)]

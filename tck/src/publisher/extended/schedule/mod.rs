@@ -23,7 +23,7 @@
 //! Proptest shrinks towards fewer elements, fewer steps, smaller amounts,
 //! and the first alternative of each choice (a plain `request` rather than
 //! one from another thread), so a minimal counterexample reads like
-//! `create_publisher(2); probe: request(1); probe: request(∞)`.
+//! `create_publisher(2); first: request(1); first: request(∞)`.
 
 pub(crate) mod exec;
 pub(crate) mod model;
@@ -93,7 +93,8 @@ pub struct Offer {
 /// Which subscriber a step acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Who {
-    /// The probe subscribed first.
+    /// The probe subscribed first (`first` in schedules and messages, as
+    /// in the quick rule tests with two subscribers).
     First,
     /// The probe a [`Step::SubscribeSecond`] subscribed.
     Second,
@@ -103,7 +104,7 @@ impl Who {
     /// The probe's name in schedules and traces.
     pub fn label(self) -> &'static str {
         match self {
-            Who::First => "probe",
+            Who::First => "first",
             Who::Second => "second",
         }
     }
@@ -276,7 +277,11 @@ impl Schedule {
     /// The schedule as numbered lines, one per step, as failures show it.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![self.made.to_string()];
-        lines.push(format!("probe: subscribe{}", self.reflexes));
+        lines.push(format!(
+            "{}: subscribe{}",
+            Who::First.label(),
+            self.reflexes
+        ));
         lines.extend(self.effective_steps().iter().map(|step| match step {
             Step::SubscribeSecond if self.made == Made::Infinite => {
                 format!("{step} (cancel() inside on_next #{INFINITE_CANCEL_INSIDE})")
@@ -331,7 +336,7 @@ impl fmt::Display for Step {
 }
 
 impl fmt::Display for Schedule {
-    /// One line: `create_publisher(2); probe: subscribe; probe: request(1)`.
+    /// One line: `create_publisher(2); first: subscribe; first: request(1)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.lines().join("; "))
     }
@@ -381,11 +386,11 @@ mod tests {
             schedule.lines(),
             [
                 "create_publisher(2)",
-                "probe: subscribe (request(2^63−1) from on_subscribe, request(1) from every on_next, cancel() inside on_next #3)",
-                "probe: request(∞)",
+                "first: subscribe (request(2^63−1) from on_subscribe, request(1) from every on_next, cancel() inside on_next #3)",
+                "first: request(∞)",
                 "second: subscribe",
                 "second: request(2^63) from another thread",
-                "probe: cancel()",
+                "first: cancel()",
             ]
         );
     }
