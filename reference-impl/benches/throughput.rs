@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use reactive_streams::{demand, Publisher, Subscriber};
 use reactive_streams_reference::{
-    range, AsyncPublisher, CallbackSubscriber, FilterProcessor, IdentityProcessor, MapProcessor,
-    QueuedSubscriber, Signal,
+    range, AsyncPublisher, BufferProcessor, CallbackSubscriber, FilterProcessor, IdentityProcessor,
+    MapProcessor, MulticastPublisher, Overflow, QueuedSubscriber, Signal,
 };
 
 /// Elements per iteration of every case.
@@ -356,6 +356,28 @@ fn processor_multicast(n: u64, batch: u64) {
     range(0, black_box(n)).subscribe(Box::new(hub));
 }
 
+/// The same fan-out through a `BufferProcessor` prefetching 128 ahead.
+fn buffer_multicast(n: u64) {
+    let hub = BufferProcessor::new(128);
+    for _ in 0..FAN_OUT {
+        hub.subscribe(Box::new(consumer(128)));
+    }
+    range(0, black_box(n)).subscribe(Box::new(hub));
+}
+
+/// A hot `MulticastPublisher` (buffer 128 per subscriber) pushed to in a
+/// loop, 4 subscribers at batch 128.
+fn hot_multicast(n: u64) {
+    let hot = MulticastPublisher::new(128, Overflow::Error);
+    for _ in 0..FAN_OUT {
+        hot.subscribe(Box::new(consumer(128)));
+    }
+    for x in 0..black_box(n) {
+        hot.push(x);
+    }
+    hot.complete();
+}
+
 const MULTICAST: Group = Group {
     title: "One thread, multicast: range(0, 100 000) → 4 subscribers (time per element sent)",
     baselines: &[Case {
@@ -373,6 +395,16 @@ const MULTICAST: Group = Group {
             name: "processor_multicast_4_unbounded",
             what: "the same, unbounded",
             run: |n| processor_multicast(n, demand::UNBOUNDED),
+        },
+        Case {
+            name: "buffer_processor_multicast_4_batch_128",
+            what: "`range → BufferProcessor(128) → 4 subscribers`, batch 128",
+            run: buffer_multicast,
+        },
+        Case {
+            name: "multicast_publisher_4_batch_128",
+            what: "`MulticastPublisher::new(128, Overflow::Error)`, `push` in a loop, 4 subscribers, batch 128",
+            run: hot_multicast,
         },
     ],
 };

@@ -176,6 +176,7 @@ fn thread_mark() -> usize {
 struct OwnerMark<'a>(&'a AtomicUsize);
 
 impl<'a> OwnerMark<'a> {
+    #[inline]
     fn set(owner: &'a AtomicUsize) -> Self {
         owner.store(thread_mark(), Ordering::Relaxed);
         OwnerMark(owner)
@@ -183,6 +184,7 @@ impl<'a> OwnerMark<'a> {
 }
 
 impl Drop for OwnerMark<'_> {
+    #[inline]
     fn drop(&mut self) {
         self.0.store(0, Ordering::Relaxed);
     }
@@ -660,5 +662,131 @@ where
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.signal();
+    }
+}
+
+/// A claim on a drain's emission loop kept across several elements, with
+/// the subscriber taken out of the drain: the multicast hand-off of a
+/// processor keeps one per idle downstream subscriber while upstream owes
+/// it elements, so an element costs no lock, no read-modify-write and no
+/// demand settlement per subscriber (see `processor::stage`).
+///
+/// While it exists the lease owns the loop exactly as
+/// [`Drain::try_claim`]'s [`Claim::Ready`] does: a `request` or `cancel`
+/// from another thread only records its wish and bumps the
+/// work-in-progress counter; a `request` from inside the subscriber's
+/// `on_next` is the plain store the emission loop folds in. Demand is
+/// counted in plain fields and settled once, when the lease ends (dropped),
+/// which also gives the subscriber back and runs the loop for whatever
+/// was signalled meanwhile (a `cancel` drops the subscriber there, a
+/// `request(0)` sends its `on_error`).
+pub(crate) struct Lease<T, P, S: ?Sized = dyn Subscriber<T>> {
+    drain: Arc<Drain<T, P, S>>,
+    subscriber: Option<Box<S>>,
+    /// `requested` at the last look.
+    shared: u64,
+    /// Elements the lease may emit in total: `shared` plus what the
+    /// subscriber asked for from inside its signals, as of the last look.
+    allowed: u64,
+    emitted: u64,
+    /// [`Lease::end`], set where its bounds hold, so the struct and its
+    /// `Drop` need none (a processor's handle keeps leases in a type
+    /// without them).
+    end: fn(&mut Self),
+}
+
+impl<T, P, S> Lease<T, P, S>
+where
+    T: Send + 'static,
+    P: Producer<T>,
+    S: Subscriber<T> + ?Sized + 'static,
+{
+    /// Turns the loop the caller owns ([`Claim::Ready`]) into a lease;
+    /// `None` (the caller still owns the loop) if the drain has no
+    /// subscriber in place, which the claim's contract rules out.
+    pub(crate) fn take(drain: &Arc<Drain<T, P, S>>) -> Option<Self> {
+        let subscriber = drain.live.lock().subscriber.take()?;
+        drain.reentrant.store(0, Ordering::Relaxed);
+        let shared = drain.requested.load(Ordering::Acquire);
+        Some(Lease {
+            drain: drain.clone(),
+            subscriber: Some(subscriber),
+            shared,
+            allowed: shared,
+            emitted: 0,
+            end: Self::end,
+        })
+    }
+
+    /// Whether one more element may be emitted now: no flag (cancel,
+    /// `request(0)`) and demand left. Atomic loads only, so the caller may
+    /// hold a lock.
+    #[inline]
+    pub(crate) fn ready(&mut self) -> bool {
+        if self.drain.flags.load(Ordering::Acquire) != 0 {
+            return false;
+        }
+        if self.emitted < self.allowed {
+            return true;
+        }
+        self.shared = self.drain.requested.load(Ordering::Acquire);
+        self.allowed = demand::add(self.shared, self.drain.reentrant.load(Ordering::Relaxed));
+        self.emitted < self.allowed
+    }
+
+    /// Emits `element` (the caller saw [`Lease::ready`]), as the loop
+    /// would: a `request` from inside `on_next` is recorded without a
+    /// read-modify-write. Dropped instead if a flag was set since (e.g.
+    /// an earlier subscriber's `on_next` cancelled this one).
+    #[inline]
+    pub(crate) fn emit(&mut self, element: T) {
+        if self.drain.flags.load(Ordering::Acquire) != 0 {
+            return;
+        }
+        let Some(subscriber) = self.subscriber.as_mut() else {
+            return;
+        };
+        self.emitted += 1;
+        let mark = OwnerMark::set(&self.drain.owner);
+        subscriber.on_next(element);
+        drop(mark);
+    }
+}
+
+impl<T, P, S: ?Sized> Drop for Lease<T, P, S> {
+    fn drop(&mut self) {
+        (self.end)(self);
+    }
+}
+
+impl<T, P, S> Lease<T, P, S>
+where
+    T: Send + 'static,
+    P: Producer<T>,
+    S: Subscriber<T> + ?Sized + 'static,
+{
+    /// Settles demand as the end of a run does, gives the subscriber back
+    /// and releases the loop (running it if anything was signalled).
+    fn end(&mut self) {
+        let Some(subscriber) = self.subscriber.take() else {
+            return;
+        };
+        let drain = &self.drain;
+        let late = drain.reentrant.load(Ordering::Relaxed);
+        drain.reentrant.store(0, Ordering::Relaxed);
+        let charged = if drain.flags.load(Ordering::Acquire) & PAUSED_IN_RUN != 0 {
+            0
+        } else {
+            self.emitted
+        };
+        if (charged > 0 && !demand::is_unbounded(self.shared)) || late > 0 {
+            let _ = drain
+                .requested
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
+                    Some(demand::fulfil(demand::add(pending, late), charged))
+                });
+        }
+        drain.live.lock().subscriber = Some(subscriber);
+        drain.release();
     }
 }

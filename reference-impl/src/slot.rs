@@ -11,8 +11,18 @@ use std::task::{Context, Poll, Waker};
 use parking_lot::Mutex;
 use reactive_streams::StreamError;
 
-use crate::drain::{Emission, Producer};
+use crate::drain::{Claim, Drain, Emission, Producer};
 use crate::overflow::BoundedBuffer;
+
+/// What [`Slot::offer_to`] did with an element.
+pub(crate) enum Offered<T> {
+    /// The slot no longer accepts elements.
+    Refused,
+    /// Buffered (the reader was woken if it needed to be).
+    Queued,
+    /// Not buffered: the drain is claimed, hand the element to it.
+    Claimed(T),
+}
 
 pub(crate) struct Slot<T> {
     state: Mutex<SlotState<T>>,
@@ -86,7 +96,53 @@ impl<T> Slot<T> {
     /// not one per element.
     pub(crate) fn push(&self, element: T) -> Option<bool> {
         let mut state = self.state.lock();
-        if state.closed || state.completed || state.failed.is_some() {
+        self.push_locked(&mut state, element)
+    }
+
+    /// [`Slot::offer`] with the synchronous hand-off: when nothing is
+    /// buffered and `drain` (the drain reading this slot, on an inline
+    /// executor) is idle with demand, the element comes back with that
+    /// drain claimed for the caller, who hands it over with
+    /// [`Drain::emit_claimed`] (the claim is taken under the slot's lock,
+    /// so nothing is buffered ahead of it meanwhile). A slot of capacity 0
+    /// keeps its meaning (every element overflows) and is never handed to.
+    pub(crate) fn offer_to<P>(&self, element: T, drain: &Drain<T, P>) -> Offered<T>
+    where
+        T: Send + 'static,
+        P: Producer<T>,
+    {
+        let mut state = self.state.lock();
+        let claim =
+            if state.buffer.is_empty() && state.buffer.capacity() > 0 && !self.is_ended(&state) {
+                drain.try_claim()
+            } else {
+                Claim::Busy
+            };
+        if claim == Claim::Ready {
+            return Offered::Claimed(element);
+        }
+        let pushed = self.push_locked(&mut state, element);
+        drop(state);
+        if claim == Claim::Held {
+            drain.release();
+        }
+        match pushed {
+            None => Offered::Refused,
+            Some(wake) => {
+                if wake {
+                    self.wake();
+                }
+                Offered::Queued
+            }
+        }
+    }
+
+    fn is_ended(&self, state: &SlotState<T>) -> bool {
+        state.closed || state.completed || state.failed.is_some()
+    }
+
+    fn push_locked(&self, state: &mut SlotState<T>, element: T) -> Option<bool> {
+        if self.is_ended(state) {
             return None;
         }
         let was_empty = state.buffer.is_empty();

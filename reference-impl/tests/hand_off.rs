@@ -322,3 +322,186 @@ fn a_source_emitting_inside_the_processors_request_respects_a_small_batch() {
     map.subscribe(Box::new(slow));
     assert_eq!(*seen.lock().unwrap(), (1..=1_000).collect::<Vec<_>>());
 }
+
+// ---- leases: the multicast hand-off kept between elements ----------------
+
+/// Records every signal as text, and its own drop; keeps its subscription
+/// for the test.
+struct Watched {
+    log: Arc<Mutex<Vec<String>>>,
+    subscription: Arc<Mutex<Option<Arc<dyn Subscription>>>>,
+}
+
+impl Subscriber<u64> for Watched {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        *self.subscription.lock().unwrap() = Some(subscription);
+    }
+    fn on_next(&mut self, element: u64) {
+        self.log.lock().unwrap().push(element.to_string());
+    }
+    fn on_error(&mut self, _: StreamError) {
+        self.log.lock().unwrap().push("error".into());
+    }
+    fn on_complete(&mut self) {
+        self.log.lock().unwrap().push("complete".into());
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        self.log.lock().unwrap().push("dropped".into());
+    }
+}
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// A [`Watched`] subscriber's log and subscription.
+type Watching = (Log, Arc<dyn Subscription>);
+
+/// Subscribes a [`Watched`] subscriber to `hub`.
+fn watch(hub: &IdentityProcessor<u64>) -> Watching {
+    let log = Log::default();
+    let subscription = Arc::new(Mutex::new(None));
+    hub.subscribe(Box::new(Watched {
+        log: log.clone(),
+        subscription: subscription.clone(),
+    }));
+    let subscription = subscription.lock().unwrap().clone().expect("subscribed");
+    (log, subscription)
+}
+
+/// An upstream the test drives by hand: it only counts what was asked.
+#[derive(Default)]
+struct Asked(AtomicU64);
+
+impl Subscription for Asked {
+    fn request(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::SeqCst);
+    }
+    fn cancel(&self) {}
+}
+
+fn log_of(log: &Log) -> Vec<String> {
+    log.lock().unwrap().clone()
+}
+
+/// Two subscribers with demand 10 each, fed by hand: upstream was asked
+/// for 10 and owes the rest after element 0, so both stay leased.
+fn two_leased() -> (IdentityProcessor<u64>, [Watching; 2], Arc<Asked>) {
+    let hub = IdentityProcessor::new();
+    let first = watch(&hub);
+    let second = watch(&hub);
+    first.1.request(10);
+    second.1.request(10);
+    let upstream = Arc::new(Asked::default());
+    let mut handle = hub.clone();
+    handle.on_subscribe(upstream.clone());
+    assert_eq!(upstream.0.load(Ordering::SeqCst), 10, "the slowest demand");
+    handle.on_next(0);
+    assert_eq!(log_of(&first.0), ["0"]);
+    assert_eq!(log_of(&second.0), ["0"]);
+    (handle, [first, second], upstream)
+}
+
+#[test]
+fn a_cancel_from_another_thread_while_leased_drops_the_subscriber_at_the_next_element() {
+    let (mut handle, [first, second], _) = two_leased();
+    std::thread::spawn(move || second.1.cancel())
+        .join()
+        .expect("cancelled");
+    handle.on_next(1);
+    assert_eq!(log_of(&first.0), ["0", "1"]);
+    assert_eq!(
+        log_of(&second.0),
+        ["0", "dropped"],
+        "§3.13, nothing after it"
+    );
+}
+
+#[test]
+fn a_request_of_zero_from_another_thread_while_leased_is_answered_at_the_next_element() {
+    let (mut handle, [first, second], _) = two_leased();
+    std::thread::spawn(move || first.1.request(0))
+        .join()
+        .expect("requested");
+    handle.on_next(1);
+    assert_eq!(log_of(&first.0), ["0", "error", "dropped"], "§3.9");
+    assert_eq!(log_of(&second.0), ["0", "1"]);
+}
+
+#[test]
+fn leases_end_when_upstream_owes_nothing_more() {
+    // Demand 1 each: after element 0 upstream owes nothing, so nothing
+    // would end a lease; a cancel from another thread acts at once.
+    let hub = IdentityProcessor::new();
+    let first = watch(&hub);
+    let second = watch(&hub);
+    first.1.request(1);
+    second.1.request(1);
+    let mut handle = hub.clone();
+    handle.on_subscribe(Arc::new(Asked::default()));
+    handle.on_next(0);
+    std::thread::spawn(move || second.1.cancel())
+        .join()
+        .expect("cancelled");
+    assert_eq!(log_of(&second.0), ["0", "dropped"]);
+    assert_eq!(log_of(&first.0), ["0"]);
+}
+
+#[test]
+fn a_leased_subscriber_out_of_demand_waits_at_the_slowest_pace() {
+    // The first asks for 2, the second for 10: upstream is asked for 2
+    // (the slowest); more arrives only as the first asks again, and the
+    // second, still leased, never gets more than the first allows.
+    let hub = IdentityProcessor::new();
+    let slow = watch(&hub);
+    let fast = watch(&hub);
+    slow.1.request(2);
+    fast.1.request(10);
+    let upstream = Arc::new(Asked::default());
+    let mut handle = hub.clone();
+    handle.on_subscribe(upstream.clone());
+    assert_eq!(upstream.0.load(Ordering::SeqCst), 2);
+    handle.on_next(0);
+    handle.on_next(1);
+    slow.1.request(1);
+    assert_eq!(
+        upstream.0.load(Ordering::SeqCst),
+        3,
+        "§1.1 toward the slowest"
+    );
+    handle.on_next(2);
+    handle.on_complete();
+    assert_eq!(log_of(&slow.0), ["0", "1", "2", "complete", "dropped"]);
+    assert_eq!(log_of(&fast.0), ["0", "1", "2", "complete", "dropped"]);
+}
+
+#[test]
+fn a_late_subscriber_joins_leased_ones_without_gaps() {
+    let (mut handle, [first, second], upstream) = two_leased();
+    let hub = handle.clone();
+    let late = watch(&hub);
+    late.1.request(3);
+    handle.on_next(1);
+    handle.on_next(2);
+    assert!(upstream.0.load(Ordering::SeqCst) <= 10);
+    handle.on_complete();
+    assert_eq!(log_of(&first.0), ["0", "1", "2", "complete", "dropped"]);
+    assert_eq!(log_of(&second.0), ["0", "1", "2", "complete", "dropped"]);
+    assert_eq!(log_of(&late.0), ["1", "2", "complete", "dropped"]);
+}
+
+#[test]
+fn subscribers_at_different_paces_get_every_element_in_order() {
+    for (a, b) in [(128, 3), (1, demand::UNBOUNDED), (7, 64)] {
+        let hub = IdentityProcessor::new();
+        let (fast, fast_seen) = counting(a, None);
+        let (slow, slow_seen) = counting(b, None);
+        hub.subscribe(Box::new(fast));
+        hub.subscribe(Box::new(slow));
+        range(0, 2_000).subscribe(Box::new(hub));
+        let all: Vec<u64> = (0..2_000).collect();
+        assert_eq!(*fast_seen.lock().unwrap(), all, "batch {a}");
+        assert_eq!(*slow_seen.lock().unwrap(), all, "batch {b}");
+    }
+}

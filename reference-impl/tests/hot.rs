@@ -7,7 +7,7 @@ use reactive_streams_reference::{
     BufferOverflow, BufferProcessor, IdentityProcessor, MapProcessor, MulticastPublisher, Overflow,
 };
 use rstest::rstest;
-use support::{recorder, spy::SpyPublisher};
+use support::{recorder, recorder_with, spy::SpyPublisher};
 
 #[test]
 fn multicast_subscribers_have_their_own_demand() {
@@ -63,6 +63,38 @@ fn multicast_overflow_error_fails_at_once() {
     assert_eq!(pb.elements(), vec![0, 1, 2]);
     hot.push(3);
     assert_eq!(hot.subscriber_count(), 1);
+}
+
+#[test]
+fn multicast_hands_pushes_to_idle_subscribers_within_demand() {
+    // The eager one asks for one more from inside each `on_next`: every
+    // push is handed to it directly; the idle one buffers until it asks.
+    let hot = MulticastPublisher::new(4, Overflow::Error);
+    let (eager, pe) = recorder_with::<u64>(1, |_| 1);
+    let (idle, pi) = recorder::<u64>();
+    hot.subscribe(Box::new(eager));
+    hot.subscribe(Box::new(idle));
+    for i in 0..4 {
+        assert_eq!(hot.push(i), 2);
+    }
+    assert_eq!(pe.elements(), vec![0, 1, 2, 3]);
+    assert!(pi.elements().is_empty());
+    pi.request(10);
+    assert_eq!(pi.elements(), vec![0, 1, 2, 3]);
+    hot.complete();
+    assert!(pe.completed() && pi.completed());
+    assert!(pe.violations().is_empty() && pi.violations().is_empty());
+}
+
+#[test]
+fn multicast_capacity_zero_overflows_even_with_demand() {
+    let hot = MulticastPublisher::new(0, Overflow::Error);
+    let (a, pa) = recorder::<u64>();
+    hot.subscribe(Box::new(a));
+    pa.request(5);
+    hot.push(1);
+    assert!(pa.error().is_some(), "nothing handed over a buffer of 0");
+    assert!(pa.elements().is_empty());
 }
 
 #[test]

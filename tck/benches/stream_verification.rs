@@ -11,24 +11,12 @@
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use reactive_streams::Publisher;
+
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::extended::ExtendedConfig;
-use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
+use reactive_streams_tck::publisher::PublisherVerification;
 use reactive_streams_tck::stream::{Feeder, StreamFactory, StreamVerification};
-use reactive_streams_tck::testkit::{Failing, SyncRange};
-
-struct SyncRanges;
-
-impl PublisherFactory for SyncRanges {
-    type Element = u64;
-    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new(SyncRange::new(0, elements))
-    }
-    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(Failing::new("failed on purpose")))
-    }
-}
+use reactive_streams_tck::testkit::SyncRanges;
 
 /// futures' unbounded channel, fed by the TCK.
 struct Unbounded;

@@ -5,34 +5,9 @@
 //! `cargo bench -p reactive-streams-tck --bench verification`
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use reactive_streams::Publisher;
 use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
-use reactive_streams_tck::testkit::{AsyncRange, Failing, SyncRange};
-
-struct SyncRanges;
-
-impl PublisherFactory for SyncRanges {
-    type Element = u64;
-    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new(SyncRange::new(0, elements))
-    }
-    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(Failing::new("failed on purpose")))
-    }
-}
-
-struct AsyncRanges;
-
-impl PublisherFactory for AsyncRanges {
-    type Element = u64;
-    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new(AsyncRange::new(0, elements))
-    }
-    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(Failing::new("failed on purpose")))
-    }
-}
+use reactive_streams_tck::publisher::PublisherVerification;
+use reactive_streams_tck::testkit::{AsyncRanges, SyncRanges};
 
 fn verification(c: &mut Criterion) {
     // The documented defaults, whatever the environment says.

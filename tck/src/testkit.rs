@@ -7,6 +7,10 @@
 //! * [`AsyncRange`]: one worker thread per subscription, fed by a channel.
 //!
 //! * [`Failing`]: a failed publisher (`on_subscribe`, then `on_error`).
+//! * [`SyncRanges`], [`AsyncRanges`]: factories of the ranges from 0, with
+//!   a [`Failing`] publisher.
+//! * [`Trampoline`]: the serial drain loop the synchronous test publishers
+//!   and sources share, here and in the self-test corpora.
 //!
 //! The ranges publish `count` consecutive `u64` from `start`; `count == u64::MAX`
 //! means infinite.
@@ -15,6 +19,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+
+use crate::publisher::PublisherFactory;
 
 /// A synchronous range publisher. See the [module](self) docs.
 #[derive(Debug, Clone, Copy)]
@@ -32,105 +38,49 @@ impl SyncRange {
 
 impl Publisher<u64> for SyncRange {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
-        let subscription = Arc::new(SyncSubscription {
-            state: Mutex::new(SyncState {
-                subscriber: None,
-                next: self.start,
-                end: (self.count != u64::MAX).then(|| self.start.saturating_add(self.count)),
-                demand: 0,
-                draining: true,
-                cancelled: false,
-                done: false,
-                illegal: None,
-            }),
-        });
-        // `draining` is held during on_subscribe: a request from inside it
-        // only adds demand, which the drain below delivers.
+        let subscription = Arc::new(SyncSubscription(Trampoline::new(SyncState {
+            range: RangeState::new(self.start, self.count),
+            demand: 0,
+        })));
         subscriber.on_subscribe(subscription.clone());
-        let mut state = subscription.state.lock();
-        state.subscriber = Some(subscriber);
-        state.draining = false;
-        drop(state);
+        subscription.0.attach(subscriber);
         subscription.drain();
     }
 }
 
-struct SyncSubscription {
-    state: Mutex<SyncState>,
-}
+struct SyncSubscription(Trampoline<SyncState, Box<dyn Subscriber<u64>>>);
 
 struct SyncState {
-    subscriber: Option<Box<dyn Subscriber<u64>>>,
-    next: u64,
-    end: Option<u64>,
+    range: RangeState,
     demand: u64,
-    draining: bool,
-    cancelled: bool,
-    done: bool,
-    illegal: Option<u64>,
 }
 
 impl SyncSubscription {
-    /// Delivers what the demand allows; only one thread drains at a time,
-    /// the others leave their demand for it.
     fn drain(&self) {
-        let mut state = self.state.lock();
-        if state.draining {
-            return;
-        }
-        state.draining = true;
-        loop {
-            if state.cancelled || state.done {
-                let subscriber = state.subscriber.take();
-                state.draining = false;
-                drop(state);
-                drop(subscriber);
-                return;
-            }
-            let Some(mut subscriber) = state.subscriber.take() else {
-                state.draining = false;
-                return;
-            };
-            if let Some(n) = state.illegal {
-                state.done = true;
-                state.draining = false;
-                drop(state);
-                subscriber.on_error(StreamError::illegal_demand(n));
-                return;
-            }
-            if state.end == Some(state.next) {
-                state.done = true;
-                state.draining = false;
-                drop(state);
-                subscriber.on_complete();
-                return;
-            }
-            if state.demand == 0 {
-                state.subscriber = Some(subscriber);
-                state.draining = false;
-                return;
-            }
-            state.demand = demand::fulfil(state.demand, 1);
-            let element = state.next;
-            state.next += 1;
-            drop(state);
-            subscriber.on_next(element);
-            state = self.state.lock();
-            state.subscriber = Some(subscriber);
-        }
+        self.0.drain(
+            |state| {
+                if let Some(end) = state.range.ending() {
+                    return end;
+                }
+                if state.demand == 0 {
+                    return Turn::Wait;
+                }
+                state.demand = demand::fulfil(state.demand, 1);
+                Turn::Signal(Signal::Next(state.range.take_next()))
+            },
+            Signal::deliver,
+        );
     }
 }
 
 impl Subscription for SyncSubscription {
     fn request(&self, n: u64) {
         {
-            let mut state = self.state.lock();
-            if state.cancelled || state.done {
+            let mut state = self.0.state();
+            if !state.range.takes(n) {
                 return;
             }
-            if n == 0 {
-                state.illegal.get_or_insert(n);
-            } else {
+            if n > 0 {
                 state.demand = demand::add(state.demand, n);
             }
         }
@@ -138,17 +88,233 @@ impl Subscription for SyncSubscription {
     }
 
     fn cancel(&self) {
-        let subscriber = {
-            let mut state = self.state.lock();
-            state.cancelled = true;
-            // While a drain runs it owns the subscriber and drops it.
-            if state.draining {
-                None
+        self.0.release(|state| {
+            state.range.cancelled = true;
+            true
+        });
+    }
+}
+
+/// Where a synchronous range subscription stands, and how it ends: what
+/// [`SyncRange`] shares with the self-tests' (deliberately flawed) ranges.
+/// The demand is the range's own business.
+#[derive(Debug, Clone)]
+pub struct RangeState {
+    /// The next element.
+    pub next: u64,
+    /// One past the last element (`None`: infinite).
+    pub end: Option<u64>,
+    /// Cancelled by the subscriber.
+    pub cancelled: bool,
+    /// Terminated (`on_error` or `on_complete` decided).
+    pub done: bool,
+    /// The `n` of the first illegal `request(n)` (§3.9).
+    pub illegal: Option<u64>,
+}
+
+impl RangeState {
+    /// `count` elements from `start` (`u64::MAX`: infinite).
+    pub fn new(start: u64, count: u64) -> Self {
+        RangeState {
+            next: start,
+            end: (count != u64::MAX).then(|| start.saturating_add(count)),
+            cancelled: false,
+            done: false,
+            illegal: None,
+        }
+    }
+
+    /// Whether `request(n)` still counts (neither cancelled nor
+    /// terminated); records `n == 0` as illegal. The caller adds an `n ≥ 1`
+    /// to its demand.
+    pub fn takes(&mut self, n: u64) -> bool {
+        if self.cancelled || self.done {
+            return false;
+        }
+        if n == 0 {
+            self.illegal.get_or_insert(n);
+        }
+        true
+    }
+
+    /// The turn that ends the subscription, if it is over: let go of the
+    /// subscriber once cancelled or terminated, else `on_error` after an
+    /// illegal request (§3.9) or `on_complete` after the last element.
+    pub fn ending<T>(&mut self) -> Option<Turn<Signal<T>>> {
+        if self.cancelled || self.done {
+            return Some(Turn::Release);
+        }
+        if let Some(n) = self.illegal {
+            self.done = true;
+            return Some(Turn::Last(Signal::Error(StreamError::illegal_demand(n))));
+        }
+        if self.end == Some(self.next) {
+            self.done = true;
+            return Some(Turn::Last(Signal::Complete));
+        }
+        None
+    }
+
+    /// The next element, counted as emitted.
+    pub fn take_next(&mut self) -> u64 {
+        self.next += 1;
+        self.next - 1
+    }
+}
+
+/// One signal to a subscriber, decided under a lock and delivered outside
+/// it (see [`Trampoline`]).
+#[derive(Debug)]
+pub enum Signal<T> {
+    /// `on_next(element)`.
+    Next(T),
+    /// `on_error(error)`.
+    Error(StreamError),
+    /// `on_complete()`.
+    Complete,
+}
+
+impl<T> Signal<T> {
+    /// Sends this signal to `subscriber`.
+    pub fn deliver(subscriber: &mut Box<dyn Subscriber<T>>, signal: Self) {
+        match signal {
+            Signal::Next(element) => subscriber.on_next(element),
+            Signal::Error(error) => subscriber.on_error(error),
+            Signal::Complete => subscriber.on_complete(),
+        }
+    }
+}
+
+/// What one turn of a [`Trampoline`]'s drain loop does, decided under its
+/// lock.
+#[derive(Debug)]
+pub enum Turn<W> {
+    /// Deliver `W` outside the lock, keep the target, take another turn.
+    Signal(W),
+    /// Deliver `W` outside the lock, then let go of the target (a terminal
+    /// signal).
+    Last(W),
+    /// Nothing to deliver now: keep the target and leave the loop (unless
+    /// work arrived meanwhile).
+    Wait,
+    /// Let go of the target (dropped outside the lock) and leave the loop.
+    Release,
+}
+
+/// The serial drain loop of the synchronous test publishers and sources:
+/// the work a signal target (a subscriber or a sink) is owed is decided
+/// under a lock, delivered outside it, and only one thread delivers at a
+/// time. A call from another thread, or from inside a signal
+/// (trampolining: recursion depth 1), only records its work in the state
+/// and leaves it to the thread already draining.
+///
+/// The state starts out draining, without a target: calls made while the
+/// target is being greeted (`on_subscribe`, `greet`) are left for the
+/// drain that follows [`attach`](Self::attach).
+///
+/// Each deliberately broken implementation keeps its fault in its own
+/// `step` (what the next turn is) and `deliver` (how it is signalled);
+/// the loop itself is one and conforming.
+pub struct Trampoline<S, T> {
+    held: Mutex<Held<S, T>>,
+}
+
+struct Held<S, T> {
+    state: S,
+    target: Option<T>,
+    draining: bool,
+    /// A drain was asked for while another ran: take another turn.
+    again: bool,
+}
+
+impl<S, T> Trampoline<S, T> {
+    /// A loop over `state`, draining until [`attach`](Self::attach).
+    pub fn new(state: S) -> Self {
+        Trampoline {
+            held: Mutex::new(Held {
+                state,
+                target: None,
+                draining: true,
+                again: false,
+            }),
+        }
+    }
+
+    /// The state, locked.
+    pub fn state(&self) -> parking_lot::MappedMutexGuard<'_, S> {
+        parking_lot::MutexGuard::map(self.held.lock(), |held| &mut held.state)
+    }
+
+    /// Hands over the greeted target and ends the greeting's drain; call
+    /// [`drain`](Self::drain) next to deliver what it left.
+    pub fn attach(&self, target: T) {
+        let mut held = self.held.lock();
+        held.target = Some(target);
+        held.draining = false;
+    }
+
+    /// Takes turns until `step` says [`Turn::Wait`] or the target is gone,
+    /// unless another thread is draining (it takes the turns then).
+    pub fn drain<W>(
+        &self,
+        mut step: impl FnMut(&mut S) -> Turn<W>,
+        mut deliver: impl FnMut(&mut T, W),
+    ) {
+        let mut held = self.held.lock();
+        if held.draining {
+            held.again = true;
+            return;
+        }
+        held.draining = true;
+        loop {
+            held.again = false;
+            let Some(mut target) = held.target.take() else {
+                held.draining = false;
+                return;
+            };
+            match step(&mut held.state) {
+                Turn::Signal(work) => {
+                    drop(held);
+                    deliver(&mut target, work);
+                    held = self.held.lock();
+                    held.target = Some(target);
+                }
+                Turn::Last(work) => {
+                    held.draining = false;
+                    drop(held);
+                    deliver(&mut target, work);
+                    return;
+                }
+                Turn::Wait => {
+                    held.target = Some(target);
+                    if !held.again {
+                        held.draining = false;
+                        return;
+                    }
+                }
+                Turn::Release => {
+                    held.draining = false;
+                    drop(held);
+                    drop(target);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Updates the state (a cancel or stop) and, if `let_go` returns true
+    /// and no drain is running (a running one owns the target and lets go
+    /// of it itself), drops the target outside the lock.
+    pub fn release(&self, let_go: impl FnOnce(&mut S) -> bool) {
+        let target = {
+            let mut held = self.held.lock();
+            if let_go(&mut held.state) && !held.draining {
+                held.target.take()
             } else {
-                state.subscriber.take()
+                None
             }
         };
-        drop(subscriber);
+        drop(target);
     }
 }
 
@@ -260,6 +426,36 @@ impl<T> Publisher<T> for Failing {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<T>>) {
         subscriber.on_subscribe(Arc::new(Inert));
         subscriber.on_error(StreamError::msg(self.message.clone()));
+    }
+}
+
+/// Makes [`SyncRange`]s of `0..elements`, and [`Failing`] publishers: the
+/// conforming publisher factory the self-tests and benchmarks verify.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncRanges;
+
+impl PublisherFactory for SyncRanges {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(SyncRange::new(0, elements))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failing::new("failed on purpose")))
+    }
+}
+
+/// [`SyncRanges`], asynchronous: [`AsyncRange`]s of `0..elements`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AsyncRanges;
+
+impl PublisherFactory for AsyncRanges {
+    type Element = u64;
+    /// The same failed publisher as [`SyncRanges`]'.
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        SyncRanges.create_failed_publisher()
+    }
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(AsyncRange::new(0, elements))
     }
 }
 

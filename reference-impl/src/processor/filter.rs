@@ -63,7 +63,7 @@ impl<T: Clone + Send + 'static> Subscriber<T> for FilterProcessor<T> {
         if (self.keep)(&element) {
             self.stage.on_next(element, &mut self.hand_off);
         } else {
-            self.stage.on_discard();
+            self.stage.on_discard(&mut self.hand_off);
         }
     }
     fn on_error(&mut self, error: StreamError) {

@@ -39,6 +39,13 @@
 //!   its `on_error` (§3.9) or its release (§3.13) follows at upstream's
 //!   next signal, or when upstream, cancelled, drops the processor handle.
 //!   A second subscriber moves both to the multicast path.
+//! * **Multicast hand-off**: an element for a subscriber that is idle with
+//!   demand is handed to it by the thread that delivered it, which keeps
+//!   that subscriber's emission loop (a lease) while upstream owes another
+//!   element. A `request(0)` or `cancel` such a subscriber makes from
+//!   another thread is acted on at upstream's next signal (its `on_error`,
+//!   §3.9, or its release, §3.13), or when upstream, cancelled, drops the
+//!   processor handle.
 
 mod buffer;
 mod filter;

@@ -25,6 +25,13 @@
 //! and the slot. Whoever finds the drain busy (a request from another
 //! thread, or elements already queued) queues the element as before.
 //!
+//! The claim then outlives the element: the handle keeps it as a
+//! [`Lease`] (the subscriber taken out of the drain, its demand counted in
+//! plain fields) while upstream owes it another signal, which will come to
+//! the same handle and either use the lease again or end it (see
+//! [`HandOff`]'s `leases`). So the next elements cost no claim, no lock
+//! and no demand settlement per subscriber.
+//!
 //! A subscriber joins under that lock too, seeded with copies of what the
 //! fullest queue still holds: every queue is a suffix of the same sequence,
 //! so the newcomer gets exactly the elements its slowest peer has not taken
@@ -47,7 +54,7 @@ use std::task::{Context, Poll};
 use parking_lot::{Mutex, MutexGuard};
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
-use crate::drain::{Claim, Drain, Emission, Producer};
+use crate::drain::{Claim, Drain, Emission, Lease, Producer};
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, Terminal};
 use crate::overflow::BoundedBuffer;
@@ -175,21 +182,36 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// from it, or waits for demand, whose arrival wakes it anyway), so a
     /// burst costs one wake-up.
     pub(crate) fn on_next(&self, element: R, hand_off: &mut HandOff<R>) {
-        hand_off.plan.clear();
-        {
+        let HandOff {
+            drains,
+            plan,
+            ready,
+            leases,
+            epoch,
+            ..
+        } = hand_off;
+        let leases = leases.get_mut();
+        let ready = ready.get_mut();
+        plan.clear();
+        ready.clear();
+        *epoch = epoch.wrapping_add(1);
+        let epoch = *epoch;
+        // Leases are kept in subscriber order: the next one is looked at
+        // first.
+        let mut next = 0;
+        let keep = {
             let mut state = self.state.lock();
             if state.terminal.is_some() {
+                drop(state);
+                leases.clear();
                 return;
             }
             state.outstanding = demand::fulfil(state.outstanding, 1);
             let count = state.downstreams.len();
-            if count == 0 {
-                return;
-            }
-            hand_off.drains.truncate(count);
+            drains.truncate(count);
             let mut element = Some(element);
             for (index, downstream) in state.downstreams.iter_mut().enumerate() {
-                hand_off.remember(index, &downstream.drain);
+                remember(drains, index, &downstream.drain);
                 downstream.received(1);
                 let copy = if index + 1 == count {
                     element
@@ -201,38 +223,86 @@ impl<R: Clone + Send + 'static> Stage<R> {
                         .expect("copies precede the original")
                         .clone()
                 };
+                let at = match leases.get(next) {
+                    Some(leased) if leased.id == downstream.id => Some(next),
+                    _ => leases.iter().position(|l| l.id == downstream.id),
+                };
+                if let Some(at) = at {
+                    next = at + 1;
+                    let leased = &mut leases[at];
+                    if downstream.queue.is_empty() && leased.lease.ready() {
+                        leased.seen = epoch;
+                        leased.order = index;
+                        ready.push((Target::Leased(at), copy));
+                    } else {
+                        // No demand left (or elements queued by someone
+                        // else): the drain takes over, the lease ends below.
+                        downstream.queue.push_back(copy);
+                    }
+                    continue;
+                }
                 if !downstream.queue.is_empty() {
                     downstream.queue.push_back(copy);
                     continue;
                 }
                 match downstream.drain.try_claim() {
-                    Claim::Ready => hand_off.ready.get_mut().push((index, downstream.id, copy)),
+                    Claim::Ready => ready.push((Target::Claimed(index, downstream.id), copy)),
                     claim => {
                         downstream.queue.push_back(copy);
-                        hand_off.plan.push((index, claim));
+                        plan.push((index, claim));
                     }
                 }
             }
-        }
-        for &(index, claim) in &hand_off.plan {
+            // Leases outlive this call only while upstream owes another
+            // signal, which will come to this handle and end them if need
+            // be (see `HandOff::leases`).
+            state.outstanding > 0 && count > 0
+        };
+        for &(index, claim) in plan.iter() {
             match claim {
-                Claim::Held => hand_off.drains[index].release(),
-                _ => hand_off.drains[index].signal(),
+                Claim::Held => drains[index].release(),
+                _ => drains[index].signal(),
             }
         }
         // Hand-offs last, in subscriber order: each runs a subscriber's
         // code, which may subscribe, cancel or request.
-        let mut ready = std::mem::take(hand_off.ready.get_mut());
-        for (index, id, element) in ready.drain(..) {
-            let drain = &hand_off.drains[index];
-            if let Err(element) = drain.emit_claimed(element) {
-                // Not reached (see `Drain::try_claim`); if it were, the
-                // element goes back where the drain looks for it.
-                self.give_back(id, element);
-                drain.release();
+        let before = leases.len();
+        for (target, element) in ready.drain(..) {
+            match target {
+                Target::Leased(at) => leases[at].lease.emit(element),
+                Target::Claimed(index, id) => {
+                    let drain = &drains[index];
+                    match Lease::take(drain) {
+                        Some(mut lease) => {
+                            lease.emit(element);
+                            leases.push(Leased {
+                                id,
+                                seen: epoch,
+                                order: index,
+                                lease,
+                            });
+                        }
+                        None => {
+                            // Not reached (see `Drain::try_claim`); if it
+                            // were, the element goes back where the drain
+                            // looks for it.
+                            self.give_back(id, element);
+                            drain.release();
+                        }
+                    }
+                }
             }
         }
-        *hand_off.ready.get_mut() = ready;
+        if leases.len() != before {
+            leases.sort_by_key(|l| l.order);
+        }
+        if keep {
+            // Ending a lease gives the subscriber back to its drain and
+            // runs it (the subscriber left, or its demand ran out).
+            leases.retain(|l| l.seen == epoch);
+        } else {
+            leases.clear();
+        }
     }
 
     /// Puts an element a hand-off could not deliver back at the front of
@@ -249,19 +319,27 @@ impl<R: Clone + Send + 'static> Stage<R> {
     }
 
     /// An element the operator discarded: ask upstream for a replacement.
-    pub(crate) fn on_discard(&self) {
+    pub(crate) fn on_discard(&self, hand_off: &mut HandOff<R>) {
         let mut state = self.state.lock();
         if state.terminal.is_some() {
             return;
         }
         state.outstanding = demand::fulfil(state.outstanding, 1);
         self.replenish(&mut state);
+        let owed = state.outstanding > 0;
         self.call_upstream_locked(state);
+        if !owed {
+            // Upstream owes this handle nothing: no signal would come to
+            // end the leases (see `HandOff::leases`).
+            hand_off.leases.get_mut().clear();
+        }
     }
 
     pub(crate) fn on_terminal(&self, reason: Option<StreamError>, hand_off: &mut HandOff<R>) {
-        // No more hand-offs: let go of the drains.
+        // No more hand-offs: let go of the drains and end the leases (their
+        // drains then see the terminal below like any other).
         hand_off.drains.clear();
+        hand_off.leases.get_mut().clear();
         // Dropped elements leave after the lock is released: dropping one
         // may run user code (e.g. a datum-done callback) that calls back.
         let (wake, dropped, passed): (Vec<Arc<Slot<R>>>, Vec<Downstream<R>>, _) = {
@@ -606,7 +684,22 @@ pub(crate) struct HandOff<R: Send + 'static> {
     /// Elements to hand over: the drain's index, its subscriber's id. In a
     /// mutex only so that the handle is `Sync` without `R: Sync`; it is
     /// only ever reached through `&mut` (`get_mut`, no locking).
-    ready: Mutex<Vec<(usize, u64, R)>>,
+    ready: Mutex<Vec<(Target, R)>>,
+    /// The drains this handle holds the emission loop of between elements,
+    /// in subscriber order (see [`Lease`]): a subscriber that was idle with
+    /// demand when an element came stays leased while upstream owes this
+    /// handle another signal, so the next elements go to it with no lock,
+    /// no read-modify-write and no demand settlement of its own. A lease
+    /// ends at the first element it cannot take (no demand left, the
+    /// subscriber cancelled, sent `request(0)` or left), when upstream owes
+    /// nothing more, at upstream's terminal signal, or when upstream drops
+    /// the handle. A `cancel` or `request(0)` from another thread while
+    /// the subscriber is leased is acted on there (§3.13, §3.9), as for a
+    /// pass-through subscriber. In a mutex only for `Sync` (like `ready`).
+    leases: Mutex<Vec<Leased<R>>>,
+    /// Counts the elements of [`Stage::on_next`], to tell the leases that
+    /// took the current one.
+    epoch: u64,
     /// Upstream's subscription came to this handle (so it may pass through).
     pub(crate) accepted: bool,
     /// The pass-through subscriber, while this handle holds it (in a mutex
@@ -721,15 +814,39 @@ impl<R: Send + 'static> HandOff<R> {
     pub(super) fn delivered(&self) -> u64 {
         self.received - self.discarded
     }
+}
 
-    /// Makes `drains[index]` be `drain`, cloning it only if it changed.
-    fn remember(&mut self, index: usize, drain: &Arc<StageDrain<R>>) {
-        match self.drains.get_mut(index) {
-            Some(known) if Arc::ptr_eq(known, drain) => {}
-            Some(known) => *known = drain.clone(),
-            None => self.drains.push(drain.clone()),
-        }
+/// Makes `drains[index]` be `drain`, cloning it only if it changed.
+fn remember<R: Send + 'static>(
+    drains: &mut Vec<Arc<StageDrain<R>>>,
+    index: usize,
+    drain: &Arc<StageDrain<R>>,
+) {
+    match drains.get_mut(index) {
+        Some(known) if Arc::ptr_eq(known, drain) => {}
+        Some(known) => *known = drain.clone(),
+        None => drains.push(drain.clone()),
     }
+}
+
+/// Who gets an element of [`Stage::on_next`] once the lock is released.
+pub(crate) enum Target {
+    /// `leases[at]`.
+    Leased(usize),
+    /// The drain at this index, just claimed, of the subscriber with this
+    /// id: it becomes a lease.
+    Claimed(usize, u64),
+}
+
+/// A [`Lease`] on the drain of downstream subscriber `id`.
+pub(crate) struct Leased<R: Send + 'static> {
+    id: u64,
+    /// The last element it took ([`HandOff`]'s `epoch`): a lease that did
+    /// not take the current one ends.
+    seen: u64,
+    /// Its subscriber's place in the list, as of `seen`.
+    order: usize,
+    lease: Lease<R, StageProducer<R>>,
 }
 
 impl<R: Send + 'static> Default for HandOff<R> {
@@ -738,6 +855,8 @@ impl<R: Send + 'static> Default for HandOff<R> {
             drains: Vec::new(),
             plan: Vec::new(),
             ready: Mutex::new(Vec::new()),
+            leases: Mutex::new(Vec::new()),
+            epoch: 0,
             accepted: false,
             downstream: Mutex::new(None),
             received: 0,

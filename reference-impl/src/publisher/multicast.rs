@@ -8,10 +8,10 @@ use parking_lot::Mutex;
 use reactive_streams::{Publisher, StreamError, Subscriber};
 
 use crate::executor::Executor;
-use crate::hub::{self, HubOwner, Terminal};
+use crate::hub::{self, HubOwner, SlotDrain, Terminal};
 use crate::overflow::{BoundedBuffer, Overflow};
 use crate::publisher::simple::reject;
-use crate::slot::Slot;
+use crate::slot::{Offered, Slot};
 
 /// A hot publisher: values are pushed into it with
 /// [`push`](MulticastPublisher::push) and go to every current subscriber.
@@ -54,9 +54,12 @@ struct Inner<T: Send + 'static> {
     state: Mutex<State<T>>,
 }
 
+type Member<T> = (u64, Arc<Slot<T>>, Arc<SlotDrain<T>>);
+
 struct State<T> {
-    /// Copy-on-write, so `push` offers outside the lock.
-    slots: Arc<Vec<(u64, Arc<Slot<T>>)>>,
+    /// Copy-on-write, so `push` offers outside the lock; each with its
+    /// drain, for the synchronous hand-off.
+    slots: Arc<Vec<Member<T>>>,
     terminal: Option<Terminal>,
 }
 
@@ -90,11 +93,21 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
         let slots = self.inner.state.lock().slots.clone();
         let mut offered = 0;
         let mut stale = false;
-        for (_, slot) in slots.iter() {
-            if slot.offer(value.clone()) {
-                offered += 1;
-            } else {
-                stale = true;
+        for (_, slot, drain) in slots.iter() {
+            // To an idle subscriber with demand and nothing buffered, the
+            // element goes straight from this thread (no buffering, no
+            // wake-up, no second look at the slot).
+            match slot.offer_to(value.clone(), drain) {
+                Offered::Claimed(element) => {
+                    offered += 1;
+                    if let Err(element) = drain.emit_claimed(element) {
+                        // Not reached (see `Drain::try_claim`).
+                        slot.offer(element);
+                        drain.release();
+                    }
+                }
+                Offered::Queued => offered += 1,
+                Offered::Refused => stale = true,
             }
         }
         if stale {
@@ -102,7 +115,7 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
             let live: Vec<_> = state
                 .slots
                 .iter()
-                .filter(|(_, slot)| slot.is_open())
+                .filter(|(_, slot, _)| slot.is_open())
                 .cloned()
                 .collect();
             state.slots = Arc::new(live);
@@ -135,7 +148,7 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
             state.terminal = Some(terminal.clone());
             std::mem::take(&mut state.slots)
         };
-        for (_, slot) in slots.iter() {
+        for (_, slot, _) in slots.iter() {
             slot.finish(terminal.reason());
         }
     }
@@ -154,11 +167,11 @@ impl<T: Send + 'static> HubOwner for Inner<T> {
 
     fn left(&self, id: u64) {
         let mut state = self.state.lock();
-        if state.slots.iter().any(|(slot_id, _)| *slot_id == id) {
+        if state.slots.iter().any(|(slot_id, _, _)| *slot_id == id) {
             let rest: Vec<_> = state
                 .slots
                 .iter()
-                .filter(|(slot_id, _)| *slot_id != id)
+                .filter(|(slot_id, _, _)| *slot_id != id)
                 .cloned()
                 .collect();
             state.slots = Arc::new(rest);
@@ -186,7 +199,7 @@ impl<T: Clone + Send + 'static> Publisher<T> for MulticastPublisher<T> {
                 return;
             }
             let mut slots = state.slots.as_ref().clone();
-            slots.push((id, slot));
+            slots.push((id, slot, drain.clone()));
             state.slots = Arc::new(slots);
         }
         let Some(owner) = inner.me.upgrade() else {

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
+
+use crate::testkit::{Trampoline, Turn};
 
 /// A pullable source of `0..count` (`u64::MAX`: infinite): one element per
 /// request while the stream is live, then an end. Pause and resume: a
@@ -26,57 +27,107 @@ impl PullRange {
     }
 }
 
-struct PullState {
-    sink: Option<Box<dyn Sink<u64>>>,
-    next: u64,
-    count: u64,
-    pending: u64,
-    live: bool,
-    ended: bool,
-    /// One thread emits at a time; the others leave their requests to it.
-    draining: bool,
+/// Where a pullable source's stream stands: what [`PullRange`] shares with
+/// the self-tests' (deliberately buggy) pullable sources.
+#[derive(Debug, Clone)]
+pub struct PullState {
+    /// The next element.
+    pub next: u64,
+    /// How many elements the source has (`u64::MAX`: infinite).
+    pub count: u64,
+    /// Requests not yet served.
+    pub pending: u64,
+    /// Started and not stopped since.
+    pub live: bool,
+    /// Ended (`end` decided).
+    pub ended: bool,
+}
+
+impl PullState {
+    /// A stream of `count` elements, not started.
+    pub fn new(count: u64) -> Self {
+        PullState {
+            next: 0,
+            count,
+            pending: 0,
+            live: false,
+            ended: false,
+        }
+    }
+
+    /// A `start`: whether it starts the stream (neither live nor ended).
+    pub fn start(&mut self) -> bool {
+        if self.ended || self.live {
+            return false;
+        }
+        self.live = true;
+        true
+    }
+
+    /// A `request`: whether it counts (the stream is live, not ended).
+    pub fn request(&mut self) -> bool {
+        if !self.live || self.ended {
+            return false;
+        }
+        self.pending += 1;
+        true
+    }
+
+    /// A `stop`: no longer live, nothing pending (a start resumes).
+    pub fn stop(&mut self) {
+        self.live = false;
+        self.pending = 0;
+    }
+
+    /// The next element, counted as emitted.
+    pub fn take_next(&mut self) -> u64 {
+        self.next += 1;
+        self.next - 1
+    }
 }
 
 struct PullStream {
-    state: Mutex<PullState>,
+    state: Trampoline<PullState, Box<dyn Sink<u64>>>,
 }
 
 impl PullStream {
     fn drain(&self) {
-        let mut state = self.state.lock();
-        if state.draining {
-            return;
-        }
-        state.draining = true;
-        loop {
-            if state.ended || !state.live {
-                state.draining = false;
-                return;
-            }
-            if state.next == state.count {
-                state.ended = true;
-                let sink = state.sink.take();
-                drop(state);
-                if let Some(mut sink) = sink {
-                    sink.end(None);
+        self.state.drain(
+            |state| {
+                if state.ended || !state.live {
+                    return Turn::Wait;
                 }
-                return;
-            }
-            if state.pending == 0 {
-                state.draining = false;
-                return;
-            }
-            let Some(mut sink) = state.sink.take() else {
-                state.draining = false;
-                return;
-            };
-            state.pending -= 1;
-            let element = state.next;
-            state.next += 1;
-            drop(state);
-            sink.receive(element);
-            state = self.state.lock();
-            state.sink = Some(sink);
+                if state.next == state.count {
+                    state.ended = true;
+                    return Turn::Last(Emission::End(None));
+                }
+                if state.pending == 0 {
+                    return Turn::Wait;
+                }
+                state.pending -= 1;
+                Turn::Signal(Emission::Receive(state.take_next()))
+            },
+            Emission::deliver,
+        );
+    }
+}
+
+/// One signal to a sink, decided under a lock and delivered outside it
+/// (see [`Trampoline`]).
+#[derive(Debug)]
+pub enum Emission<T> {
+    /// `receive(data)`.
+    Receive(T),
+    /// `end(reason)`.
+    End(Option<StreamError>),
+}
+
+impl<T> Emission<T> {
+    /// Sends this signal to `sink`.
+    pub fn deliver(sink: &mut Box<dyn Sink<T>>, emission: Self) {
+        match emission {
+            Emission::Receive(data) => sink.receive(data),
+            Emission::End(reason) => sink.end(reason),
         }
     }
 }
@@ -85,55 +136,31 @@ struct PullTalkback(Arc<PullStream>);
 
 impl Talkback for PullTalkback {
     fn start(&self) {
-        {
-            let mut state = self.0.state.lock();
-            if state.ended || state.live {
-                return;
-            }
-            state.live = true;
+        if self.0.state.state().start() {
+            self.0.drain();
         }
-        self.0.drain();
     }
 
     fn request(&self) {
-        {
-            let mut state = self.0.state.lock();
-            if !state.live || state.ended {
-                return;
-            }
-            state.pending += 1;
+        if self.0.state.state().request() {
+            self.0.drain();
         }
-        self.0.drain();
     }
 
     fn stop(&self, _reason: Option<StreamError>) {
-        let mut state = self.0.state.lock();
-        state.live = false;
-        state.pending = 0;
+        self.0.state.state().stop();
     }
 }
 
 impl Source<u64> for PullRange {
     fn connect(&self, mut sink: Box<dyn Sink<u64>>) {
+        // Draining during greet: a start or request from inside it is
+        // served by the drain below.
         let stream = Arc::new(PullStream {
-            state: Mutex::new(PullState {
-                sink: None,
-                next: 0,
-                count: self.count,
-                pending: 0,
-                live: false,
-                ended: false,
-                // Held during greet: a start or request from inside it is
-                // served by the drain below.
-                draining: true,
-            }),
+            state: Trampoline::new(PullState::new(self.count)),
         });
         sink.greet(Arc::new(PullTalkback(stream.clone())));
-        {
-            let mut state = stream.state.lock();
-            state.sink = Some(sink);
-            state.draining = false;
-        }
+        stream.state.attach(sink);
         stream.drain();
     }
 }

@@ -8,6 +8,7 @@ use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::testkit::broken_rules;
+use rstest::rstest;
 
 use crate::merge::{Handling, Merges, Turns};
 use crate::pair::{Combine, Pairs};
@@ -26,11 +27,34 @@ fn verify(relays: Relays) -> Vec<RuleResult> {
         .unwrap()
 }
 
-fn verdicts(results: &[RuleResult]) -> Vec<(&str, Verdict)> {
-    results
+/// Snapshots the rules `results` show broken as `snapshot`, and asserts
+/// every verdict ([`assert_only_failed`]).
+#[track_caller]
+fn assert_breaks(results: &[RuleResult], snapshot: &str, failed: &[&str]) {
+    insta::assert_snapshot!(snapshot, broken_rules(results));
+    assert_only_failed(results, failed);
+}
+
+/// Asserts every rule's verdict, in order: the rules in `failed` fail,
+/// done.6 is enforced by the types, every other rule passes.
+#[track_caller]
+fn assert_only_failed(results: &[RuleResult], failed: &[&str]) {
+    let expected: Vec<(String, Verdict)> = (1..=6)
+        .map(|n| {
+            let rule = format!("done.{n}");
+            let verdict = match n {
+                6 => Types,
+                _ if failed.contains(&rule.as_str()) => Failed,
+                _ => Passed,
+            };
+            (rule, verdict)
+        })
+        .collect();
+    let actual: Vec<(String, Verdict)> = results
         .iter()
-        .map(|r| (r.rule.as_str(), r.verdict))
-        .collect()
+        .map(|r| (r.rule.clone(), r.verdict))
+        .collect();
+    assert_eq!(actual, expected);
 }
 
 fn message<'a>(results: &'a [RuleResult], rule: &str) -> &'a str {
@@ -54,20 +78,10 @@ fn releasing_before_delivery_fails_done_1() {
         op: release_early,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "releasing_before_delivery_fails_done_1_rules",
-        broken_rules(&results)
-    );
-    assert_eq!(
-        verdicts(&results),
-        [
-            ("done.1", Failed),
-            ("done.2", Failed),
-            ("done.3", Passed),
-            ("done.4", Passed),
-            ("done.5", Passed),
-            ("done.6", Types),
-        ]
+        &["done.1", "done.2"],
     );
     let text = message(&results, "done.1");
     assert!(
@@ -92,20 +106,10 @@ fn an_output_without_its_tokens_fails_done_2() {
         op: strip,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "an_output_without_its_tokens_fails_done_2_rules",
-        broken_rules(&results)
-    );
-    assert_eq!(
-        verdicts(&results),
-        [
-            ("done.1", Passed),
-            ("done.2", Failed),
-            ("done.3", Passed),
-            ("done.4", Passed),
-            ("done.5", Passed),
-            ("done.6", Types),
-        ]
+        &["done.2"],
     );
     let text = message(&results, "done.2");
     assert!(
@@ -126,20 +130,10 @@ fn a_leaked_token_fails_done_3_to_5() {
         op: leak,
         release: Release::ALWAYS,
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "a_leaked_token_fails_done_3_to_5_rules",
-        broken_rules(&results)
-    );
-    assert_eq!(
-        verdicts(&results),
-        [
-            ("done.1", Passed),
-            ("done.2", Passed),
-            ("done.3", Failed),
-            ("done.4", Failed),
-            ("done.5", Failed),
-            ("done.6", Types),
-        ]
+        &["done.3", "done.4", "done.5"],
     );
     let text = message(&results, "done.3");
     assert!(
@@ -169,20 +163,10 @@ fn a_cache_kept_after_cancellation_fails_done_4() {
             ..Release::ALWAYS
         },
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "a_cache_kept_after_cancellation_fails_done_4_rules",
-        broken_rules(&results)
-    );
-    assert_eq!(
-        verdicts(&results),
-        [
-            ("done.1", Passed),
-            ("done.2", Passed),
-            ("done.3", Passed),
-            ("done.4", Failed),
-            ("done.5", Passed),
-            ("done.6", Types),
-        ]
+        &["done.4"],
     );
     assert!(message(&results, "done.4").contains("after cancellation"));
 }
@@ -196,20 +180,10 @@ fn a_cache_kept_after_an_error_fails_done_5() {
             ..Release::ALWAYS
         },
     });
-    insta::assert_snapshot!(
+    assert_breaks(
+        &results,
         "a_cache_kept_after_an_error_fails_done_5_rules",
-        broken_rules(&results)
-    );
-    assert_eq!(
-        verdicts(&results),
-        [
-            ("done.1", Passed),
-            ("done.2", Passed),
-            ("done.3", Passed),
-            ("done.4", Passed),
-            ("done.5", Failed),
-            ("done.6", Types),
-        ]
+        &["done.5"],
     );
     assert!(message(&results, "done.5").contains("after the upstream error"));
 }
@@ -238,17 +212,7 @@ fn verify_stage<F: LifecycleFactory>(factory: F) -> Vec<RuleResult> {
 #[test]
 fn a_token_moved_between_combinations_fails_done_1_and_done_2() {
     let results = verify_stage(Pairs(Combine::MoveCached));
-    assert_eq!(
-        verdicts(&results),
-        [
-            ("done.1", Failed),
-            ("done.2", Failed),
-            ("done.3", Passed),
-            ("done.4", Passed),
-            ("done.5", Passed),
-            ("done.6", Types),
-        ]
-    );
+    assert_only_failed(&results, &["done.1", "done.2"]);
     insta::assert_snapshot!("moved_token_done_1", message(&results, "done.1"));
     insta::assert_snapshot!("moved_token_done_2", message(&results, "done.2"));
 }
@@ -265,43 +229,36 @@ fn releasing_only_at_the_end_fails_done_3() {
         },
         0,
     ));
-    assert_eq!(
-        verdicts(&results),
-        [
-            ("done.1", Passed),
-            ("done.2", Passed),
-            ("done.3", Failed),
-            ("done.4", Passed),
-            ("done.5", Passed),
-            ("done.6", Types),
-        ]
-    );
+    assert_only_failed(&results, &["done.3"]);
     insta::assert_snapshot!("released_at_end_done_3", message(&results, "done.3"));
 }
 
-/// A merge that tags each output with the other input's remembered token
-/// instead of its own datum's: the output does not carry the datum it is
-/// (done.2 as it is delivered, and again when the datum is done while
-/// downstream still holds it).
-#[test]
-fn a_merge_retagging_outputs_with_the_other_inputs_token_fails_done_2() {
+/// Merges broken in what they do with a delivered datum's tokens fail the
+/// rule that shows it, with the intended message.
+#[rstest]
+// Tags each output with the other input's remembered token instead of its
+// own datum's: the output does not carry the datum it is (done.2 as it is
+// delivered, and again when the datum is done while downstream still
+// holds it).
+#[case::retagging_outputs_with_the_other_inputs_token(
+    Handling::RetagWithOther,
+    "merge_retagged",
+    "done.2"
+)]
+// Keeps every delivered datum's token until the stream ends while
+// declaring it keeps nothing once delivered: consumed data linger
+// mid-stream (done.3), though everything is released at the end.
+#[case::releasing_only_at_the_end(Handling::KeepUntilEnd, "merge_released_at_end", "done.3")]
+fn a_broken_merge_fails_the_rule_it_breaks(
+    #[case] handling: Handling,
+    #[case] snapshots: &str,
+    #[case] rule: &str,
+) {
     let results = verify_stage(Merges {
-        handling: Handling::RetagWithOther,
+        handling,
         turns: Turns::Arrival,
     });
-    insta::assert_snapshot!("merge_retagged_rules", broken_rules(&results));
-    insta::assert_snapshot!("merge_retagged_done_2", message(&results, "done.2"));
-}
-
-/// A merge that keeps every delivered datum's token until the stream
-/// ends while declaring it keeps nothing once delivered: consumed data
-/// linger mid-stream (done.3), though everything is released at the end.
-#[test]
-fn a_merge_releasing_only_at_the_end_fails_done_3() {
-    let results = verify_stage(Merges {
-        handling: Handling::KeepUntilEnd,
-        turns: Turns::Arrival,
-    });
-    insta::assert_snapshot!("merge_released_at_end_rules", broken_rules(&results));
-    insta::assert_snapshot!("merge_released_at_end_done_3", message(&results, "done.3"));
+    insta::assert_snapshot!(format!("{snapshots}_rules"), broken_rules(&results));
+    let message_snapshot = format!("{snapshots}_{}", rule.replace('.', "_"));
+    insta::assert_snapshot!(message_snapshot, message(&results, rule));
 }

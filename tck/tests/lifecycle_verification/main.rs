@@ -6,3 +6,4 @@ mod correct;
 mod merge;
 mod pair;
 mod relay;
+mod two_inputs;

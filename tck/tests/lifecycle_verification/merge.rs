@@ -12,10 +12,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use reactive_streams::done::{Tokens, Tracked};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::lifecycle::LifecycleFactory;
+use reactive_streams_tck::testkit::{Trampoline, Turn};
+
+use crate::two_inputs::{Inputs, Stage, Staged, Work};
 
 /// What the stage does with a datum's tokens when it delivers the datum.
 #[derive(Clone, Copy)]
@@ -61,15 +63,14 @@ impl LifecycleFactory for Merges {
 
     fn create_stage(
         &self,
-        mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+        inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
     ) -> Box<dyn Publisher<Self::Output>> {
-        let right = inputs.pop().unwrap();
-        let left = inputs.pop().unwrap();
-        Box::new(Merge {
-            inputs: Mutex::new(Some([left, right])),
-            handling: self.handling,
-            turns: self.turns,
-        })
+        let (handling, turns) = (self.handling, self.turns);
+        Box::new(Staged::new(inputs, move || Core {
+            state: Trampoline::new(State::default()),
+            handling,
+            turns,
+        }))
     }
 
     fn keeps_delivered(&self) -> Option<usize> {
@@ -81,45 +82,11 @@ impl LifecycleFactory for Merges {
     }
 }
 
-type Input = Box<dyn Publisher<Tracked<u64>>>;
 type Downstream = Box<dyn Subscriber<Tracked<u64>>>;
-
-struct Merge {
-    inputs: Mutex<Option<[Input; 2]>>,
-    handling: Handling,
-    turns: Turns,
-}
-
-impl Publisher<Tracked<u64>> for Merge {
-    fn subscribe(&self, mut subscriber: Downstream) {
-        let core = Arc::new(Core {
-            state: Mutex::new(State::default()),
-            handling: self.handling,
-            turns: self.turns,
-        });
-        let Some(inputs) = self.inputs.lock().take() else {
-            subscriber.on_subscribe(core);
-            subscriber.on_error(StreamError::msg("serves one subscriber"));
-            return;
-        };
-        core.state.lock().emitting = true;
-        subscriber.on_subscribe(core.clone());
-        core.state.lock().downstream = Some(subscriber);
-        for (side, input) in inputs.into_iter().enumerate() {
-            input.subscribe(Box::new(Side {
-                core: core.clone(),
-                side,
-            }));
-        }
-        core.state.lock().emitting = false;
-        core.drain();
-    }
-}
 
 #[derive(Default)]
 struct State {
-    downstream: Option<Downstream>,
-    upstream: [Option<Arc<dyn Subscription>>; 2],
+    inputs: Inputs,
     /// Arrived and not yet delivered, in arrival order, with their input.
     waiting: VecDeque<(usize, Tracked<u64>)>,
     /// Tokens of delivered data the stage still holds, per input, oldest
@@ -128,101 +95,47 @@ struct State {
     /// Whose turn it is ([`Turns::Alternate`]).
     turn: usize,
     demand: u64,
-    /// Inputs waiting to be asked for their next element.
-    ask: [bool; 2],
-    ended: [bool; 2],
-    error: Option<StreamError>,
     cancelled: bool,
     finished: bool,
-    emitting: bool,
 }
 
 struct Core {
-    state: Mutex<State>,
+    state: Trampoline<State, Downstream>,
     handling: Handling,
     turns: Turns,
-}
-
-enum Work {
-    Next(Tracked<u64>),
-    Ask(Arc<dyn Subscription>),
-    /// Cancel the open inputs, then signal downstream (none after a
-    /// cancel).
-    End(Option<Result<(), StreamError>>, Vec<Arc<dyn Subscription>>),
 }
 
 impl Core {
     /// Runs the drain loop unless another thread is in it.
     fn drain(&self) {
-        {
-            let mut state = self.state.lock();
-            if state.emitting {
-                return;
-            }
-            state.emitting = true;
-        }
-        loop {
-            let mut state = self.state.lock();
-            let Some(work) = self.next_work(&mut state) else {
-                state.emitting = false;
-                return;
-            };
-            let mut downstream = state.downstream.take();
-            drop(state);
-            let subscriber = downstream.as_mut().unwrap();
-            let keep = match work {
-                Work::Next(datum) => {
-                    subscriber.on_next(datum);
-                    true
-                }
-                Work::Ask(upstream) => {
-                    upstream.request(1);
-                    true
-                }
-                Work::End(signal, open) => {
-                    open.iter().for_each(|upstream| upstream.cancel());
-                    match signal {
-                        Some(Ok(())) => subscriber.on_complete(),
-                        Some(Err(error)) => subscriber.on_error(error),
-                        None => {}
-                    }
-                    false
-                }
-            };
-            if keep {
-                self.state.lock().downstream = downstream;
-            }
-        }
+        self.state
+            .drain(|state| self.next_work(state), Work::deliver);
     }
 
-    fn next_work(&self, state: &mut State) -> Option<Work> {
-        if state.finished || state.downstream.is_none() {
-            return None;
+    fn next_work(&self, state: &mut State) -> Turn<Work<Tracked<u64>>> {
+        if state.finished {
+            return Turn::Wait;
         }
         if state.cancelled {
-            return Some(Work::End(None, Self::finish(state)));
+            return Turn::Last(Work::End(None, Self::finish(state)));
         }
-        if let Some(error) = state.error.take() {
-            return Some(Work::End(Some(Err(error)), Self::finish(state)));
+        if let Some(error) = state.inputs.error.take() {
+            return Turn::Last(Work::End(Some(Err(error)), Self::finish(state)));
         }
         if state.demand > 0 {
             if let Some((side, datum)) = self.pick(state) {
                 state.demand -= 1;
-                state.ask[side] = true;
-                return Some(Work::Next(self.deliver(state, side, datum)));
+                state.inputs.ask[side] = true;
+                return Turn::Signal(Work::Next(self.deliver(state, side, datum)));
             }
         }
-        if state.waiting.is_empty() && state.ended == [true, true] {
-            return Some(Work::End(Some(Ok(())), Self::finish(state)));
+        if state.waiting.is_empty() && state.inputs.ended == [true, true] {
+            return Turn::Last(Work::End(Some(Ok(())), Self::finish(state)));
         }
-        for side in 0..2 {
-            let asked = state.ask[side] && !state.ended[side];
-            if let Some(upstream) = state.upstream[side].clone().filter(|_| asked) {
-                state.ask[side] = false;
-                return Some(Work::Ask(upstream));
-            }
+        match state.inputs.next_ask() {
+            Some(upstream) => Turn::Signal(Work::Ask(upstream)),
+            None => Turn::Wait,
         }
-        None
     }
 
     /// The datum delivered next, if its turn has come.
@@ -235,7 +148,7 @@ impl Core {
                 // Wait for the input whose turn it is unless it has ended.
                 match mine {
                     Some(at) => at,
-                    None if state.ended[turn] => 0,
+                    None if state.inputs.ended[turn] => 0,
                     None => return None,
                 }
             }
@@ -276,14 +189,11 @@ impl Core {
         state.finished = true;
         state.waiting.clear();
         state.kept = Default::default();
-        (0..2)
-            .filter(|&side| !state.ended[side])
-            .filter_map(|side| state.upstream[side].take())
-            .collect()
+        state.inputs.close()
     }
 
     fn update(&self, change: impl FnOnce(&mut State)) {
-        change(&mut self.state.lock());
+        change(&mut self.state.state());
         self.drain();
     }
 }
@@ -292,7 +202,7 @@ impl Subscription for Core {
     fn request(&self, n: u64) {
         self.update(|state| {
             if n == 0 {
-                state.error = Some(StreamError::msg("request(0) (§3.9)"));
+                state.inputs.error = Some(StreamError::msg("request(0) (§3.9)"));
             } else {
                 state.demand = demand::add(state.demand, n);
             }
@@ -304,39 +214,23 @@ impl Subscription for Core {
     }
 }
 
-struct Side {
-    core: Arc<Core>,
-    side: usize,
-}
+impl Stage for Core {
+    type Output = Tracked<u64>;
 
-impl Subscriber<Tracked<u64>> for Side {
-    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.core.update(|state| {
-            state.upstream[self.side] = Some(subscription);
-            state.ask[self.side] = true;
-        });
+    fn attach(&self, downstream: Downstream) {
+        self.state.attach(downstream);
+        self.drain();
     }
 
-    fn on_next(&mut self, element: Tracked<u64>) {
-        self.core.update(|state| {
+    fn on_input(&self, side: usize, element: Tracked<u64>) {
+        self.update(|state| {
             if !state.finished {
-                state.waiting.push_back((self.side, element));
+                state.waiting.push_back((side, element));
             }
         });
     }
 
-    fn on_error(&mut self, error: StreamError) {
-        self.core.update(|state| {
-            state.ended[self.side] = true;
-            state.upstream[self.side] = None;
-            state.error.get_or_insert(error);
-        });
-    }
-
-    fn on_complete(&mut self) {
-        self.core.update(|state| {
-            state.ended[self.side] = true;
-            state.upstream[self.side] = None;
-        });
+    fn update_inputs(&self, change: impl FnOnce(&mut Inputs)) {
+        self.update(|state| change(&mut state.inputs));
     }
 }

@@ -12,10 +12,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use reactive_streams::done::{Tokens, Tracked};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::lifecycle::LifecycleFactory;
+use reactive_streams_tck::testkit::{Trampoline, Turn};
+
+use crate::two_inputs::{Inputs, Stage, Staged, Work};
 
 /// How a new pair gets the tokens of the cached side.
 #[derive(Clone, Copy)]
@@ -40,14 +42,13 @@ impl LifecycleFactory for Pairs {
 
     fn create_stage(
         &self,
-        mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+        inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
     ) -> Box<dyn Publisher<Self::Output>> {
-        let right = inputs.pop().unwrap();
-        let left = inputs.pop().unwrap();
-        Box::new(Pair {
-            inputs: Mutex::new(Some([left, right])),
-            combine: self.0,
-        })
+        let combine = self.0;
+        Box::new(Staged::new(inputs, move || Core {
+            state: Trampoline::new(State::default()),
+            combine,
+        }))
     }
 
     fn keeps_delivered(&self) -> Option<usize> {
@@ -55,152 +56,57 @@ impl LifecycleFactory for Pairs {
     }
 }
 
-type Input = Box<dyn Publisher<Tracked<u64>>>;
 type Downstream = Box<dyn Subscriber<Tracked<(u64, u64)>>>;
-
-struct Pair {
-    inputs: Mutex<Option<[Input; 2]>>,
-    combine: Combine,
-}
-
-impl Publisher<Tracked<(u64, u64)>> for Pair {
-    fn subscribe(&self, mut subscriber: Downstream) {
-        let Some(inputs) = self.inputs.lock().take() else {
-            subscriber.on_subscribe(Arc::new(Core::default()));
-            subscriber.on_error(StreamError::msg("serves one subscriber"));
-            return;
-        };
-        let core = Arc::new(Core {
-            combine: self.combine,
-            ..Core::default()
-        });
-        core.state.lock().emitting = true;
-        subscriber.on_subscribe(core.clone());
-        core.state.lock().downstream = Some(subscriber);
-        for (side, input) in inputs.into_iter().enumerate() {
-            input.subscribe(Box::new(Side {
-                core: core.clone(),
-                side,
-            }));
-        }
-        core.state.lock().emitting = false;
-        core.drain();
-    }
-}
 
 #[derive(Default)]
 struct State {
-    downstream: Option<Downstream>,
-    upstream: [Option<Arc<dyn Subscription>>; 2],
+    inputs: Inputs,
     latest: [Option<Tracked<u64>>; 2],
     pairs: VecDeque<Tracked<(u64, u64)>>,
     demand: u64,
-    /// Inputs waiting to be asked for their next element.
-    ask: [bool; 2],
-    ended: [bool; 2],
-    error: Option<StreamError>,
     cancelled: bool,
     finished: bool,
-    emitting: bool,
 }
 
 struct Core {
-    state: Mutex<State>,
+    state: Trampoline<State, Downstream>,
     combine: Combine,
-}
-
-impl Default for Core {
-    fn default() -> Self {
-        Core {
-            state: Mutex::new(State::default()),
-            combine: Combine::Clone,
-        }
-    }
-}
-
-enum Work {
-    Next(Tracked<(u64, u64)>),
-    Ask(Arc<dyn Subscription>),
-    /// Cancel the open inputs, then signal downstream (none after a
-    /// cancel).
-    End(Option<Result<(), StreamError>>, Vec<Arc<dyn Subscription>>),
 }
 
 impl Core {
     /// Runs the drain loop unless another thread is in it.
     fn drain(&self) {
-        {
-            let mut state = self.state.lock();
-            if state.emitting {
-                return;
-            }
-            state.emitting = true;
-        }
-        loop {
-            let mut state = self.state.lock();
-            let Some(work) = self.next_work(&mut state) else {
-                state.emitting = false;
-                return;
-            };
-            let mut downstream = state.downstream.take();
-            drop(state);
-            let keep = match work {
-                Work::Next(pair) => {
-                    downstream.as_mut().unwrap().on_next(pair);
-                    true
-                }
-                Work::Ask(upstream) => {
-                    upstream.request(1);
-                    true
-                }
-                Work::End(signal, open) => {
-                    open.iter().for_each(|upstream| upstream.cancel());
-                    match signal {
-                        Some(Ok(())) => downstream.as_mut().unwrap().on_complete(),
-                        Some(Err(error)) => downstream.as_mut().unwrap().on_error(error),
-                        None => {}
-                    }
-                    false
-                }
-            };
-            if keep {
-                self.state.lock().downstream = downstream;
-            }
-        }
+        self.state
+            .drain(|state| self.next_work(state), Work::deliver);
     }
 
-    fn next_work(&self, state: &mut State) -> Option<Work> {
-        if state.finished || state.downstream.is_none() {
-            return None;
+    fn next_work(&self, state: &mut State) -> Turn<Work<Tracked<(u64, u64)>>> {
+        if state.finished {
+            return Turn::Wait;
         }
         if state.cancelled {
-            return Some(Work::End(None, Self::finish(state)));
+            return Turn::Last(Work::End(None, Self::finish(state)));
         }
-        if let Some(error) = state.error.take() {
-            return Some(Work::End(Some(Err(error)), Self::finish(state)));
+        if let Some(error) = state.inputs.error.take() {
+            return Turn::Last(Work::End(Some(Err(error)), Self::finish(state)));
         }
         if state.demand > 0 {
             if let Some(pair) = state.pairs.pop_front() {
                 state.demand -= 1;
-                return Some(Work::Next(pair));
+                return Turn::Signal(Work::Next(pair));
             }
         }
         if !state.pairs.is_empty() {
-            return None;
+            return Turn::Wait;
         }
-        let never = (0..2).any(|j| state.ended[j] && state.latest[j].is_none());
-        if never || state.ended == [true, true] {
-            return Some(Work::End(Some(Ok(())), Self::finish(state)));
+        let never = (0..2).any(|j| state.inputs.ended[j] && state.latest[j].is_none());
+        if never || state.inputs.ended == [true, true] {
+            return Turn::Last(Work::End(Some(Ok(())), Self::finish(state)));
         }
-        for j in 0..2 {
-            if state.ask[j] && !state.ended[j] {
-                if let Some(upstream) = state.upstream[j].clone() {
-                    state.ask[j] = false;
-                    return Some(Work::Ask(upstream));
-                }
-            }
+        match state.inputs.next_ask() {
+            Some(upstream) => Turn::Signal(Work::Ask(upstream)),
+            None => Turn::Wait,
         }
-        None
     }
 
     /// Releases everything held; the inputs still open, to cancel.
@@ -208,20 +114,17 @@ impl Core {
         state.finished = true;
         state.latest = [None, None];
         state.pairs.clear();
-        (0..2)
-            .filter(|&j| !state.ended[j])
-            .filter_map(|j| state.upstream[j].take())
-            .collect()
+        state.inputs.close()
     }
 
     fn on_next(&self, side: usize, element: Tracked<u64>) {
         {
-            let mut state = self.state.lock();
+            let mut state = self.state.state();
             if state.finished {
                 return;
             }
             state.latest[side] = Some(element);
-            state.ask[side] = true;
+            state.inputs.ask[side] = true;
             let [left, right] = &mut state.latest;
             let (fresh, cached) = if side == 0 {
                 (left, right)
@@ -252,9 +155,9 @@ impl Core {
 impl Subscription for Core {
     fn request(&self, n: u64) {
         {
-            let mut state = self.state.lock();
+            let mut state = self.state.state();
             if n == 0 {
-                state.error = Some(StreamError::msg("request(0) (§3.9)"));
+                state.inputs.error = Some(StreamError::msg("request(0) (§3.9)"));
             } else {
                 state.demand = demand::add(state.demand, n);
             }
@@ -263,46 +166,25 @@ impl Subscription for Core {
     }
 
     fn cancel(&self) {
-        self.state.lock().cancelled = true;
+        self.state.state().cancelled = true;
         self.drain();
     }
 }
 
-struct Side {
-    core: Arc<Core>,
-    side: usize,
-}
+impl Stage for Core {
+    type Output = Tracked<(u64, u64)>;
 
-impl Subscriber<Tracked<u64>> for Side {
-    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        {
-            let mut state = self.core.state.lock();
-            state.upstream[self.side] = Some(subscription);
-            state.ask[self.side] = true;
-        }
-        self.core.drain();
+    fn attach(&self, downstream: Downstream) {
+        self.state.attach(downstream);
+        self.drain();
     }
 
-    fn on_next(&mut self, element: Tracked<u64>) {
-        self.core.on_next(self.side, element);
+    fn on_input(&self, side: usize, element: Tracked<u64>) {
+        self.on_next(side, element);
     }
 
-    fn on_error(&mut self, error: StreamError) {
-        {
-            let mut state = self.core.state.lock();
-            state.ended[self.side] = true;
-            state.upstream[self.side] = None;
-            state.error.get_or_insert(error);
-        }
-        self.core.drain();
-    }
-
-    fn on_complete(&mut self) {
-        {
-            let mut state = self.core.state.lock();
-            state.ended[self.side] = true;
-            state.upstream[self.side] = None;
-        }
-        self.core.drain();
+    fn update_inputs(&self, change: impl FnOnce(&mut Inputs)) {
+        change(&mut self.state.state().inputs);
+        self.drain();
     }
 }

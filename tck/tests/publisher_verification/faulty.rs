@@ -11,7 +11,7 @@ use std::time::Duration;
 use parking_lot::{Mutex, ReentrantMutex};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::publisher::PublisherFactory;
-use reactive_streams_tck::testkit::Failing;
+use reactive_streams_tck::testkit::{Failing, Signal, Trampoline, Turn};
 
 /// One defect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,10 +136,7 @@ impl Publisher<u64> for FaultyRange {
         if fault == Fault::SubscribesTwice {
             subscriber.on_subscribe(subscription.clone());
         }
-        let mut state = subscription.state.lock();
-        state.subscriber = Some(subscriber);
-        state.draining = false;
-        drop(state);
+        subscription.state.attach(subscriber);
         subscription.drain();
     }
 }
@@ -147,7 +144,7 @@ impl Publisher<u64> for FaultyRange {
 struct Faulty1 {
     fault: Fault,
     subscriber_thread: ThreadId,
-    state: Mutex<State>,
+    state: Trampoline<State, Box<dyn Subscriber<u64>>>,
 }
 
 impl Drop for Faulty1 {
@@ -159,11 +156,9 @@ impl Drop for Faulty1 {
 }
 
 struct State {
-    subscriber: Option<Box<dyn Subscriber<u64>>>,
     next: u64,
     end: Option<u64>,
     demand: u64,
-    draining: bool,
     cancelled: bool,
     done: bool,
     illegal: bool,
@@ -183,12 +178,10 @@ impl Faulty1 {
         Faulty1 {
             fault,
             subscriber_thread: std::thread::current().id(),
-            state: Mutex::new(State {
-                subscriber: None,
+            state: Trampoline::new(State {
                 next: 0,
                 end: (count != u64::MAX).then_some(count),
                 demand: 0,
-                draining: true,
                 cancelled: false,
                 done: false,
                 illegal: false,
@@ -199,73 +192,53 @@ impl Faulty1 {
         }
     }
 
+    /// A subscriber the fault keeps after its terminal signal gets it as a
+    /// [`Turn::Signal`]: the trampoline holds on to it.
     fn drain(&self) {
-        let mut state = self.state.lock();
-        if state.draining {
-            return;
-        }
-        state.draining = true;
-        loop {
-            if (state.cancelled && self.fault != Fault::IgnoresCancel) || state.done {
-                let subscriber = if self.fault == Fault::KeepsSubscriber {
-                    None
-                } else {
-                    state.subscriber.take()
-                };
-                state.draining = false;
-                drop(state);
-                drop(subscriber);
-                return;
+        let fault = self.fault;
+        let keeps = fault == Fault::KeepsSubscriber;
+        let terminal = |signal| {
+            if keeps {
+                Turn::Signal(signal)
+            } else {
+                Turn::Last(signal)
             }
-            let Some(mut subscriber) = state.subscriber.take() else {
-                state.draining = false;
-                return;
-            };
-            if state.illegal {
-                state.done = true;
-                state.draining = false;
-                drop(state);
-                let error = if self.fault == Fault::WrongZeroError {
-                    StreamError::msg("zero is a strange number")
-                } else {
-                    StreamError::illegal_demand(0)
-                };
-                subscriber.on_error(error);
-                if self.fault == Fault::KeepsSubscriber {
-                    self.state.lock().subscriber = Some(subscriber);
+        };
+        self.state.drain(
+            |state| {
+                if (state.cancelled && fault != Fault::IgnoresCancel) || state.done {
+                    return if keeps { Turn::Wait } else { Turn::Release };
                 }
-                return;
-            }
-            if state.end == Some(state.next) && self.fault != Fault::NeverCompletes {
-                state.done = true;
-                state.draining = false;
-                let keep = self.fault == Fault::KeepsSubscriber;
-                drop(state);
-                subscriber.on_complete();
-                if self.fault == Fault::NextAfterComplete {
+                if state.illegal {
+                    state.done = true;
+                    return terminal(Signal::Error(if fault == Fault::WrongZeroError {
+                        StreamError::msg("zero is a strange number")
+                    } else {
+                        StreamError::illegal_demand(0)
+                    }));
+                }
+                if state.end == Some(state.next) && fault != Fault::NeverCompletes {
+                    state.done = true;
+                    return terminal(Signal::Complete);
+                }
+                if state.demand == 0 || state.end == Some(state.next) {
+                    return Turn::Wait;
+                }
+                state.demand = demand::fulfil(state.demand, 1);
+                state.next += 1;
+                Turn::Signal(Signal::Next(state.next - 1))
+            },
+            |subscriber, signal| {
+                let completes = matches!(signal, Signal::Complete);
+                Signal::deliver(subscriber, signal);
+                if completes && fault == Fault::NextAfterComplete {
                     subscriber.on_next(u64::MAX);
                 }
-                if self.fault == Fault::ResubscribesAfterComplete {
-                    subscriber.on_subscribe(Arc::new(Faulty1::new(self.fault, 0)));
+                if completes && fault == Fault::ResubscribesAfterComplete {
+                    subscriber.on_subscribe(Arc::new(Faulty1::new(fault, 0)));
                 }
-                if keep {
-                    self.state.lock().subscriber = Some(subscriber);
-                }
-                return;
-            }
-            if state.demand == 0 || state.end == Some(state.next) {
-                state.subscriber = Some(subscriber);
-                state.draining = false;
-                return;
-            }
-            state.demand = demand::fulfil(state.demand, 1);
-            let element = state.next;
-            state.next += 1;
-            drop(state);
-            subscriber.on_next(element);
-            state = self.state.lock();
-            state.subscriber = Some(subscriber);
-        }
+            },
+        );
     }
 }
 
@@ -281,13 +254,13 @@ impl Subscription for Faulty1 {
             return;
         }
         {
-            let mut state = self.state.lock();
+            let mut state = self.state.state();
             let slow = fault == Fault::SlowRequest && !state.slowed_request;
             state.slowed_request = true;
             if slow {
                 drop(state);
                 block_for(SLOW);
-                state = self.state.lock();
+                state = self.state.state();
             }
             state.requests += 1;
             let ignore = state.done || (state.cancelled && fault != Fault::IgnoresCancel);
@@ -311,26 +284,22 @@ impl Subscription for Faulty1 {
         if self.fault == Fault::PanicsInCancel {
             panic!("cancel is broken");
         }
-        let subscriber = {
-            let mut state = self.state.lock();
+        let slow = {
+            let mut state = self.state.state();
             let slow = self.fault == Fault::SlowCancel && !state.slowed_cancel;
             state.slowed_cancel = true;
-            if slow {
-                drop(state);
-                block_for(SLOW);
-                state = self.state.lock();
-            }
-            if self.fault == Fault::IgnoresCancel {
-                return;
-            }
-            state.cancelled = true;
-            if state.draining || self.fault == Fault::KeepsSubscriber {
-                None
-            } else {
-                state.subscriber.take()
-            }
+            slow
         };
-        drop(subscriber);
+        if slow {
+            block_for(SLOW);
+        }
+        if self.fault == Fault::IgnoresCancel {
+            return;
+        }
+        self.state.release(|state| {
+            state.cancelled = true;
+            self.fault != Fault::KeepsSubscriber
+        });
     }
 }
 

@@ -5,10 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::ThreadId;
 
-use parking_lot::Mutex;
 use reactive_streams::demand::{self, EFFECTIVELY_UNBOUNDED};
-use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, Subscriber, Subscription};
 use reactive_streams_tck::publisher::PublisherFactory;
+use reactive_streams_tck::testkit::{RangeState, Signal, Trampoline, Turn};
 
 /// What is wrong with a [`FlawedRange`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,23 +54,13 @@ impl Publisher<u64> for FlawedRange {
             flaw: self.flaw,
             demand: AtomicU64::new(0),
             subscriber_thread: std::thread::current().id(),
-            state: Mutex::new(State {
-                subscriber: None,
-                next: 0,
-                end: (self.count != u64::MAX).then_some(self.count),
-                draining: true,
-                again: false,
-                cancelled: false,
-                done: false,
-                illegal: None,
+            state: Trampoline::new(State {
+                range: RangeState::new(0, self.count),
                 replay: false,
             }),
         });
         subscriber.on_subscribe(subscription.clone());
-        let mut state = subscription.state.lock();
-        state.subscriber = Some(subscriber);
-        state.draining = false;
-        drop(state);
+        subscription.state.attach(subscriber);
         subscription.drain();
     }
 }
@@ -79,18 +69,12 @@ struct FlawedSubscription {
     flaw: Flaw,
     demand: AtomicU64,
     subscriber_thread: ThreadId,
-    state: Mutex<State>,
+    state: Trampoline<State, Box<dyn Subscriber<u64>>>,
 }
 
 struct State {
-    subscriber: Option<Box<dyn Subscriber<u64>>>,
-    next: u64,
-    end: Option<u64>,
-    draining: bool,
-    again: bool,
-    cancelled: bool,
-    done: bool,
-    illegal: Option<u64>,
+    range: RangeState,
+    /// Emit the last element again ([`Flaw::ReplayAfterUnbounded`]).
     replay: bool,
 }
 
@@ -121,80 +105,37 @@ impl FlawedSubscription {
             .is_ok()
     }
 
-    /// One thread drains at a time; the others leave `again` for it.
+    /// The demand lives outside the trampoline's lock: a `request` racing
+    /// the drain's last look at it makes the drain take another turn.
     fn drain(&self) {
-        let mut state = self.state.lock();
-        if state.draining {
-            state.again = true;
-            return;
-        }
-        state.draining = true;
-        loop {
-            state.again = false;
-            if state.cancelled || state.done {
-                let subscriber = state.subscriber.take();
-                state.draining = false;
-                drop(state);
-                drop(subscriber);
-                return;
-            }
-            let Some(mut subscriber) = state.subscriber.take() else {
-                state.draining = false;
-                return;
-            };
-            if let Some(n) = state.illegal {
-                state.done = true;
-                state.draining = false;
-                drop(state);
-                subscriber.on_error(StreamError::illegal_demand(n));
-                return;
-            }
-            if state.end == Some(state.next) {
-                state.done = true;
-                state.draining = false;
-                drop(state);
-                subscriber.on_complete();
-                return;
-            }
-            let element = if std::mem::take(&mut state.replay) {
-                Some(state.next - 1)
-            } else if self.take_one() {
-                state.next += 1;
-                Some(state.next - 1)
-            } else {
-                None
-            };
-            match element {
-                Some(element) => {
-                    drop(state);
-                    subscriber.on_next(element);
-                    state = self.state.lock();
-                    state.subscriber = Some(subscriber);
+        self.state.drain(
+            |state| {
+                if let Some(end) = state.range.ending() {
+                    return end;
                 }
-                None => {
-                    state.subscriber = Some(subscriber);
-                    if !state.again {
-                        state.draining = false;
-                        return;
-                    }
+                if std::mem::take(&mut state.replay) {
+                    Turn::Signal(Signal::Next(state.range.next - 1))
+                } else if self.take_one() {
+                    Turn::Signal(Signal::Next(state.range.take_next()))
+                } else {
+                    Turn::Wait
                 }
-            }
-        }
+            },
+            Signal::deliver,
+        );
     }
 }
 
 impl Subscription for FlawedSubscription {
     fn request(&self, n: u64) {
         {
-            let mut state = self.state.lock();
-            if state.cancelled || state.done {
+            let mut state = self.state.state();
+            if !state.range.takes(n) {
                 return;
             }
-            if n == 0 {
-                state.illegal.get_or_insert(n);
-            } else if self.flaw == Flaw::ReplayAfterUnbounded
+            if self.flaw == Flaw::ReplayAfterUnbounded
                 && n >= EFFECTIVELY_UNBOUNDED
-                && state.next > 0
+                && state.range.next > 0
             {
                 state.replay = true;
             }
@@ -206,15 +147,9 @@ impl Subscription for FlawedSubscription {
     }
 
     fn cancel(&self) {
-        let subscriber = {
-            let mut state = self.state.lock();
-            state.cancelled = true;
-            if state.draining {
-                None
-            } else {
-                state.subscriber.take()
-            }
-        };
-        drop(subscriber);
+        self.state.release(|state| {
+            state.range.cancelled = true;
+            true
+        });
     }
 }

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};
-use reactive_streams_tck::streamlet::testkit::PullRange;
+use reactive_streams_tck::streamlet::testkit::{PullRange, PullState};
+use reactive_streams_tck::testkit::{Trampoline, Turn};
 
 /// One bug each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,59 +55,59 @@ pub struct Buggy {
 }
 
 struct State {
-    sink: Option<Box<dyn Sink<u64>>>,
-    next: u64,
-    pending: u64,
-    live: bool,
+    pull: PullState,
     stopped_once: bool,
-    ended: bool,
-    draining: bool,
+    /// Restarted with [`Bug::GreetsAgainOnRestart`]: greet again.
+    regreet: bool,
 }
 
 struct Stream {
     bug: Bug,
-    count: u64,
-    state: Mutex<State>,
+    state: Trampoline<State, Box<dyn Sink<u64>>>,
+}
+
+/// What the drain sends the sink: the regreet is one more signal.
+enum Out {
+    Greet,
+    Element(u64),
+    /// The end, after this many elements.
+    End(u64),
 }
 
 impl Stream {
     fn drain(self: &Arc<Self>) {
-        let mut state = self.state.lock();
-        if state.draining {
-            return;
-        }
-        state.draining = true;
-        loop {
-            let Some(mut sink) = state.sink.take() else {
-                state.draining = false;
-                return;
-            };
-            let ends = state.next == self.count && (state.live || self.bug == Bug::EndsAfterStop);
-            if ends && !state.ended {
-                state.ended = true;
-                drop(state);
-                sink.end(None);
-                match self.bug {
-                    Bug::EndsTwice => sink.end(None),
-                    Bug::EmitsAfterEnd => sink.receive(self.count),
-                    _ => {}
+        let bug = self.bug;
+        self.state.drain(
+            |state| {
+                if std::mem::take(&mut state.regreet) {
+                    return Turn::Signal(Out::Greet);
                 }
-                return;
-            }
-            let flushing = self.bug == Bug::FlushesAfterStop && state.next > 0;
-            if state.ended || !flushing && (!state.live || state.pending == 0) {
-                state.sink = Some(sink);
-                state.draining = false;
-                return;
-            }
-            state.pending = state.pending.saturating_sub(1);
-            let element = state.next;
-            state.next += 1;
-            drop(state);
-            sink.receive(element);
-            state = self.state.lock();
-            state.sink = Some(sink);
-        }
+                let pull = &mut state.pull;
+                let ends = pull.next == pull.count && (pull.live || bug == Bug::EndsAfterStop);
+                if ends && !pull.ended {
+                    pull.ended = true;
+                    return Turn::Last(Out::End(pull.count));
+                }
+                let flushing = bug == Bug::FlushesAfterStop && pull.next > 0;
+                if pull.ended || !flushing && (!pull.live || pull.pending == 0) {
+                    return Turn::Wait;
+                }
+                pull.pending = pull.pending.saturating_sub(1);
+                Turn::Signal(Out::Element(pull.take_next()))
+            },
+            |sink, out| match out {
+                Out::Greet => sink.greet(Arc::new(BuggyTalkback(self.clone()))),
+                Out::Element(element) => sink.receive(element),
+                Out::End(count) => {
+                    sink.end(None);
+                    match bug {
+                        Bug::EndsTwice => sink.end(None),
+                        Bug::EmitsAfterEnd => sink.receive(count),
+                        _ => {}
+                    }
+                }
+            },
+        );
     }
 }
 
@@ -114,43 +115,27 @@ struct BuggyTalkback(Arc<Stream>);
 
 impl Talkback for BuggyTalkback {
     fn start(&self) {
-        let regreet = {
-            let mut state = self.0.state.lock();
-            if state.live || state.ended {
+        {
+            let mut state = self.0.state.state();
+            let never_resumes = self.0.bug == Bug::NeverResumes && state.stopped_once;
+            if never_resumes || !state.pull.start() {
                 return;
             }
-            if self.0.bug == Bug::NeverResumes && state.stopped_once {
-                return;
-            }
-            state.live = true;
-            self.0.bug == Bug::GreetsAgainOnRestart && state.stopped_once
-        };
-        if regreet {
-            let sink = self.0.state.lock().sink.take();
-            if let Some(mut sink) = sink {
-                sink.greet(Arc::new(BuggyTalkback(self.0.clone())));
-                self.0.state.lock().sink = Some(sink);
-            }
+            state.regreet = self.0.bug == Bug::GreetsAgainOnRestart && state.stopped_once;
         }
         self.0.drain();
     }
 
     fn request(&self) {
-        {
-            let mut state = self.0.state.lock();
-            if !state.live || state.ended {
-                return;
-            }
-            state.pending += 1;
+        if self.0.state.state().pull.request() {
+            self.0.drain();
         }
-        self.0.drain();
     }
 
     fn stop(&self, _reason: Option<StreamError>) {
-        let mut state = self.0.state.lock();
-        state.live = false;
+        let mut state = self.0.state.state();
+        state.pull.stop();
         state.stopped_once = true;
-        state.pending = 0;
     }
 }
 
@@ -162,15 +147,10 @@ impl Source<u64> for Buggy {
         };
         let stream = Arc::new(Stream {
             bug: self.bug,
-            count,
-            state: Mutex::new(State {
-                sink: None,
-                next: 0,
-                pending: 0,
-                live: false,
+            state: Trampoline::new(State {
+                pull: PullState::new(count),
                 stopped_once: false,
-                ended: false,
-                draining: true,
+                regreet: false,
             }),
         });
         let talkback = || Arc::new(BuggyTalkback(stream.clone()));
@@ -198,11 +178,7 @@ impl Source<u64> for Buggy {
             }
             _ => sink.greet(talkback()),
         }
-        {
-            let mut state = stream.state.lock();
-            state.sink = Some(sink);
-            state.draining = false;
-        }
+        stream.state.attach(sink);
         stream.drain();
     }
 }

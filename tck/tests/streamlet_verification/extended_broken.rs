@@ -11,7 +11,6 @@ use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::streamlet::source::SourceVerification;
 use reactive_streams_tck::streamlet::testkit::PullRange;
-use reactive_streams_tck::testkit::broken_rules;
 
 /// One element too many: the extended verification names the shortest
 /// script that shows it.
@@ -26,15 +25,12 @@ impl SourceFactory for OneTooMany {
 
 #[test]
 fn a_source_with_one_element_too_many_fails_with_a_minimal_script() {
-    let results = SourceExtendedVerification::new(OneTooMany)
-        .target("OneTooMany")
-        .env(crate::extended::env())
-        .config(crate::extended::config(500, 0))
-        .run_all()
-        .unwrap();
-    let result = crate::extended::failed(&results, "tck_extended_schedules");
-    insta::assert_snapshot!(result.message.clone().unwrap());
-    insta::assert_snapshot!("one_too_many_rules", broken_rules(&results));
+    crate::extended::assert_schedules_fail!(
+        SourceExtendedVerification::new(OneTooMany),
+        "OneTooMany",
+        500,
+        "one_too_many_rules"
+    );
 }
 
 /// Starts when greeted and pulls, with a flaw in how it stops.
@@ -113,15 +109,12 @@ impl SinkFactory for StoppingSinks {
 /// for a flaw only a generated script reaches.
 #[test]
 fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
-    let results = SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnError))
-        .target("StopsOnError")
-        .env(crate::extended::env())
-        .config(crate::extended::config(500, 0))
-        .run_all()
-        .unwrap();
-    let result = crate::extended::failed(&results, "tck_extended_schedules");
-    insta::assert_snapshot!(result.message.clone().unwrap());
-    insta::assert_snapshot!("stops_on_error_rules", broken_rules(&results));
+    crate::extended::assert_schedules_fail!(
+        SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnError)),
+        "StopsOnError",
+        500,
+        "stops_on_error_rules"
+    );
 }
 
 /// A pull range with a flaw only a generated script reaches: stopped from
@@ -219,16 +212,13 @@ fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
     crate::verdicts::assert_quick_misses(SourceVerification::new(StuckAfterLastStop).run_all());
 
     // A short timeout: every failing run waits it out for the end.
-    let env = crate::extended::short_timeout_env();
-    let results = SourceExtendedVerification::new(StuckAfterLastStop)
-        .target("StuckAfterLastStop")
-        .env(env)
-        .config(crate::extended::config(500, 0))
-        .run_all()
-        .unwrap();
-    let result = crate::extended::failed(&results, "tck_extended_schedules");
-    insta::assert_snapshot!(result.message.clone().unwrap());
-    insta::assert_snapshot!("stuck_after_last_stop_rules", broken_rules(&results));
+    crate::extended::assert_schedules_fail!(
+        SourceExtendedVerification::new(StuckAfterLastStop),
+        "StuckAfterLastStop",
+        500,
+        "stuck_after_last_stop_rules",
+        env = crate::extended::short_timeout_env()
+    );
 }
 
 #[test]
@@ -237,13 +227,10 @@ fn a_sink_stopping_after_a_late_end_needs_a_generated_script() {
         SinkVerification::new(StoppingSinks(StopFlaw::OnLateEnd)).run_all(),
     );
 
-    let results = SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnLateEnd))
-        .target("StopsOnLateEnd")
-        .env(crate::extended::env())
-        .config(crate::extended::config(500, 0))
-        .run_all()
-        .unwrap();
-    let result = crate::extended::failed(&results, "tck_extended_schedules");
-    insta::assert_snapshot!(result.message.clone().unwrap());
-    insta::assert_snapshot!("stops_on_late_end_rules", broken_rules(&results));
+    crate::extended::assert_schedules_fail!(
+        SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnLateEnd)),
+        "StopsOnLateEnd",
+        500,
+        "stops_on_late_end_rules"
+    );
 }

@@ -56,15 +56,12 @@ fn a_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
         SubscriberBlackboxVerification::new(Blackbox::new(Switcheroo::default)).run_all(),
     );
 
-    let results = SubscriberBlackboxExtendedVerification::new(Blackbox::new(Switcheroo::default))
-        .target("Switcheroo")
-        .env(crate::extended::env())
-        .config(crate::extended::config(1000, 0))
-        .run_all()
-        .unwrap();
-    let result = crate::extended::failed(&results, "tck_extended_schedules");
-    insta::assert_snapshot!(result.message.clone().unwrap());
-    insta::assert_snapshot!("switcheroo_rules", broken_rules(&results));
+    crate::extended::assert_schedules_fail!(
+        SubscriberBlackboxExtendedVerification::new(Blackbox::new(Switcheroo::default)),
+        "Switcheroo",
+        1000,
+        "switcheroo_rules"
+    );
 }
 
 /// Requests one element at a time, like `Switcheroo` without its flaw. Its

@@ -107,6 +107,40 @@ fn concluded<'a>(results: &'a [RuleResult], test: &str, verdict: Verdict) -> &'a
     result
 }
 
+/// Runs an extended verification (`$verification`, its builder) on
+/// `$target` with [`env`] (or `env = …`) and [`config`]`($cases, 0)`, and
+/// asserts that its generated schedules fail: snapshots the failure's
+/// message under the calling test's name, and the run's exact set of
+/// broken rules as `$rules`.
+#[allow(unused_macros)]
+macro_rules! assert_schedules_fail {
+    ($verification:expr, $target:expr, $cases:expr, $rules:expr) => {
+        crate::extended::assert_schedules_fail!(
+            $verification,
+            $target,
+            $cases,
+            $rules,
+            env = crate::extended::env()
+        )
+    };
+    ($verification:expr, $target:expr, $cases:expr, $rules:expr, env = $env:expr) => {{
+        let results = $verification
+            .target($target)
+            .env($env)
+            .config(crate::extended::config($cases, 0))
+            .run_all()
+            .unwrap();
+        let result = crate::extended::failed(&results, "tck_extended_schedules");
+        insta::assert_snapshot!(result.message.clone().unwrap());
+        insta::assert_snapshot!(
+            $rules,
+            reactive_streams_tck::testkit::broken_rules(&results)
+        );
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use assert_schedules_fail;
+
 /// The lines of `testkit::broken_rules(results)` for the rules in
 /// `always`, for a snapshot; every other line must be a failure. For a
 /// broken implementation whose other failures depend on timing (say which).

@@ -20,7 +20,7 @@ use std::thread::ThreadId;
 use parking_lot::Mutex;
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::publisher::PublisherFactory;
-use reactive_streams_tck::testkit::Failing;
+use reactive_streams_tck::testkit::{Failing, Signal, Trampoline, Turn};
 
 /// A synchronous publisher that pulls its elements from an iterator, on the
 /// thread that calls `request`. See the [module](self) docs.
@@ -44,21 +44,16 @@ impl Publisher<u64> for Pull {
         let subscription = Arc::new(PullSubscription {
             lazy_end: self.lazy_end,
             calls: self.serial_only.then(|| Mutex::new(None)),
-            state: Mutex::new(PullState {
-                subscriber: None,
+            // A request from inside on_subscribe only adds demand.
+            state: Trampoline::new(PullState {
                 source: source.peekable(),
                 demand: 0,
-                // A request from inside on_subscribe only adds demand.
-                draining: true,
                 stopped: false,
                 illegal: false,
             }),
         });
         subscriber.on_subscribe(subscription.clone());
-        let mut state = subscription.state.lock();
-        state.subscriber = Some(subscriber);
-        state.draining = false;
-        drop(state);
+        subscription.state.attach(subscriber);
         subscription.drain();
     }
 }
@@ -68,67 +63,42 @@ struct PullSubscription {
     /// The thread inside `request`/`cancel`, and how deeply (a `request`
     /// from `on_next` inside `request` is on the same thread: §3.3).
     calls: Option<Mutex<Option<(ThreadId, u32)>>>,
-    state: Mutex<PullState>,
+    state: Trampoline<PullState, Box<dyn Subscriber<u64>>>,
 }
 
 struct PullState {
-    subscriber: Option<Box<dyn Subscriber<u64>>>,
     source: std::iter::Peekable<Box<dyn Iterator<Item = u64> + Send>>,
     demand: u64,
-    draining: bool,
     /// Cancelled or terminated.
     stopped: bool,
     illegal: bool,
 }
 
 impl PullSubscription {
-    /// Only one thread drains at a time; the others leave their demand.
     fn drain(&self) {
-        let mut state = self.state.lock();
-        if state.draining {
-            return;
-        }
-        state.draining = true;
-        loop {
-            let Some(mut subscriber) = state.subscriber.take() else {
-                state.draining = false;
-                return;
-            };
-            if state.stopped {
-                state.draining = false;
-                drop(state);
-                drop(subscriber);
-                return;
-            }
-            if state.illegal {
-                state.stopped = true;
-                state.draining = false;
-                drop(state);
-                subscriber.on_error(StreamError::illegal_demand(0));
-                return;
-            }
-            // An eager publisher looks ahead; a lazy one only pulls when
-            // it has demand to fill.
-            let ended = (!self.lazy_end || state.demand > 0) && state.source.peek().is_none();
-            if ended {
-                state.stopped = true;
-                state.draining = false;
-                drop(state);
-                subscriber.on_complete();
-                return;
-            }
-            if state.demand == 0 {
-                state.subscriber = Some(subscriber);
-                state.draining = false;
-                return;
-            }
-            let element = state.source.next().expect("peeked");
-            state.demand = demand::fulfil(state.demand, 1);
-            drop(state);
-            subscriber.on_next(element);
-            state = self.state.lock();
-            state.subscriber = Some(subscriber);
-        }
+        self.state.drain(
+            |state| {
+                if state.stopped {
+                    return Turn::Release;
+                }
+                if state.illegal {
+                    state.stopped = true;
+                    return Turn::Last(Signal::Error(StreamError::illegal_demand(0)));
+                }
+                // An eager publisher looks ahead; a lazy one only pulls
+                // when it has demand to fill.
+                if (!self.lazy_end || state.demand > 0) && state.source.peek().is_none() {
+                    state.stopped = true;
+                    return Turn::Last(Signal::Complete);
+                }
+                if state.demand == 0 {
+                    return Turn::Wait;
+                }
+                state.demand = demand::fulfil(state.demand, 1);
+                Turn::Signal(Signal::Next(state.source.next().expect("peeked")))
+            },
+            Signal::deliver,
+        );
     }
 
     /// Runs `call` as one call on the subscription; with `serial_only`,
@@ -178,7 +148,7 @@ impl Subscription for PullSubscription {
     fn request(&self, n: u64) {
         self.serially(&format!("request({n})"), || {
             {
-                let mut state = self.state.lock();
+                let mut state = self.state.state();
                 if state.stopped {
                     return;
                 }
@@ -194,17 +164,10 @@ impl Subscription for PullSubscription {
 
     fn cancel(&self) {
         self.serially("cancel()", || {
-            let subscriber = {
-                let mut state = self.state.lock();
+            self.state.release(|state| {
                 state.stopped = true;
-                // A running drain owns the subscriber and drops it.
-                if state.draining {
-                    None
-                } else {
-                    state.subscriber.take()
-                }
-            };
-            drop(subscriber);
+                true
+            });
         });
     }
 }
