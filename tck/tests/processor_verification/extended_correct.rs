@@ -11,7 +11,7 @@ processor_extended_verification!(identity_extended, Identities::conforming(), "i
 #[test]
 fn the_testkit_identity_processor_passes() {
     let results = ProcessorExtendedVerification::new(Identities::conforming())
-        .env(crate::extended::env())
+        .env(crate::extended::passing_env())
         .config(crate::extended::config(300, 10))
         .run_all()
         .unwrap();

@@ -22,7 +22,7 @@ fn an_unusual_processor_passes_the_extended_verification(
     #[case] fallback: Option<Vec<u64>>,
 ) {
     let results = ProcessorExtendedVerification::new(Pacers { pull, fallback })
-        .env(crate::extended::env())
+        .env(crate::extended::passing_env())
         .config(crate::extended::config(200, 10))
         .run_all()
         .unwrap();

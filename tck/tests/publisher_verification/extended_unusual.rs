@@ -10,7 +10,7 @@ use crate::unusual::{assert_accepted, AlwaysEmpty, JustOnes, LazyEnds, SerialOnl
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
     PublisherExtendedVerification::new(factory)
-        .env(crate::extended::env())
+        .env(crate::extended::passing_env())
         .config(crate::extended::config(300, 20))
         .run_all()
         .unwrap()

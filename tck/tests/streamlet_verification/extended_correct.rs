@@ -27,7 +27,7 @@ streamlet_source_extended_verification!(pull_range_extended, PullRanges, "pull_r
 #[test]
 fn the_testkit_pull_range_passes_generated_scripts() {
     let results = SourceExtendedVerification::new(PullRanges)
-        .env(crate::extended::env())
+        .env(crate::extended::passing_env())
         .config(crate::extended::config(500, 20))
         .run_all()
         .unwrap();
@@ -66,7 +66,7 @@ fn the_testkit_sinks_pass_generated_scripts() {
         TakeSinks::Drain,
     ] {
         let results = SinkExtendedVerification::new(sink)
-            .env(crate::extended::env())
+            .env(crate::extended::passing_env())
             .config(crate::extended::config(500, 0))
             .run_all()
             .unwrap();

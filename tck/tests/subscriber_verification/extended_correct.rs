@@ -43,7 +43,7 @@ fn the_testkit_subscribers_pass_generated_scripts() {
         assert_passed(
             name,
             SubscriberBlackboxExtendedVerification::new(factory)
-                .env(crate::extended::env())
+                .env(crate::extended::passing_env())
                 .config(config())
                 .run_all()
                 .unwrap(),
@@ -52,7 +52,7 @@ fn the_testkit_subscribers_pass_generated_scripts() {
     assert_passed(
         "Queued",
         SubscriberBlackboxExtendedVerification::new(Blackbox::new(|| Queued::new(None)))
-            .env(crate::extended::env())
+            .env(crate::extended::passing_env())
             .config(config())
             .run_all()
             .unwrap(),
@@ -70,7 +70,7 @@ fn the_testkit_subscribers_pass_generated_scripts() {
         assert_passed(
             name,
             SubscriberWhiteboxExtendedVerification::new(factory)
-                .env(crate::extended::env())
+                .env(crate::extended::passing_env())
                 .config(config())
                 .run_all()
                 .unwrap(),

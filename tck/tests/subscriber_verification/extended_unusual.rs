@@ -17,7 +17,7 @@ fn unusual_subscribers_pass_the_extended_verification() {
     passes(
         "greedy",
         SubscriberWhiteboxExtendedVerification::new(Greedies)
-            .env(crate::extended::env())
+            .env(crate::extended::passing_env())
             .config(config())
             .run_all()
             .unwrap(),
@@ -25,7 +25,7 @@ fn unusual_subscribers_pass_the_extended_verification() {
     passes(
         "with a helper",
         SubscriberWhiteboxExtendedVerification::new(Helped)
-            .env(crate::extended::env())
+            .env(crate::extended::passing_env())
             .config(config())
             .run_all()
             .unwrap(),
@@ -33,7 +33,7 @@ fn unusual_subscribers_pass_the_extended_verification() {
     passes(
         "taking",
         SubscriberWhiteboxExtendedVerification::new(Takers)
-            .env(crate::extended::env())
+            .env(crate::extended::passing_env())
             .config(config())
             .run_all()
             .unwrap(),
