@@ -164,29 +164,35 @@ fn late_violations(results: &[RuleResult]) -> String {
     lines.join("\n")
 }
 
-#[test]
-fn a_late_request_is_filed_under_its_own_scenario_blackbox() {
-    let results = blackbox_results();
-    insta::assert_snapshot!("late_request_blackbox_rules", broken_rules(&results));
-    let messages = late_violations(&results);
+/// The run breaks exactly §2.4, and every late call is tagged with the
+/// scenario it belongs to, never with a later one's.
+fn assert_filed_as_late(kind: &str, results: &[RuleResult], own_scenario: &str) {
+    insta::assert_snapshot!(format!("late_request_{kind}_rules"), broken_rules(results));
+    let messages = late_violations(results);
     assert!(
-        messages.contains("[late, from an earlier scenario: on_complete after the first request]"),
+        messages.contains(&format!("[late, from an earlier scenario: {own_scenario}]")),
         "{messages}"
     );
     assert!(!messages.contains("[on_error"), "{messages}");
-    insta::assert_snapshot!("late_request_blackbox", messages);
+    insta::assert_snapshot!(format!("late_request_{kind}"), messages);
+}
+
+#[test]
+fn a_late_request_is_filed_under_its_own_scenario_blackbox() {
+    assert_filed_as_late(
+        "blackbox",
+        &blackbox_results(),
+        "on_complete after the first request",
+    );
 }
 
 #[test]
 fn a_late_request_is_filed_under_its_own_scenario_whitebox() {
-    let results = whitebox_results();
-    insta::assert_snapshot!("late_request_whitebox_rules", broken_rules(&results));
-    let messages = late_violations(&results);
-    assert!(
-        messages.contains("[late, from an earlier scenario: on_complete with demand outstanding]"),
-        "{messages}"
+    assert_filed_as_late(
+        "whitebox",
+        &whitebox_results(),
+        "on_complete with demand outstanding",
     );
-    insta::assert_snapshot!("late_request_whitebox", messages);
 }
 
 /// How many illegal-demand errors [`RequestsZeroOnce`] subscribers received.
