@@ -53,6 +53,37 @@ fn broken_processors_break_exactly_these_rules(#[case] name: &str, #[case] quirk
         .run_all()
         .unwrap();
     insta::assert_snapshot!(format!("{name}_rules"), broken_rules(&results));
+    subscriber_side_failures_name_their_own_scenario(&results);
+}
+
+/// Issue 15: a failure of the processor verification's subscriber side (a
+/// §2 rule: the processor as the subscriber of the TCK's upstream) once
+/// carried the label of a publisher-side scenario that ran before it. It
+/// names a subscriber-side scenario, or none.
+fn subscriber_side_failures_name_their_own_scenario(
+    results: &[reactive_streams_tck::outcome::RuleResult],
+) {
+    let publisher_side =
+        |text: &str| text.contains("[publisher of") || text.contains("[precondition");
+    for result in results {
+        if result.rule.starts_with("2.") {
+            if let Some(message) = &result.message {
+                assert!(!publisher_side(message), "{}: {message}", result.test);
+            }
+        }
+        for violation in result
+            .violations
+            .iter()
+            .filter(|v| v.rule.starts_with("2."))
+        {
+            assert!(
+                !publisher_side(&violation.message),
+                "{}: {}",
+                result.test,
+                violation.message
+            );
+        }
+    }
 }
 
 /// How many elements overtake the demand depends on timing, so only the
