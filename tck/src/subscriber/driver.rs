@@ -118,8 +118,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         what: String,
         f: impl FnOnce(&mut S),
     ) -> Result<(), Failure> {
-        self.answer_illegal_demand()?;
-        if self.ended_by_illegal_demand() {
+        if self.answered_and_ended()? {
             self.cx.trace(format!(
                 "not delivered: {what} (the subscription ended with the on_error answering request(0), §3.9)"
             ));
@@ -148,6 +147,14 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         self.active
             .as_ref()
             .is_some_and(ProbeSubscription::got_illegal_demand)
+    }
+
+    /// Answers a `request(0)` still owed its `on_error` (§3.9), then says
+    /// whether the active subscription has ended that way: if so, no other
+    /// signal follows (§1.7).
+    fn answered_and_ended(&mut self) -> Result<bool, Failure> {
+        self.answer_illegal_demand()?;
+        Ok(self.ended_by_illegal_demand())
     }
 
     /// Delivers the `on_error` a `request(0)` on the active subscription
@@ -195,8 +202,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
     /// (§2.5); `None` if the first has ended through a `request(0)`
     /// (§3.9), when a new subscription would be no second one.
     pub(crate) fn subscribe_again(&mut self) -> Result<Option<ProbeSubscription>, Failure> {
-        self.answer_illegal_demand()?;
-        if self.ended_by_illegal_demand() {
+        if self.answered_and_ended()? {
             self.cx.trace(
                 "no second on_subscribe: the first subscription ended with the on_error answering request(0), §3.9",
             );
@@ -208,8 +214,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
 
     /// Delivers the next element if the demand allows; whether it did.
     pub(crate) fn next(&mut self) -> Result<bool, Failure> {
-        self.answer_illegal_demand()?;
-        if self.ended_by_illegal_demand() {
+        if self.answered_and_ended()? {
             return Ok(false);
         }
         let subscription = self.subscription().clone();
@@ -226,8 +231,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
     /// Delivers the next element within the demand even if the subscriber
     /// has cancelled meanwhile (§2.8: elements may still be in flight).
     pub(crate) fn next_in_flight(&mut self) -> Result<bool, Failure> {
-        self.answer_illegal_demand()?;
-        if self.ended_by_illegal_demand() {
+        if self.answered_and_ended()? {
             return Ok(false);
         }
         let subscription = self.subscription().clone();
@@ -268,8 +272,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
 
     /// `on_complete`.
     pub(crate) fn complete(&mut self) -> Result<(), Failure> {
-        self.answer_illegal_demand()?;
-        if self.ended_by_illegal_demand() {
+        if self.answered_and_ended()? {
             return Ok(());
         }
         self.mark_terminal("on_complete");
@@ -280,8 +283,7 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
 
     /// `on_error` with the TCK's error.
     pub(crate) fn error(&mut self) -> Result<(), Failure> {
-        self.answer_illegal_demand()?;
-        if self.ended_by_illegal_demand() {
+        if self.answered_and_ended()? {
             return Ok(());
         }
         self.mark_terminal("on_error");
