@@ -14,14 +14,18 @@ use reactive_streams::StreamError;
 use crate::drain::{Claim, Drain, Emission, Producer};
 use crate::overflow::BoundedBuffer;
 
-/// What [`Slot::offer_to`] did with an element.
-pub(crate) enum Offered<T> {
+/// What [`Slot::offer_to`] did.
+pub(crate) enum Offered {
     /// The slot no longer accepts elements.
     Refused,
-    /// Buffered (the reader was woken if it needed to be).
-    Queued,
-    /// Not buffered: the drain is claimed, hand the element to it.
-    Claimed(T),
+    /// Buffered. `poke`: the caller must [`poke`](Slot::poke) the reader
+    /// (see [`Slot::push`]); `held`: the drain was claimed but cannot emit
+    /// now (see [`Claim::Held`]), the caller must release it. Both once the
+    /// caller holds no lock.
+    Queued { poke: bool, held: bool },
+    /// Not buffered: the drain is claimed for the caller, who hands the
+    /// element to it.
+    Claimed,
 }
 
 pub(crate) struct Slot<T> {
@@ -101,12 +105,14 @@ impl<T> Slot<T> {
 
     /// [`Slot::offer`] with the synchronous hand-off: when nothing is
     /// buffered and `drain` (the drain reading this slot, on an inline
-    /// executor) is idle with demand, the element comes back with that
-    /// drain claimed for the caller, who hands it over with
-    /// [`Drain::emit_claimed`] (the claim is taken under the slot's lock,
-    /// so nothing is buffered ahead of it meanwhile). A slot of capacity 0
-    /// keeps its meaning (every element overflows) and is never handed to.
-    pub(crate) fn offer_to<P>(&self, element: T, drain: &Drain<T, P>) -> Offered<T>
+    /// executor) is idle with demand, the drain is claimed for the caller
+    /// and `element` is not made (the claim is taken under the slot's lock,
+    /// so nothing is buffered ahead of the caller's element meanwhile).
+    /// Otherwise `element()` is buffered. Never wakes or runs the drain
+    /// (see [`Offered`]), so the caller may hold a lock. A slot of capacity
+    /// 0 keeps its meaning (every element overflows) and is never handed
+    /// to.
+    pub(crate) fn offer_to<P>(&self, drain: &Drain<T, P>, element: impl FnOnce() -> T) -> Offered
     where
         T: Send + 'static,
         P: Producer<T>,
@@ -119,21 +125,14 @@ impl<T> Slot<T> {
                 Claim::Busy
             };
         if claim == Claim::Ready {
-            return Offered::Claimed(element);
+            return Offered::Claimed;
         }
-        let pushed = self.push_locked(&mut state, element);
-        drop(state);
-        if claim == Claim::Held {
-            drain.release();
-        }
-        match pushed {
+        let held = claim == Claim::Held;
+        // A claim is only tried on a slot that has not ended, so a refusal
+        // holds none.
+        match self.push_locked(&mut state, element()) {
             None => Offered::Refused,
-            Some(wake) => {
-                if wake {
-                    self.wake();
-                }
-                Offered::Queued
-            }
+            Some(poke) => Offered::Queued { poke, held },
         }
     }
 
@@ -217,12 +216,6 @@ impl<T> Slot<T> {
     /// Makes the reading drain poll again.
     pub(crate) fn poke(&self) {
         self.wake();
-    }
-
-    /// Whether the slot still accepts elements.
-    pub(crate) fn is_open(&self) -> bool {
-        let state = self.state.lock();
-        !(state.closed || state.completed || state.failed.is_some())
     }
 }
 

@@ -1,5 +1,35 @@
 //! [`MulticastPublisher`]: a hot publisher with per-subscriber demand and
 //! bounded buffers.
+//!
+//! Each subscriber has a [`Slot`] (its buffer and terminal) read by its
+//! drain. A push that finds a subscriber idle with demand and nothing
+//! buffered skips the slot: it *leases* the subscriber's drain (a
+//! [`Lease`]: the emission loop claimed, the subscriber taken out of it,
+//! its demand counted in plain fields) and calls `on_next` itself. The
+//! lease then stays *parked* in the publisher's state, under its one lock,
+//! and the next push checks it out again. So a push takes the lock twice
+//! (check the leases out, call each `on_next` with no lock held, return
+//! the leases) and pays no read-modify-write per subscriber. While a
+//! subscriber's `on_next` runs from a lease, the drain's owner mark is on:
+//! a `request` from inside it is a plain store, a `cancel` stops the very
+//! next element, as in the drain's own loop.
+//!
+//! A lease ends (demand settled once, the subscriber given back to its
+//! drain, which runs for whatever was signalled meanwhile) at the first
+//! element it cannot take (no demand left: the element goes to the slot,
+//! where the drain finds it), when elements were queued in its slot while
+//! it was checked out (another thread pushed meanwhile, or a push came
+//! from inside an `on_next`: the drain delivers them, in order, serially),
+//! at `complete`/`error`, and when its subscriber cancels or sends
+//! `request(0)`. A parked lease owes its subscriber nothing (its slot is
+//! empty, and everything that needs the drain ends the lease first), so
+//! such a `cancel` or `request(0)` from another thread ends a parked lease
+//! right away, on that thread: the drain then drops the subscriber (§3.13)
+//! or sends its `on_error` (§3.9). A checked-out lease is ended by the
+//! push that holds it, as it returns. A `request` from another thread
+//! while parked only adds demand, which the next push sees. With an
+//! executor no drain is ever claimed (signals go out on the executor), so
+//! nothing is leased.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -7,11 +37,12 @@ use std::sync::{Arc, Weak};
 use parking_lot::Mutex;
 use reactive_streams::{Publisher, StreamError, Subscriber};
 
+use crate::drain::Lease;
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, SlotDrain, Terminal};
 use crate::overflow::{BoundedBuffer, Overflow};
 use crate::publisher::simple::reject;
-use crate::slot::{Offered, Slot};
+use crate::slot::{Offered, Slot, SlotProducer};
 
 /// A hot publisher: values are pushed into it with
 /// [`push`](MulticastPublisher::push) and go to every current subscriber.
@@ -54,13 +85,102 @@ struct Inner<T: Send + 'static> {
     state: Mutex<State<T>>,
 }
 
-type Member<T> = (u64, Arc<Slot<T>>, Arc<SlotDrain<T>>);
-
-struct State<T> {
-    /// Copy-on-write, so `push` offers outside the lock; each with its
-    /// drain, for the synchronous hand-off.
-    slots: Arc<Vec<Member<T>>>,
+struct State<T: Send + 'static> {
+    members: Vec<Member<T>>,
     terminal: Option<Terminal>,
+    /// A push's scratch lists, kept between pushes so that a push
+    /// allocates nothing.
+    spare: Round<T>,
+}
+
+/// One subscriber.
+struct Member<T: Send + 'static> {
+    id: u64,
+    slot: Arc<Slot<T>>,
+    drain: Arc<SlotDrain<T>>,
+    hand: Hand<T>,
+}
+
+/// Who holds a subscriber's emission loop.
+enum Hand<T: Send + 'static> {
+    /// Its drain: elements go through the slot, unless a push finds the
+    /// drain idle with demand and the slot empty, and leases it.
+    Free,
+    /// Leased, between pushes (its slot is empty).
+    Parked(SlotLease<T>),
+    /// Leased and checked out by a push, which calls `on_next` outside the
+    /// lock. `backlog`: elements were queued in the slot meanwhile, so the
+    /// lease ends when it is returned and the drain delivers them.
+    Out { backlog: bool },
+}
+
+type SlotLease<T> = Lease<T, SlotProducer<T>>;
+
+/// What one push does once the lock is released.
+struct Round<T: Send + 'static> {
+    /// The subscribers it calls `on_next` on, in subscriber order.
+    out: Vec<Out<T>>,
+    /// Leases that ended (no demand left, or a flag was set): the element
+    /// went to the slot.
+    ended: Vec<SlotLease<T>>,
+    /// Slots whose reader must be woken.
+    wake: Vec<Arc<Slot<T>>>,
+    /// Drains claimed that could not emit ([`Offered::Queued`]'s `held`).
+    release: Vec<Arc<SlotDrain<T>>>,
+    /// Subscribers whose slot no longer accepts elements.
+    gone: Vec<Member<T>>,
+}
+
+/// A checked-out subscriber: its id and its place in the list when it was
+/// checked out (the list may change meanwhile).
+struct Out<T: Send + 'static> {
+    id: u64,
+    index: usize,
+    to: To<T>,
+}
+
+enum To<T: Send + 'static> {
+    Leased(SlotLease<T>),
+    /// The drain was just claimed: it becomes a lease.
+    Claimed(Arc<SlotDrain<T>>),
+    /// Not leased after all (see [`Lease::take`]).
+    Lost,
+}
+
+impl<T: Send + 'static> Default for Round<T> {
+    fn default() -> Self {
+        Round {
+            out: Vec::new(),
+            ended: Vec::new(),
+            wake: Vec::new(),
+            release: Vec::new(),
+            gone: Vec::new(),
+        }
+    }
+}
+
+impl<T: Send + 'static> Round<T> {
+    fn is_idle(&self) -> bool {
+        self.out.is_empty()
+            && self.ended.is_empty()
+            && self.wake.is_empty()
+            && self.release.is_empty()
+            && self.gone.is_empty()
+    }
+
+    /// Everything but the hand-offs, once no lock is held: ending a lease,
+    /// releasing a claim or waking a drain may run that drain, and with it
+    /// its subscriber's code, which may push, request or cancel.
+    fn settle(&mut self) {
+        self.ended.clear();
+        for drain in self.release.drain(..) {
+            drain.release();
+        }
+        for slot in self.wake.drain(..) {
+            slot.poke();
+        }
+        self.gone.clear();
+    }
 }
 
 impl<T: Clone + Send + 'static> MulticastPublisher<T> {
@@ -80,8 +200,9 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
                 executor,
                 next_id: AtomicU64::new(0),
                 state: Mutex::new(State {
-                    slots: Arc::new(Vec::new()),
+                    members: Vec::new(),
                     terminal: None,
+                    spare: Round::default(),
                 }),
             }),
         }
@@ -90,35 +211,23 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
     /// Sends `value` to every current subscriber. Returns how many
     /// subscribers it was offered to.
     pub fn push(&self, value: T) -> usize {
-        let slots = self.inner.state.lock().slots.clone();
-        let mut offered = 0;
-        let mut stale = false;
-        for (_, slot, drain) in slots.iter() {
-            // To an idle subscriber with demand and nothing buffered, the
-            // element goes straight from this thread (no buffering, no
-            // wake-up, no second look at the slot).
-            match slot.offer_to(value.clone(), drain) {
-                Offered::Claimed(element) => {
-                    offered += 1;
-                    if let Err(element) = drain.emit_claimed(element) {
-                        // Not reached (see `Drain::try_claim`).
-                        slot.offer(element);
-                        drain.release();
-                    }
-                }
-                Offered::Queued => offered += 1,
-                Offered::Refused => stale = true,
-            }
+        let mut state = self.inner.state.lock();
+        if state.terminal.is_some() {
+            drop(state);
+            return 0;
         }
-        if stale {
-            let mut state = self.inner.state.lock();
-            let live: Vec<_> = state
-                .slots
-                .iter()
-                .filter(|(_, slot, _)| slot.is_open())
-                .cloned()
-                .collect();
-            state.slots = Arc::new(live);
+        let mut round = std::mem::take(&mut state.spare);
+        let offered = check_out(&mut state, &value, &mut round);
+        if round.is_idle() {
+            state.spare = round;
+            drop(state);
+            return offered;
+        }
+        drop(state);
+        round.settle();
+        if !round.out.is_empty() {
+            deliver(&mut round.out, value);
+            self.inner.check_in(round);
         }
         offered
     }
@@ -136,21 +245,157 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
 
     /// Number of subscribers currently attached.
     pub fn subscriber_count(&self) -> usize {
-        self.inner.state.lock().slots.len()
+        self.inner.state.lock().members.len()
     }
 
     fn terminate(&self, terminal: Terminal) {
-        let slots = {
+        let members = {
             let mut state = self.inner.state.lock();
             if state.terminal.is_some() {
                 return;
             }
             state.terminal = Some(terminal.clone());
-            std::mem::take(&mut state.slots)
+            std::mem::take(&mut state.members)
         };
-        for (_, slot, _) in slots.iter() {
-            slot.finish(terminal.reason());
+        let reason = terminal.reason();
+        for member in &members {
+            member.slot.finish(reason.clone());
         }
+        // Parked leases end here: their drains, woken above, signal the
+        // terminal. A checked-out one follows its element, when the push
+        // that holds it finds its subscriber gone.
+        drop(members);
+    }
+}
+
+/// Under the lock: checks out the leases of the subscribers that can take
+/// `value` now, claims the idle drains that can, and queues it for the
+/// others. Returns how many subscribers it was offered to.
+fn check_out<T: Clone + Send + 'static>(state: &mut State<T>, value: &T, round: &mut Round<T>) -> usize {
+    let mut offered = 0;
+    for (index, member) in state.members.iter_mut().enumerate() {
+        match std::mem::replace(&mut member.hand, Hand::Free) {
+            Hand::Parked(mut lease) => {
+                if lease.ready() {
+                    member.hand = Hand::Out { backlog: false };
+                    round.out.push(Out {
+                        id: member.id,
+                        index,
+                        to: To::Leased(lease),
+                    });
+                    offered += 1;
+                    continue;
+                }
+                // No demand left (or the subscriber cancelled): the lease
+                // ends once the lock is released, and the element goes to
+                // the slot, where the drain finds it.
+                round.ended.push(lease);
+            }
+            Hand::Out { .. } => member.hand = Hand::Out { backlog: true },
+            Hand::Free => {}
+        }
+        // The drain is claimed only if it is free (a leased one is held):
+        // otherwise the element is queued behind whatever the slot holds.
+        match member.slot.offer_to(&member.drain, || value.clone()) {
+            Offered::Claimed => {
+                member.hand = Hand::Out { backlog: false };
+                round.out.push(Out {
+                    id: member.id,
+                    index,
+                    to: To::Claimed(member.drain.clone()),
+                });
+                offered += 1;
+            }
+            Offered::Queued { poke, held } => {
+                if poke {
+                    round.wake.push(member.slot.clone());
+                }
+                if held {
+                    round.release.push(member.drain.clone());
+                }
+                offered += 1;
+            }
+            Offered::Refused => round.gone.push(Member {
+                id: member.id,
+                slot: member.slot.clone(),
+                drain: member.drain.clone(),
+                hand: Hand::Free,
+            }),
+        }
+    }
+    if !round.gone.is_empty() {
+        state
+            .members
+            .retain(|member| !round.gone.iter().any(|gone| gone.id == member.id));
+    }
+    offered
+}
+
+/// With no lock held: `on_next` on each checked-out subscriber, in
+/// subscriber order (the last one gets `value` itself, the others clones).
+fn deliver<T: Clone + Send + 'static>(out: &mut [Out<T>], value: T) {
+    let mut value = Some(value);
+    let last = out.len() - 1;
+    for (at, out) in out.iter_mut().enumerate() {
+        let element = if at == last {
+            value.take().expect("the last subscriber gets the original")
+        } else {
+            value.as_ref().expect("copies precede the original").clone()
+        };
+        match &mut out.to {
+            To::Leased(lease) => lease.emit(element),
+            To::Claimed(drain) => {
+                let taken = Lease::take(drain);
+                if taken.is_none() {
+                    // Not reached (see `Drain::try_claim`).
+                    drain.release();
+                }
+                out.to = match taken {
+                    Some(mut lease) => {
+                        lease.emit(element);
+                        To::Leased(lease)
+                    }
+                    None => To::Lost,
+                };
+            }
+            To::Lost => {}
+        }
+    }
+}
+
+impl<T: Clone + Send + 'static> Inner<T> {
+    /// Returns the leases a push checked out: parked again, or ended (once
+    /// the lock is released) if the subscriber left, or elements were
+    /// queued for it meanwhile. The push's scratch lists go back too.
+    fn check_in(&self, mut round: Round<T>) {
+        let mut ending = Vec::new();
+        {
+            let mut state = self.state.lock();
+            for out in round.out.drain(..) {
+                let member = match state.members.get(out.index) {
+                    Some(member) if member.id == out.id => Some(out.index),
+                    _ => state.members.iter().position(|m| m.id == out.id),
+                };
+                let member = member.map(|index| &mut state.members[index]);
+                match (member, out.to) {
+                    (Some(member), To::Leased(lease))
+                        if matches!(member.hand, Hand::Out { backlog: false }) =>
+                    {
+                        member.hand = Hand::Parked(lease);
+                    }
+                    (member, to) => {
+                        if let Some(member) = member {
+                            member.hand = Hand::Free;
+                        }
+                        if let To::Leased(lease) = to {
+                            ending.push(lease);
+                        }
+                    }
+                }
+            }
+            state.spare = round;
+        }
+        drop(ending);
     }
 }
 
@@ -166,16 +411,16 @@ impl<T: Send + 'static> HubOwner for Inner<T> {
     fn requested(&self, _: u64, _: u64) {}
 
     fn left(&self, id: u64) {
-        let mut state = self.state.lock();
-        if state.slots.iter().any(|(slot_id, _, _)| *slot_id == id) {
-            let rest: Vec<_> = state
-                .slots
-                .iter()
-                .filter(|(slot_id, _, _)| *slot_id != id)
-                .cloned()
-                .collect();
-            state.slots = Arc::new(rest);
-        }
+        let _gone = {
+            let mut state = self.state.lock();
+            let Some(index) = state.members.iter().position(|m| m.id == id) else {
+                return;
+            };
+            state.members.remove(index)
+        };
+        // A parked lease ends here, with no lock held: the drain, flagged
+        // before this call, drops the subscriber or sends its `on_error`.
+        // A checked-out one is ended by its push.
     }
 }
 
@@ -198,9 +443,12 @@ impl<T: Clone + Send + 'static> Publisher<T> for MulticastPublisher<T> {
                 }
                 return;
             }
-            let mut slots = state.slots.as_ref().clone();
-            slots.push((id, slot, drain.clone()));
-            state.slots = Arc::new(slots);
+            state.members.push(Member {
+                id,
+                slot,
+                drain: drain.clone(),
+                hand: Hand::Free,
+            });
         }
         let Some(owner) = inner.me.upgrade() else {
             return;
