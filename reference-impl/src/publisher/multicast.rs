@@ -88,9 +88,9 @@ struct Inner<T: Send + 'static> {
 struct State<T: Send + 'static> {
     members: Vec<Member<T>>,
     terminal: Option<Terminal>,
-    /// A push's scratch lists, kept between pushes so that a push
-    /// allocates nothing.
-    spare: Round<T>,
+    /// A push's list of checked-out subscribers, kept between pushes so
+    /// that a push allocates nothing.
+    spare: Vec<Out<T>>,
 }
 
 /// One subscriber.
@@ -106,8 +106,9 @@ enum Hand<T: Send + 'static> {
     /// Its drain: elements go through the slot, unless a push finds the
     /// drain idle with demand and the slot empty, and leases it.
     Free,
-    /// Leased, between pushes (its slot is empty).
-    Parked(SlotLease<T>),
+    /// Leased, between pushes (its slot is empty). Boxed, so that checking
+    /// it out and in moves one pointer.
+    Parked(Box<SlotLease<T>>),
     /// Leased and checked out by a push, which calls `on_next` outside the
     /// lock. `backlog`: elements were queued in the slot meanwhile, so the
     /// lease ends when it is returned and the drain delivers them.
@@ -116,13 +117,13 @@ enum Hand<T: Send + 'static> {
 
 type SlotLease<T> = Lease<T, SlotProducer<T>>;
 
-/// What one push does once the lock is released.
+/// What one push does once the lock is released, besides calling
+/// `on_next` on the subscribers it checked out (made only when needed: the
+/// usual push needs none of it).
 struct Round<T: Send + 'static> {
-    /// The subscribers it calls `on_next` on, in subscriber order.
-    out: Vec<Out<T>>,
     /// Leases that ended (no demand left, or a flag was set): the element
     /// went to the slot.
-    ended: Vec<SlotLease<T>>,
+    ended: Vec<Box<SlotLease<T>>>,
     /// Slots whose reader must be woken.
     wake: Vec<Arc<Slot<T>>>,
     /// Drains claimed that could not emit ([`Offered::Queued`]'s `held`).
@@ -140,7 +141,7 @@ struct Out<T: Send + 'static> {
 }
 
 enum To<T: Send + 'static> {
-    Leased(SlotLease<T>),
+    Leased(Box<SlotLease<T>>),
     /// The drain was just claimed: it becomes a lease.
     Claimed(Arc<SlotDrain<T>>),
     /// Not leased after all (see [`Lease::take`]).
@@ -150,7 +151,6 @@ enum To<T: Send + 'static> {
 impl<T: Send + 'static> Default for Round<T> {
     fn default() -> Self {
         Round {
-            out: Vec::new(),
             ended: Vec::new(),
             wake: Vec::new(),
             release: Vec::new(),
@@ -160,12 +160,8 @@ impl<T: Send + 'static> Default for Round<T> {
 }
 
 impl<T: Send + 'static> Round<T> {
-    fn is_idle(&self) -> bool {
-        self.out.is_empty()
-            && self.ended.is_empty()
-            && self.wake.is_empty()
-            && self.release.is_empty()
-            && self.gone.is_empty()
+    fn of(round: &mut Option<Self>) -> &mut Self {
+        round.get_or_insert_with(Round::default)
     }
 
     /// Everything but the hand-offs, once no lock is held: ending a lease,
@@ -202,7 +198,7 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
                 state: Mutex::new(State {
                     members: Vec::new(),
                     terminal: None,
-                    spare: Round::default(),
+                    spare: Vec::new(),
                 }),
             }),
         }
@@ -216,19 +212,23 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
             drop(state);
             return 0;
         }
-        let mut round = std::mem::take(&mut state.spare);
-        let offered = check_out(&mut state, &value, &mut round);
-        if round.is_idle() {
-            state.spare = round;
-            drop(state);
-            return offered;
+        let mut out = std::mem::take(&mut state.spare);
+        let mut round = None;
+        let offered = check_out(&mut state, &value, &mut out, &mut round);
+        let delivering = !out.is_empty();
+        if !delivering {
+            state.spare = out;
+            out = Vec::new();
         }
         drop(state);
-        round.settle();
-        if !round.out.is_empty() {
-            deliver(&mut round.out, value);
-            self.inner.check_in(round);
+        if let Some(mut round) = round {
+            round.settle();
         }
+        if !delivering {
+            return offered;
+        }
+        deliver(&mut out, value);
+        self.inner.check_in(out);
         offered
     }
 
@@ -271,14 +271,19 @@ impl<T: Clone + Send + 'static> MulticastPublisher<T> {
 /// Under the lock: checks out the leases of the subscribers that can take
 /// `value` now, claims the idle drains that can, and queues it for the
 /// others. Returns how many subscribers it was offered to.
-fn check_out<T: Clone + Send + 'static>(state: &mut State<T>, value: &T, round: &mut Round<T>) -> usize {
+fn check_out<T: Clone + Send + 'static>(
+    state: &mut State<T>,
+    value: &T,
+    out: &mut Vec<Out<T>>,
+    round: &mut Option<Round<T>>,
+) -> usize {
     let mut offered = 0;
     for (index, member) in state.members.iter_mut().enumerate() {
         match std::mem::replace(&mut member.hand, Hand::Free) {
             Hand::Parked(mut lease) => {
                 if lease.ready() {
                     member.hand = Hand::Out { backlog: false };
-                    round.out.push(Out {
+                    out.push(Out {
                         id: member.id,
                         index,
                         to: To::Leased(lease),
@@ -289,7 +294,7 @@ fn check_out<T: Clone + Send + 'static>(state: &mut State<T>, value: &T, round: 
                 // No demand left (or the subscriber cancelled): the lease
                 // ends once the lock is released, and the element goes to
                 // the slot, where the drain finds it.
-                round.ended.push(lease);
+                Round::of(round).ended.push(lease);
             }
             Hand::Out { .. } => member.hand = Hand::Out { backlog: true },
             Hand::Free => {}
@@ -299,7 +304,7 @@ fn check_out<T: Clone + Send + 'static>(state: &mut State<T>, value: &T, round: 
         match member.slot.offer_to(&member.drain, || value.clone()) {
             Offered::Claimed => {
                 member.hand = Hand::Out { backlog: false };
-                round.out.push(Out {
+                out.push(Out {
                     id: member.id,
                     index,
                     to: To::Claimed(member.drain.clone()),
@@ -308,14 +313,14 @@ fn check_out<T: Clone + Send + 'static>(state: &mut State<T>, value: &T, round: 
             }
             Offered::Queued { poke, held } => {
                 if poke {
-                    round.wake.push(member.slot.clone());
+                    Round::of(round).wake.push(member.slot.clone());
                 }
                 if held {
-                    round.release.push(member.drain.clone());
+                    Round::of(round).release.push(member.drain.clone());
                 }
                 offered += 1;
             }
-            Offered::Refused => round.gone.push(Member {
+            Offered::Refused => Round::of(round).gone.push(Member {
                 id: member.id,
                 slot: member.slot.clone(),
                 drain: member.drain.clone(),
@@ -323,10 +328,12 @@ fn check_out<T: Clone + Send + 'static>(state: &mut State<T>, value: &T, round: 
             }),
         }
     }
-    if !round.gone.is_empty() {
-        state
-            .members
-            .retain(|member| !round.gone.iter().any(|gone| gone.id == member.id));
+    if let Some(Round { gone, .. }) = round {
+        if !gone.is_empty() {
+            state
+                .members
+                .retain(|member| !gone.iter().any(|gone| gone.id == member.id));
+        }
     }
     offered
 }
@@ -353,7 +360,7 @@ fn deliver<T: Clone + Send + 'static>(out: &mut [Out<T>], value: T) {
                 out.to = match taken {
                     Some(mut lease) => {
                         lease.emit(element);
-                        To::Leased(lease)
+                        To::Leased(Box::new(lease))
                     }
                     None => To::Lost,
                 };
@@ -366,12 +373,13 @@ fn deliver<T: Clone + Send + 'static>(out: &mut [Out<T>], value: T) {
 impl<T: Clone + Send + 'static> Inner<T> {
     /// Returns the leases a push checked out: parked again, or ended (once
     /// the lock is released) if the subscriber left, or elements were
-    /// queued for it meanwhile. The push's scratch lists go back too.
-    fn check_in(&self, mut round: Round<T>) {
+    /// queued for it meanwhile. The push's list goes back too, for the
+    /// next push.
+    fn check_in(&self, mut checked: Vec<Out<T>>) {
         let mut ending = Vec::new();
         {
             let mut state = self.state.lock();
-            for out in round.out.drain(..) {
+            while let Some(out) = checked.pop() {
                 let member = match state.members.get(out.index) {
                     Some(member) if member.id == out.id => Some(out.index),
                     _ => state.members.iter().position(|m| m.id == out.id),
@@ -393,7 +401,7 @@ impl<T: Clone + Send + 'static> Inner<T> {
                     }
                 }
             }
-            state.spare = round;
+            state.spare = checked;
         }
         drop(ending);
     }
