@@ -7,9 +7,11 @@
 //! `cargo xtask tck --extended` runs the same tests one process each and
 //! reports them.
 
+mod hot_ranges;
 mod publisher_factories;
 mod subscriber_factories;
 
+use hot_ranges::FreshHotRanges;
 use publisher_factories::{
     async_range, fused_map_filter, futures_mpsc_bridge, simple, stream_iter_bridge,
     thread_pool_range, tokio_stream_bridge, Publishers,
@@ -71,6 +73,13 @@ publisher_extended_verification!(
     tokio_stream_bridge_extended,
     Publishers(tokio_stream_bridge),
     "tokio_stream_bridge"
+);
+// A hot publisher (one per subscriber, see `FreshHotRanges`): leases
+// parked between pushes meet requests and cancels from other threads.
+publisher_extended_verification!(
+    multicast_publisher_extended,
+    FreshHotRanges,
+    "multicast_publisher"
 );
 publisher_extended_verification!(
     pull_source_bridge_extended,
