@@ -56,7 +56,6 @@ impl PublisherFactory for HotRanges {
     }
 }
 
-
 /// Hot publishers of `n` elements for the extended verification, whose
 /// generated schedules subscribe a second subscriber at any point, also
 /// after the first one's stream has ended (which a hot publisher's late
