@@ -118,21 +118,24 @@ impl<T> Slot<T> {
         P: Producer<T>,
     {
         let mut state = self.state.lock();
-        let claim =
-            if state.buffer.is_empty() && state.buffer.capacity() > 0 && !self.is_ended(&state) {
-                drain.try_claim()
-            } else {
-                Claim::Busy
-            };
+        if self.is_ended(&state) {
+            // Refused before the element is made: nothing to drop here.
+            return Offered::Refused;
+        }
+        let claim = if state.buffer.is_empty() && state.buffer.capacity() > 0 {
+            drain.try_claim()
+        } else {
+            Claim::Busy
+        };
         if claim == Claim::Ready {
             return Offered::Claimed;
         }
-        let held = claim == Claim::Held;
-        // A claim is only tried on a slot that has not ended, so a refusal
-        // holds none.
         match self.push_locked(&mut state, element()) {
             None => Offered::Refused,
-            Some(poke) => Offered::Queued { poke, held },
+            Some(poke) => Offered::Queued {
+                poke,
+                held: claim == Claim::Held,
+            },
         }
     }
 

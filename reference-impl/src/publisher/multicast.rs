@@ -123,12 +123,14 @@ type SlotLease<T> = Lease<T, SlotProducer<T>>;
 struct Round<T: Send + 'static> {
     /// Leases that ended (no demand left, or a flag was set): the element
     /// went to the slot.
-    ended: Vec<Box<SlotLease<T>>>,
+    ended: Vec<SlotLease<T>>,
     /// Slots whose reader must be woken.
     wake: Vec<Arc<Slot<T>>>,
     /// Drains claimed that could not emit ([`Offered::Queued`]'s `held`).
     release: Vec<Arc<SlotDrain<T>>>,
-    /// Subscribers whose slot no longer accepts elements.
+    /// Subscribers whose slot no longer accepts elements: their ids, then
+    /// themselves, taken off the list (dropped with no lock held).
+    stale: Vec<u64>,
     gone: Vec<Member<T>>,
 }
 
@@ -154,6 +156,7 @@ impl<T: Send + 'static> Default for Round<T> {
             ended: Vec::new(),
             wake: Vec::new(),
             release: Vec::new(),
+            stale: Vec::new(),
             gone: Vec::new(),
         }
     }
@@ -294,7 +297,7 @@ fn check_out<T: Clone + Send + 'static>(
                 // No demand left (or the subscriber cancelled): the lease
                 // ends once the lock is released, and the element goes to
                 // the slot, where the drain finds it.
-                Round::of(round).ended.push(lease);
+                Round::of(round).ended.push(*lease);
             }
             Hand::Out { .. } => member.hand = Hand::Out { backlog: true },
             Hand::Free => {}
@@ -320,19 +323,16 @@ fn check_out<T: Clone + Send + 'static>(
                 }
                 offered += 1;
             }
-            Offered::Refused => Round::of(round).gone.push(Member {
-                id: member.id,
-                slot: member.slot.clone(),
-                drain: member.drain.clone(),
-                hand: Hand::Free,
-            }),
+            Offered::Refused => Round::of(round).stale.push(member.id),
         }
     }
-    if let Some(Round { gone, .. }) = round {
-        if !gone.is_empty() {
-            state
-                .members
-                .retain(|member| !gone.iter().any(|gone| gone.id == member.id));
+    if let Some(Round { stale, gone, .. }) = round {
+        if !stale.is_empty() {
+            let (kept, left) = std::mem::take(&mut state.members)
+                .into_iter()
+                .partition(|member| !stale.contains(&member.id));
+            state.members = kept;
+            *gone = left;
         }
     }
     offered
