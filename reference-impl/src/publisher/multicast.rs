@@ -134,20 +134,12 @@ struct Round<T: Send + 'static> {
     gone: Vec<Member<T>>,
 }
 
-/// A checked-out subscriber: its id and its place in the list when it was
-/// checked out (the list may change meanwhile).
+/// A checked-out subscriber: its id, its place in the list when it was
+/// checked out (the list may change meanwhile), its lease.
 struct Out<T: Send + 'static> {
     id: u64,
     index: usize,
-    to: To<T>,
-}
-
-enum To<T: Send + 'static> {
-    Leased(Box<SlotLease<T>>),
-    /// The drain was just claimed: it becomes a lease.
-    Claimed(Arc<SlotDrain<T>>),
-    /// Not leased after all (see [`Lease::take`]).
-    Lost,
+    lease: Box<SlotLease<T>>,
 }
 
 impl<T: Send + 'static> Default for Round<T> {
@@ -289,7 +281,7 @@ fn check_out<T: Clone + Send + 'static>(
                     out.push(Out {
                         id: member.id,
                         index,
-                        to: To::Leased(lease),
+                        lease,
                     });
                     offered += 1;
                     continue;
@@ -306,13 +298,28 @@ fn check_out<T: Clone + Send + 'static>(
         // otherwise the element is queued behind whatever the slot holds.
         match member.slot.offer_to(&member.drain, || value.clone()) {
             Offered::Claimed => {
-                member.hand = Hand::Out { backlog: false };
-                out.push(Out {
-                    id: member.id,
-                    index,
-                    to: To::Claimed(member.drain.clone()),
-                });
+                // The claim makes a lease. (Taking the subscriber out of
+                // the drain locks the drain briefly: nobody else runs it.)
                 offered += 1;
+                match Lease::take(&member.drain) {
+                    Some(lease) => {
+                        member.hand = Hand::Out { backlog: false };
+                        out.push(Out {
+                            id: member.id,
+                            index,
+                            lease: Box::new(lease),
+                        });
+                    }
+                    None => {
+                        // Not reached (see `Drain::try_claim`); if it were,
+                        // the element goes where the drain finds it.
+                        let round = Round::of(round);
+                        if member.slot.push(value.clone()) == Some(true) {
+                            round.wake.push(member.slot.clone());
+                        }
+                        round.release.push(member.drain.clone());
+                    }
+                }
             }
             Offered::Queued { poke, held } => {
                 if poke {
@@ -349,24 +356,7 @@ fn deliver<T: Clone + Send + 'static>(out: &mut [Out<T>], value: T) {
         } else {
             value.as_ref().expect("copies precede the original").clone()
         };
-        match &mut out.to {
-            To::Leased(lease) => lease.emit(element),
-            To::Claimed(drain) => {
-                let taken = Lease::take(drain);
-                if taken.is_none() {
-                    // Not reached (see `Drain::try_claim`).
-                    drain.release();
-                }
-                out.to = match taken {
-                    Some(mut lease) => {
-                        lease.emit(element);
-                        To::Leased(Box::new(lease))
-                    }
-                    None => To::Lost,
-                };
-            }
-            To::Lost => {}
-        }
+        out.lease.emit(element);
     }
 }
 
@@ -384,21 +374,15 @@ impl<T: Clone + Send + 'static> Inner<T> {
                     Some(member) if member.id == out.id => Some(out.index),
                     _ => state.members.iter().position(|m| m.id == out.id),
                 };
-                let member = member.map(|index| &mut state.members[index]);
-                match (member, out.to) {
-                    (Some(member), To::Leased(lease))
-                        if matches!(member.hand, Hand::Out { backlog: false }) =>
-                    {
-                        member.hand = Hand::Parked(lease);
+                match member.map(|index| &mut state.members[index]) {
+                    Some(member) if matches!(member.hand, Hand::Out { backlog: false }) => {
+                        member.hand = Hand::Parked(out.lease);
                     }
-                    (member, to) => {
-                        if let Some(member) = member {
-                            member.hand = Hand::Free;
-                        }
-                        if let To::Leased(lease) = to {
-                            ending.push(lease);
-                        }
+                    Some(member) => {
+                        member.hand = Hand::Free;
+                        ending.push(out.lease);
                     }
+                    None => ending.push(out.lease),
                 }
             }
             state.spare = checked;
