@@ -11,11 +11,12 @@
 mod support;
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_reference::{MulticastPublisher, Overflow};
+use reactive_streams_reference::{Executor, MulticastPublisher, Overflow, Task};
 use support::{recorder_with, Event, Probe};
 
 /// Two subscribers asking for 10 each, and one push: both got element 0
@@ -397,4 +398,34 @@ fn a_parked_subscriber_out_of_demand_buffers_and_gets_the_rest_on_request() {
     hot.complete();
     assert!(pa.completed() && pb.completed());
     assert!(pa.violations().is_empty() && pb.violations().is_empty());
+}
+
+#[test]
+fn with_an_executor_nothing_is_handed_over_on_the_pushing_thread() {
+    let tasks: Arc<Mutex<VecDeque<Task>>> = Arc::default();
+    let queue = tasks.clone();
+    let executor = Executor::custom(move |task| queue.lock().unwrap().push_back(task));
+    let hot = MulticastPublisher::with_executor(8, Overflow::Error, executor);
+    let run = || loop {
+        let Some(task) = tasks.lock().unwrap().pop_front() else {
+            break;
+        };
+        task();
+    };
+    let (a, pa) = recorder_with::<u64>(10, |_| 0);
+    hot.subscribe(Box::new(a));
+    run();
+    for i in 0..3 {
+        assert_eq!(hot.push(i), 1);
+    }
+    assert!(
+        pa.elements().is_empty(),
+        "no lease: signals go to the executor"
+    );
+    run();
+    assert_eq!(pa.elements(), vec![0, 1, 2]);
+    hot.complete();
+    run();
+    assert!(pa.completed());
+    assert!(pa.violations().is_empty());
 }
