@@ -668,8 +668,10 @@ where
 /// A claim on a drain's emission loop kept across several elements, with
 /// the subscriber taken out of the drain: the multicast hand-off of a
 /// processor keeps one per idle downstream subscriber while upstream owes
-/// it elements, so an element costs no lock, no read-modify-write and no
-/// demand settlement per subscriber (see `processor::stage`).
+/// it elements, and a `MulticastPublisher` parks one per idle subscriber
+/// between pushes, so an element costs no lock, no read-modify-write and
+/// no demand settlement per subscriber (see `processor::stage` and
+/// `publisher::multicast`).
 ///
 /// While it exists the lease owns the loop exactly as
 /// [`Drain::try_claim`]'s [`Claim::Ready`] does: a `request` or `cancel`
