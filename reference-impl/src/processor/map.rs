@@ -95,7 +95,7 @@ where
     F: Fn(T) -> R + Send + Sync + ?Sized + 'static,
 {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.hand_off.accepted = self.stage.on_subscribe(subscription);
+        self.hand_off.on_subscribe(&self.stage, subscription);
     }
     #[inline]
     fn on_next(&mut self, element: T) {

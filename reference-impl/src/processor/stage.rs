@@ -47,14 +47,14 @@
 mod pass;
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
 use parking_lot::{Mutex, MutexGuard};
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
-use crate::drain::{Claim, Drain, Emission, Lease, Producer};
+use crate::drain::{Claim, Drain, Emission, Lease, OwnerMark, Producer};
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, Terminal};
 use crate::overflow::BoundedBuffer;
@@ -73,6 +73,15 @@ pub(crate) struct Stage<R: Send + 'static> {
     pass_mode: AtomicU8,
     /// `State::pass`'s `granted`, for the handle's lock-free look.
     pass_granted: AtomicU64,
+    /// The pass-through subscriber's re-entrant requests (see
+    /// [`pass::PassCell`]), shared with its subscription.
+    pass_cell: Arc<pass::PassCell>,
+    /// The trampoline's work-in-progress count: whoever brings it from 0
+    /// makes the calls on upstream's subscription until it drops back to
+    /// 0, so they are serial (§2.7) and never made under the lock. The
+    /// pass-through handle claims it without the lock to forward a
+    /// request made from inside `on_next` (see [`pass`]).
+    calling: AtomicUsize,
 }
 
 struct Downstream<R: Send + 'static> {
@@ -116,7 +125,6 @@ struct State<R: Send + 'static> {
     /// Upstream calls waiting for the trampoline.
     pending_request: u64,
     pending_cancel: bool,
-    calling_upstream: bool,
     /// The pass-through subscriber (see [`pass`]), if any.
     pass: Option<pass::Pass<R>>,
     /// Pass-through was tried once (only the first subscriber gets it).
@@ -139,13 +147,14 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 terminal: None,
                 pending_request: 0,
                 pending_cancel: false,
-                calling_upstream: false,
                 pass: None,
                 pass_used: false,
                 greeting: false,
             }),
             pass_mode: AtomicU8::new(pass::OFF),
             pass_granted: AtomicU64::new(0),
+            pass_cell: Arc::default(),
+            calling: AtomicUsize::new(0),
         })
     }
 
@@ -513,15 +522,51 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// [`Stage::call_upstream`] with the lock already taken (the usual
     /// case: after bookkeeping that may have left work), so nothing pending
     /// costs no second lock.
-    fn call_upstream_locked<'a>(&'a self, mut state: MutexGuard<'a, State<R>>) {
-        if state.calling_upstream
-            || state.greeting
-            || (state.pending_request == 0 && !state.pending_cancel)
-        {
+    fn call_upstream_locked<'a>(&'a self, state: MutexGuard<'a, State<R>>) {
+        if state.greeting || (state.pending_request == 0 && !state.pending_cancel) {
             return;
         }
-        state.calling_upstream = true;
+        drop(state);
+        if self.calling.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.call_upstream_owned(1);
+        }
+    }
+
+    /// The trampoline's loop, run by whoever brought [`Stage::calling`]
+    /// from 0 (`missed`: the count it owns): makes the pending calls, then
+    /// lets go unless someone left more meanwhile.
+    fn call_upstream_owned(&self, mut missed: usize) {
         loop {
+            self.upstream_calls();
+            let left = self.calling.fetch_sub(missed, Ordering::AcqRel) - missed;
+            if left == 0 {
+                return;
+            }
+            missed = left;
+        }
+    }
+
+    /// Lets go of the trampoline claimed with a count of 1 (see
+    /// [`pass`]), running it if someone left work meanwhile.
+    fn release_upstream_calls(&self) {
+        if self
+            .calling
+            .compare_exchange(1, 0, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            self.call_upstream_owned(1);
+        }
+    }
+
+    /// The pending calls on upstream's subscription, each made with the
+    /// lock released (by the trampoline's owner only).
+    fn upstream_calls(&self) {
+        let mut state = self.state.lock();
+        loop {
+            if state.greeting {
+                // `greet_passing` runs the trampoline when it is done.
+                return;
+            }
             let Some(upstream) = state.upstream.clone() else {
                 // Demand a pass-through subscriber asked for before
                 // upstream arrived waits for it (`on_subscribe` calls
@@ -530,12 +575,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
                     state.pending_request = 0;
                 }
                 state.pending_cancel = false;
-                break;
+                return;
             };
             let cancel = std::mem::take(&mut state.pending_cancel);
             let n = std::mem::take(&mut state.pending_request);
             if !cancel && n == 0 {
-                break;
+                return;
             }
             if cancel {
                 state.upstream = None;
@@ -546,9 +591,9 @@ impl<R: Clone + Send + 'static> Stage<R> {
             } else {
                 upstream.request(n);
             }
+            drop(upstream);
             state = self.state.lock();
         }
-        state.calling_upstream = false;
     }
 }
 
@@ -701,7 +746,10 @@ pub(crate) struct HandOff<R: Send + 'static> {
     /// took the current one.
     epoch: u64,
     /// Upstream's subscription came to this handle (so it may pass through).
-    pub(crate) accepted: bool,
+    accepted: bool,
+    /// That subscription, for the requests this handle forwards itself
+    /// (see [`pass`]).
+    upstream: Option<Arc<dyn Subscription>>,
     /// The pass-through subscriber, while this handle holds it (in a mutex
     /// only for `Sync`, reached through `&mut` alone, like `ready`).
     downstream: Mutex<Option<Box<dyn Subscriber<R>>>>,
@@ -712,15 +760,33 @@ pub(crate) struct HandOff<R: Send + 'static> {
     received: u64,
     discarded: u64,
     dropped: u64,
-    /// `Stage::pass_granted` as of the handle's last look: while
-    /// `received` is below it, upstream owes more and the element needs
-    /// no look at the stage after delivery (granted only grows).
+    /// `Stage::pass_granted` plus `direct_granted` as of the handle's last
+    /// look: while `received` is below it, upstream owes more and the
+    /// element needs no look at the stage after delivery (granted only
+    /// grows).
     granted: u64,
+    /// Demand this handle asked upstream for itself, without the lock,
+    /// not yet added to the stage's record (`Pass::granted`; of it, what
+    /// the subscriber asked for: `Pass::requested`). Added at the next
+    /// transition, which the handle always takes part in (see [`pass`]).
+    direct_granted: u64,
+    direct_requested: u64,
+    /// The pass-through subscriber's id, while this handle holds it.
+    pass_id: u64,
     /// Where `downstream` goes if this handle is dropped holding it.
     home: Option<Arc<dyn pass::PassHome<R>>>,
 }
 
 impl<R: Clone + Send + 'static> HandOff<R> {
+    /// Upstream's `on_subscribe` on this handle: the stage accepts the
+    /// first subscription, and the handle it came to may pass through.
+    pub(crate) fn on_subscribe(&mut self, stage: &Stage<R>, subscription: Arc<dyn Subscription>) {
+        if stage.on_subscribe(subscription.clone()) {
+            self.accepted = true;
+            self.upstream = Some(subscription);
+        }
+    }
+
     /// Whether this element passes straight through to the one downstream
     /// subscriber (then [`HandOff::deliver`] it, or [`HandOff::drop_one`]
     /// and [`HandOff::settle`]). Per element: one load of the mode word.
@@ -756,16 +822,31 @@ impl<R: Clone + Send + 'static> HandOff<R> {
 
     /// Delivers an element that passes through, then settles (see
     /// [`HandOff::settle`]). While upstream owes more after this element
-    /// (the usual case), the subscriber's `on_next` is the last thing done,
-    /// so it compiles to a tail call.
+    /// (the usual case), nothing but the subscriber's `on_next` and a look
+    /// at what it asked for meanwhile is done.
     #[inline]
     pub(crate) fn deliver(&mut self, element: R, stage: &Stage<R>) {
         if self.received < self.granted {
-            if let Some(downstream) = self.downstream.get_mut().as_mut() {
-                downstream.on_next(element);
-            }
+            self.call_downstream(element, stage);
         } else {
             self.deliver_last(element, stage);
+        }
+    }
+
+    /// Calls the subscriber's `on_next` with the stage marked as delivering
+    /// on this thread, so that a `request` it makes from inside is a plain
+    /// store (see [`pass::PassCell`]), forwarded upstream by
+    /// [`HandOff::forward_reentrant`] once `on_next` has returned.
+    #[inline]
+    fn call_downstream(&mut self, element: R, stage: &Stage<R>) {
+        if let Some(downstream) = self.downstream.get_mut().as_mut() {
+            let cell = &*stage.pass_cell;
+            let mark = OwnerMark::set(&cell.owner);
+            downstream.on_next(element);
+            drop(mark);
+            if cell.reentrant.load(Ordering::Relaxed) != 0 {
+                self.forward_reentrant(stage);
+            }
         }
     }
 
@@ -773,9 +854,7 @@ impl<R: Clone + Send + 'static> HandOff<R> {
     /// handle's last look (out of line: once per `request`).
     #[inline(never)]
     fn deliver_last(&mut self, element: R, stage: &Stage<R>) {
-        if let Some(downstream) = self.downstream.get_mut().as_mut() {
-            downstream.on_next(element);
-        }
+        self.call_downstream(element, stage);
         self.settle(stage);
     }
 
@@ -791,7 +870,10 @@ impl<R: Clone + Send + 'static> HandOff<R> {
     #[inline]
     pub(crate) fn settle(&mut self, stage: &Stage<R>) {
         if self.received >= self.granted {
-            self.granted = stage.pass_granted.load(Ordering::Acquire);
+            self.granted = demand::add(
+                stage.pass_granted.load(Ordering::Acquire),
+                self.direct_granted,
+            );
             if self.received == self.granted {
                 stage.pass_settle(self);
             }
@@ -803,8 +885,8 @@ impl<R: Send + 'static> Drop for HandOff<R> {
     fn drop(&mut self) {
         if let (Some(downstream), Some(home)) = (self.downstream.get_mut().take(), self.home.take())
         {
-            let delivered = self.delivered();
-            home.returned(downstream, self.received, delivered);
+            let counts = self.counts();
+            home.returned(downstream, counts);
         }
     }
 }
@@ -858,11 +940,15 @@ impl<R: Send + 'static> Default for HandOff<R> {
             leases: Mutex::new(Vec::new()),
             epoch: 0,
             accepted: false,
+            upstream: None,
             downstream: Mutex::new(None),
             received: 0,
             discarded: 0,
             dropped: 0,
             granted: 0,
+            direct_granted: 0,
+            direct_requested: 0,
+            pass_id: 0,
             home: None,
         }
     }

@@ -6,11 +6,25 @@
 //! stage's mailbox; the handle upstream signals (the one whose
 //! `on_subscribe` the stage accepted) takes it at its first element and
 //! keeps it in a plain field ([`HandOff`]). Downstream `request(n)` is
-//! forwarded upstream through the stage's trampoline (§2.7), the stage
-//! adding no demand of its own, so upstream delivers only what downstream
-//! asked for (§1.1). Per element the handle then does one load of the
-//! stage's mode word, counts the element, and calls the subscriber: no
-//! lock, no read-modify-write, no queue.
+//! forwarded upstream, serial with the stage's own calls there (§2.7), the
+//! stage adding no demand of its own, so upstream delivers only what
+//! downstream asked for (§1.1). Per element the handle then does one load
+//! of the stage's mode word, counts the element, marks the stage as
+//! delivering on its thread, and calls the subscriber: no lock, no
+//! read-modify-write, no queue.
+//!
+//! A `request` from inside that `on_next` (the usual refill), seen by the
+//! mark ([`PassCell`]), is a plain store; once `on_next` returns, the
+//! handle forwards it upstream itself, claiming the stage's trampoline
+//! with one compare-and-swap and letting go with another, and counts it
+//! in plain fields of its own that it adds to the stage's record at its
+//! next transition (below). Upstream's subscription is then called from
+//! inside upstream's own `on_next`, as any subscriber may (§3.2); a
+//! synchronous upstream that delivers from inside `request` meets the
+//! trampoline held and leaves its next request pending for the holder
+//! (§3.3). A `request` from any other thread, a `cancel`, a `request(0)`
+//! (or a `request` when the trampoline is busy or a transition is owed)
+//! takes the stage's lock as before.
 //!
 //! Everything else is a transition, under the stage's lock:
 //! * the handle puts the box back in the mailbox (*parks* it) whenever it
@@ -26,12 +40,13 @@
 //!   for when the handle has received everything asked for, in one
 //!   `request`, not one per dropped element.
 
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, OnceLock, Weak};
 
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
 use super::{Downstream, HandOff, Stage, StageDrain, StageProducer, State};
-use crate::drain::Drain;
+use crate::drain::{thread_mark, Drain};
 use crate::hub::{HubSubscription, Terminal};
 use crate::overflow::BoundedBuffer;
 use crate::slot::Slot;
@@ -130,16 +145,44 @@ impl<R: Send + 'static> Subscriber<R> for Adopted<R> {
     }
 }
 
+/// Where a pass-through subscriber's `request` from inside the `on_next`
+/// the handle is calling goes: shared by the stage (the handle reaches it
+/// through the stage) and the subscription, which holds it strongly, so
+/// it needs no `Weak` upgrade.
+#[derive(Default)]
+pub(crate) struct PassCell {
+    /// `thread_mark` of the thread inside the handle's call of the
+    /// subscriber's `on_next`, 0 when none is (cleared also when that
+    /// call panics).
+    pub(super) owner: AtomicUsize,
+    /// Demand the subscriber asked for from inside that call, not yet
+    /// forwarded. Only the marked thread touches it (plain loads and
+    /// stores): the handle forwards it as soon as `on_next` returns.
+    pub(super) reentrant: AtomicU64,
+}
+
 /// The subscription of a pass-through subscriber: forwards demand upstream
 /// while passing through, the queued path's subscription after.
 pub(crate) struct PassSubscription<R: Send + 'static> {
     stage: Weak<Stage<R>>,
+    cell: Arc<PassCell>,
     id: u64,
     delegate: OnceLock<Arc<dyn Subscription>>,
 }
 
 impl<R: Clone + Send + 'static> Subscription for PassSubscription<R> {
     fn request(&self, n: u64) {
+        if n != 0 && self.cell.owner.load(Ordering::Relaxed) == thread_mark() {
+            // From inside the `on_next` the handle is calling, on its
+            // thread (the mark is only ever set while the handle holds the
+            // subscriber, so not after a hand-back): the handle forwards
+            // it once `on_next` returns.
+            let pending = self.cell.reentrant.load(Ordering::Relaxed);
+            self.cell
+                .reentrant
+                .store(demand::add(pending, n), Ordering::Relaxed);
+            return;
+        }
         if let Some(delegate) = self.delegate.get() {
             return delegate.request(n);
         }
@@ -170,18 +213,106 @@ impl<R: Clone + Send + 'static> Subscription for PassSubscription<R> {
 
 /// Where a handle returns the subscriber when it is dropped.
 pub(crate) trait PassHome<R: Send + 'static>: Send + Sync {
-    fn returned(&self, subscriber: Box<dyn Subscriber<R>>, received: u64, delivered: u64);
+    fn returned(&self, subscriber: Box<dyn Subscriber<R>>, counts: Counts);
+}
+
+/// A handle's counts while it held the subscriber, for the stage's record.
+pub(crate) struct Counts {
+    received: u64,
+    delivered: u64,
+    /// Demand the handle asked upstream for itself (`HandOff`'s
+    /// `direct_granted`), and of it what the subscriber asked for.
+    granted: u64,
+    requested: u64,
+}
+
+impl<R: Send + 'static> HandOff<R> {
+    /// This handle's counts; the direct demand is handed over (now the
+    /// stage's to record).
+    pub(super) fn counts(&mut self) -> Counts {
+        Counts {
+            received: self.received,
+            delivered: self.delivered(),
+            granted: std::mem::take(&mut self.direct_granted),
+            requested: std::mem::take(&mut self.direct_requested),
+        }
+    }
+}
+
+impl<R: Send + 'static> Pass<R> {
+    /// Takes in the counts of the handle that held the subscriber.
+    fn record(&mut self, counts: Counts) {
+        self.received = counts.received;
+        self.delivered = counts.delivered;
+        self.granted = demand::add(self.granted, counts.granted);
+        self.requested = demand::add(self.requested, counts.requested);
+    }
+}
+
+impl<R: Clone + Send + 'static> HandOff<R> {
+    /// Forwards upstream what the subscriber asked for from inside the
+    /// `on_next` that just returned (out of line: once per `request`).
+    #[inline(never)]
+    pub(super) fn forward_reentrant(&mut self, stage: &Stage<R>) {
+        let cell = &*stage.pass_cell;
+        let n = cell.reentrant.load(Ordering::Relaxed);
+        cell.reentrant.store(0, Ordering::Relaxed);
+        if !self.forward(stage, n, true) {
+            // A transition is owed, or the trampoline is busy: the way a
+            // `request` from another thread goes. (`false`, the
+            // subscriber handed back, cannot be: that needs its box.)
+            stage.pass_request(self.pass_id, Some(n));
+        }
+    }
+
+    /// Asks upstream for `n` more (of it downstream's demand if
+    /// `requested`, else a filter's replacements) from this handle, which
+    /// holds the subscriber, without the lock: `false` (nothing done) if
+    /// the stage is not plainly passing through or another call on
+    /// upstream's subscription is under way or pending.
+    ///
+    /// The trampoline is claimed with one compare-and-swap, so the call is
+    /// serial with every other on upstream's subscription (§2.7); the mode
+    /// word is looked at again once it is claimed, so that a `cancel` the
+    /// trampoline has made is never followed by this `request`.
+    pub(super) fn forward(&mut self, stage: &Stage<R>, n: u64, requested: bool) -> bool {
+        if stage.pass_mode.load(Ordering::Acquire) != ON {
+            return false;
+        }
+        let Some(upstream) = self.upstream.as_deref() else {
+            return false;
+        };
+        if stage
+            .calling
+            .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        let on = stage.pass_mode.load(Ordering::Acquire) == ON;
+        if on {
+            // Counted before the call: upstream may deliver from inside it.
+            self.direct_granted = demand::add(self.direct_granted, n);
+            if requested {
+                self.direct_requested = demand::add(self.direct_requested, n);
+            }
+            self.granted = demand::add(self.granted, n);
+            upstream.request(n);
+        }
+        stage.release_upstream_calls();
+        on
+    }
 }
 
 impl<R: Clone + Send + 'static> PassHome<R> for Stage<R> {
-    fn returned(&self, subscriber: Box<dyn Subscriber<R>>, received: u64, delivered: u64) {
+    fn returned(&self, subscriber: Box<dyn Subscriber<R>>, counts: Counts) {
         let after = {
             let mut state = self.state.lock();
             let Some(pass) = state.pass.as_mut() else {
                 return;
             };
-            pass.received = received;
-            pass.delivered = delivered;
+            pass.record(counts);
+            self.pass_granted.store(pass.granted, Ordering::Release);
             if pass.flagged() {
                 self.resolve(&mut state, subscriber)
             } else {
@@ -212,6 +343,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
     pub(super) fn begin_passing(&self, state: &mut State<R>, id: u64) -> Arc<PassSubscription<R>> {
         let subscription = Arc::new(PassSubscription {
             stage: self.me.clone(),
+            cell: self.pass_cell.clone(),
             id,
             delegate: OnceLock::new(),
         });
@@ -335,12 +467,13 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 *hand_off.downstream.get_mut() = Some(subscriber);
                 hand_off.received = pass.received;
                 hand_off.discarded = pass.received - pass.delivered;
+                hand_off.pass_id = pass.id;
                 if hand_off.home.is_none() {
                     hand_off.home = self.me.upgrade().map(|me| me as Arc<dyn PassHome<R>>);
                 }
             }
-            pass.received = hand_off.received;
-            pass.delivered = hand_off.delivered();
+            pass.record(hand_off.counts());
+            self.pass_granted.store(pass.granted, Ordering::Release);
             hand_off.granted = pass.granted;
             if !pass.flagged() {
                 hand_off.received += 1;
@@ -359,6 +492,13 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// transition.
     #[cold]
     pub(super) fn pass_settle(&self, hand_off: &mut HandOff<R>) {
+        let dropped = hand_off.dropped;
+        if dropped > 0 && hand_off.forward(self, dropped, false) {
+            // Replacements for the dropped elements, in one request,
+            // without the lock.
+            hand_off.dropped = 0;
+            return;
+        }
         let after = {
             let mut state = self.state.lock();
             let Some(pass) = state.pass.as_mut() else {
@@ -367,8 +507,8 @@ impl<R: Clone + Send + 'static> Stage<R> {
             let Some(subscriber) = hand_off.downstream.get_mut().take() else {
                 return;
             };
-            pass.received = hand_off.received;
-            pass.delivered = hand_off.delivered();
+            pass.record(hand_off.counts());
+            self.pass_granted.store(pass.granted, Ordering::Release);
             hand_off.granted = pass.granted;
             if pass.flagged() {
                 hand_off.dropped = 0;
@@ -415,8 +555,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
         self.pass_mode.store(LEAVE, Ordering::Release);
         let subscriber = match hand_off.downstream.get_mut().take() {
             Some(subscriber) => {
-                pass.received = hand_off.received;
-                pass.delivered = hand_off.delivered();
+                pass.record(hand_off.counts());
                 Some(subscriber)
             }
             None => pass.mailbox.take(),
