@@ -80,7 +80,8 @@ pub(crate) struct Stage<R: Send + 'static> {
     /// makes the calls on upstream's subscription until it drops back to
     /// 0, so they are serial (§2.7) and never made under the lock. The
     /// pass-through handle claims it without the lock to forward a
-    /// request made from inside `on_next` (see [`pass`]).
+    /// request made from inside `on_next` (see [`pass`]); its owner's
+    /// thread is marked in [`pass::PassCell`].
     calling: AtomicUsize,
 }
 
@@ -129,6 +130,10 @@ struct State<R: Send + 'static> {
     pass: Option<pass::Pass<R>>,
     /// Pass-through was tried once (only the first subscriber gets it).
     pass_used: bool,
+    /// The pass-through subscriber's subscription, also after it was handed
+    /// back (demand it asked for on the trampoline's thread meanwhile goes
+    /// to its delegate, see `pass::PassCell`).
+    pass_subscription: Option<Arc<pass::PassSubscription<R>>>,
     /// The pass-through subscriber is being greeted: upstream calls wait.
     greeting: bool,
 }
@@ -149,6 +154,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 pending_cancel: false,
                 pass: None,
                 pass_used: false,
+                pass_subscription: None,
                 greeting: false,
             }),
             pass_mode: AtomicU8::new(pass::OFF),
@@ -537,7 +543,9 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// lets go unless someone left more meanwhile.
     fn call_upstream_owned(&self, mut missed: usize) {
         loop {
+            let mark = OwnerMark::set(&self.pass_cell.owner);
             self.upstream_calls();
+            drop(mark);
             let left = self.calling.fetch_sub(missed, Ordering::AcqRel) - missed;
             if left == 0 {
                 return;
@@ -593,6 +601,16 @@ impl<R: Clone + Send + 'static> Stage<R> {
             }
             drop(upstream);
             state = self.state.lock();
+            // What the pass-through subscriber asked for meanwhile on this
+            // thread (see `pass::PassCell`).
+            let reentrant = self.pass_cell.take();
+            if reentrant > 0 {
+                if let Some(delegate) = self.pass_requested(&mut state, reentrant) {
+                    drop(state);
+                    delegate.request(reentrant);
+                    state = self.state.lock();
+                }
+            }
         }
     }
 }
@@ -822,31 +840,16 @@ impl<R: Clone + Send + 'static> HandOff<R> {
 
     /// Delivers an element that passes through, then settles (see
     /// [`HandOff::settle`]). While upstream owes more after this element
-    /// (the usual case), nothing but the subscriber's `on_next` and a look
-    /// at what it asked for meanwhile is done.
+    /// (the usual case), the subscriber's `on_next` is the last thing done,
+    /// so it compiles to a tail call.
     #[inline]
     pub(crate) fn deliver(&mut self, element: R, stage: &Stage<R>) {
         if self.received < self.granted {
-            self.call_downstream(element, stage);
+            if let Some(downstream) = self.downstream.get_mut().as_mut() {
+                downstream.on_next(element);
+            }
         } else {
             self.deliver_last(element, stage);
-        }
-    }
-
-    /// Calls the subscriber's `on_next` with the stage marked as delivering
-    /// on this thread, so that a `request` it makes from inside is a plain
-    /// store (see [`pass::PassCell`]), forwarded upstream by
-    /// [`HandOff::forward_reentrant`] once `on_next` has returned.
-    #[inline]
-    fn call_downstream(&mut self, element: R, stage: &Stage<R>) {
-        if let Some(downstream) = self.downstream.get_mut().as_mut() {
-            let cell = &*stage.pass_cell;
-            let mark = OwnerMark::set(&cell.owner);
-            downstream.on_next(element);
-            drop(mark);
-            if cell.reentrant.load(Ordering::Relaxed) != 0 {
-                self.forward_reentrant(stage);
-            }
         }
     }
 
@@ -854,7 +857,9 @@ impl<R: Clone + Send + 'static> HandOff<R> {
     /// handle's last look (out of line: once per `request`).
     #[inline(never)]
     fn deliver_last(&mut self, element: R, stage: &Stage<R>) {
-        self.call_downstream(element, stage);
+        if let Some(downstream) = self.downstream.get_mut().as_mut() {
+            downstream.on_next(element);
+        }
         self.settle(stage);
     }
 
@@ -870,6 +875,11 @@ impl<R: Clone + Send + 'static> HandOff<R> {
     #[inline]
     pub(crate) fn settle(&mut self, stage: &Stage<R>) {
         if self.received >= self.granted {
+            // What the subscriber asked for from inside its `on_next` while
+            // this thread owns the trampoline (see `pass::PassCell`).
+            if stage.pass_cell.is_mine() {
+                self.forward_reentrant(stage);
+            }
             self.granted = demand::add(
                 stage.pass_granted.load(Ordering::Acquire),
                 self.direct_granted,

@@ -145,20 +145,42 @@ impl<R: Send + 'static> Subscriber<R> for Adopted<R> {
     }
 }
 
-/// Where a pass-through subscriber's `request` from inside the `on_next`
-/// the handle is calling goes: shared by the stage (the handle reaches it
-/// through the stage) and the subscription, which holds it strongly, so
-/// it needs no `Weak` upgrade.
+/// Where a pass-through subscriber's `request` goes when it is made on the
+/// thread that owns the stage's trampoline: that thread is inside one of
+/// the trampoline's calls on upstream's subscription (the only foreign code
+/// the trampoline runs), usually the `request` a synchronous upstream
+/// delivers the whole stream from, so the `request` comes from inside the
+/// handle's `on_next`. Shared by the stage and the subscription (which
+/// holds it strongly, so it needs no `Weak` upgrade).
 #[derive(Default)]
 pub(crate) struct PassCell {
-    /// `thread_mark` of the thread inside the handle's call of the
-    /// subscriber's `on_next`, 0 when none is (cleared also when that
-    /// call panics).
+    /// `thread_mark` of the thread that owns the trampoline, 0 when none
+    /// does (cleared also when a call on upstream panics).
     pub(super) owner: AtomicUsize,
-    /// Demand the subscriber asked for from inside that call, not yet
-    /// forwarded. Only the marked thread touches it (plain loads and
-    /// stores): the handle forwards it as soon as `on_next` returns.
+    /// Demand asked for on that thread, not yet forwarded. Only that
+    /// thread touches it (plain loads and stores): the handle forwards it
+    /// when it has received all upstream owes it (see `HandOff::settle`),
+    /// the trampoline when its call returns, whichever comes first.
     pub(super) reentrant: AtomicU64,
+}
+
+impl PassCell {
+    /// Whether demand is waiting here for the calling thread.
+    #[inline]
+    pub(super) fn is_mine(&self) -> bool {
+        self.reentrant.load(Ordering::Relaxed) != 0
+            && self.owner.load(Ordering::Relaxed) == thread_mark()
+    }
+
+    /// Takes the demand waiting here (only on the trampoline's thread).
+    #[inline]
+    pub(super) fn take(&self) -> u64 {
+        let n = self.reentrant.load(Ordering::Relaxed);
+        if n != 0 {
+            self.reentrant.store(0, Ordering::Relaxed);
+        }
+        n
+    }
 }
 
 /// The subscription of a pass-through subscriber: forwards demand upstream
@@ -172,19 +194,18 @@ pub(crate) struct PassSubscription<R: Send + 'static> {
 
 impl<R: Clone + Send + 'static> Subscription for PassSubscription<R> {
     fn request(&self, n: u64) {
+        if let Some(delegate) = self.delegate.get() {
+            return delegate.request(n);
+        }
         if n != 0 && self.cell.owner.load(Ordering::Relaxed) == thread_mark() {
-            // From inside the `on_next` the handle is calling, on its
-            // thread (the mark is only ever set while the handle holds the
-            // subscriber, so not after a hand-back): the handle forwards
-            // it once `on_next` returns.
+            // On the trampoline's thread, inside its call on upstream
+            // (usually from inside the handle's `on_next`): a plain store,
+            // forwarded by the handle or the trampoline (see `PassCell`).
             let pending = self.cell.reentrant.load(Ordering::Relaxed);
             self.cell
                 .reentrant
                 .store(demand::add(pending, n), Ordering::Relaxed);
             return;
-        }
-        if let Some(delegate) = self.delegate.get() {
-            return delegate.request(n);
         }
         if let Some(stage) = self.stage.upgrade() {
             if !stage.pass_request(self.id, Some(n)) {
@@ -250,31 +271,35 @@ impl<R: Send + 'static> Pass<R> {
 }
 
 impl<R: Clone + Send + 'static> HandOff<R> {
-    /// Forwards upstream what the subscriber asked for from inside the
-    /// `on_next` that just returned (out of line: once per `request`).
+    /// Forwards upstream what the subscriber asked for on this thread,
+    /// which owns the trampoline (see [`PassCell`]); out of line: once per
+    /// `request`.
     #[inline(never)]
     pub(super) fn forward_reentrant(&mut self, stage: &Stage<R>) {
-        let cell = &*stage.pass_cell;
-        let n = cell.reentrant.load(Ordering::Relaxed);
-        cell.reentrant.store(0, Ordering::Relaxed);
+        let n = stage.pass_cell.take();
         if !self.forward(stage, n, true) {
-            // A transition is owed, or the trampoline is busy: the way a
-            // `request` from another thread goes. (`false`, the
-            // subscriber handed back, cannot be: that needs its box.)
+            // A transition is owed: the way a `request` from another
+            // thread goes. (`false`, the subscriber handed back, cannot
+            // be: that needs its box, which this handle holds.)
             stage.pass_request(self.pass_id, Some(n));
         }
     }
 
     /// Asks upstream for `n` more (of it downstream's demand if
     /// `requested`, else a filter's replacements) from this handle, which
-    /// holds the subscriber, without the lock: `false` (nothing done) if
-    /// the stage is not plainly passing through or another call on
-    /// upstream's subscription is under way or pending.
+    /// holds the subscriber and is inside upstream's `on_next`, without the
+    /// lock: `false` (nothing done) if the stage is not plainly passing
+    /// through or another thread is calling upstream.
     ///
-    /// The trampoline is claimed with one compare-and-swap, so the call is
-    /// serial with every other on upstream's subscription (§2.7); the mode
-    /// word is looked at again once it is claimed, so that a `cancel` the
-    /// trampoline has made is never followed by this `request`.
+    /// The call must be serial with every other on upstream's subscription
+    /// (§2.7). If this thread owns the trampoline (the usual case with a
+    /// synchronous upstream: the stream runs inside the trampoline's
+    /// `request`), the call is nested in one of its calls and made at once,
+    /// a `request` from inside `on_next` (§3.2; upstream bounds the
+    /// recursion, §3.3); else the trampoline is claimed with one
+    /// compare-and-swap and let go with another. The mode word is looked at
+    /// again once it is claimed, so that a `cancel` the trampoline has made
+    /// is never followed by this `request`.
     pub(super) fn forward(&mut self, stage: &Stage<R>, n: u64, requested: bool) -> bool {
         if stage.pass_mode.load(Ordering::Acquire) != ON {
             return false;
@@ -282,24 +307,30 @@ impl<R: Clone + Send + 'static> HandOff<R> {
         let Some(upstream) = self.upstream.as_deref() else {
             return false;
         };
-        if stage
-            .calling
-            .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
+        let nested = stage.pass_cell.owner.load(Ordering::Relaxed) == thread_mark();
+        if !nested
+            && stage
+                .calling
+                .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
         {
             return false;
         }
-        let on = stage.pass_mode.load(Ordering::Acquire) == ON;
+        let on = nested || stage.pass_mode.load(Ordering::Acquire) == ON;
         if on {
-            // Counted before the call: upstream may deliver from inside it.
             self.direct_granted = demand::add(self.direct_granted, n);
             if requested {
                 self.direct_requested = demand::add(self.direct_requested, n);
             }
             self.granted = demand::add(self.granted, n);
+            // Claimed without marking this thread as the trampoline's: a
+            // `request` made meanwhile takes the lock and is left for the
+            // release below to make.
             upstream.request(n);
         }
-        stage.release_upstream_calls();
+        if !nested {
+            stage.release_upstream_calls();
+        }
         on
     }
 }
@@ -348,6 +379,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             delegate: OnceLock::new(),
         });
         state.pass_used = true;
+        state.pass_subscription = Some(subscription.clone());
         state.greeting = true;
         // Not `OFF`: an upstream terminal signal meanwhile must look.
         self.pass_mode.store(LEAVE, Ordering::Release);
@@ -421,11 +453,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             }
             match request {
                 Some(n) if n > 0 => {
-                    pass.requested = demand::add(pass.requested, n);
-                    pass.granted = demand::add(pass.granted, n);
-                    let granted = pass.granted;
-                    self.pass_granted.store(granted, Ordering::Release);
-                    state.pending_request = demand::add(state.pending_request, n);
+                    self.pass_requested(&mut state, n);
                     self.call_upstream_locked(state);
                     return true;
                 }
@@ -448,6 +476,29 @@ impl<R: Clone + Send + 'static> Stage<R> {
         };
         after.run();
         true
+    }
+
+    /// Downstream demand `n` > 0 of the pass-through subscriber (under the
+    /// lock), forwarded upstream by the trampoline; if it was handed back
+    /// meanwhile, the subscription its demand now goes to.
+    pub(super) fn pass_requested(
+        &self,
+        state: &mut State<R>,
+        n: u64,
+    ) -> Option<Arc<dyn Subscription>> {
+        let Some(pass) = state.pass.as_mut() else {
+            let subscription = state.pass_subscription.as_ref()?;
+            return subscription.delegate.get().cloned();
+        };
+        if pass.cancelled || pass.error.is_some() {
+            // §3.6: no-ops after cancel (or the §3.9 error).
+            return None;
+        }
+        pass.requested = demand::add(pass.requested, n);
+        pass.granted = demand::add(pass.granted, n);
+        self.pass_granted.store(pass.granted, Ordering::Release);
+        state.pending_request = demand::add(state.pending_request, n);
+        None
     }
 
     /// The handle's look when it may not call the subscriber directly:
