@@ -537,7 +537,10 @@ const SAME_ROUND: &[(&str, &str)] = &[
         "fused_dyn_batch_128",
     ),
     ("processor_static_upstream_static_batch_128", "dyn_floor"),
-    ("processor_chain_static_batch_128", "processor_chain_batch_128"),
+    (
+        "processor_chain_static_batch_128",
+        "processor_chain_batch_128",
+    ),
 ];
 
 fn env_or(name: &str, default: u64) -> u64 {

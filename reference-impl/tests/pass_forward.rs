@@ -131,8 +131,16 @@ impl SyncUpstream {
     }
 
     fn assert_well_used(&self) {
-        assert_eq!(self.overlapping.load(Ordering::SeqCst), 0, "§2.7: overlapping calls");
-        assert_eq!(self.after_cancel.load(Ordering::SeqCst), 0, "calls after cancel");
+        assert_eq!(
+            self.overlapping.load(Ordering::SeqCst),
+            0,
+            "§2.7: overlapping calls"
+        );
+        assert_eq!(
+            self.after_cancel.load(Ordering::SeqCst),
+            0,
+            "calls after cancel"
+        );
         assert!(
             self.delivered() <= self.requested.load(Ordering::SeqCst),
             "§1.1: delivered {} of {} asked for",
@@ -271,7 +279,10 @@ fn ask(subscription: &dyn Subscription, asked: &mut u64, n: u64) {
 #[test]
 fn requests_from_inside_on_next_on_a_synchronous_upstream_are_forwarded_exactly_with_bounded_recursion(
 ) {
-    for (batch, order) in [1, 2, 3, 64].into_iter().flat_map(|b| ORDERS.map(|o| (b, o))) {
+    for (batch, order) in [1, 2, 3, 64]
+        .into_iter()
+        .flat_map(|b| ORDERS.map(|o| (b, o)))
+    {
         let map = MapProcessor::new_static(|x: u64| x + 1);
         // Refill by `batch` whenever `batch` elements have arrived.
         let mut since = 0;
@@ -284,7 +295,11 @@ fn requests_from_inside_on_next_on_a_synchronous_upstream_are_forwarded_exactly_
         });
         let upstream = connect(order, 1000, &map, subscriber);
         let seen = seen.lock().unwrap();
-        assert_eq!(seen.elements, (1..=1000).collect::<Vec<_>>(), "{order:?} {batch}");
+        assert_eq!(
+            seen.elements,
+            (1..=1000).collect::<Vec<_>>(),
+            "{order:?} {batch}"
+        );
         assert!(seen.completed, "{order:?} batch {batch}");
         upstream.assert_well_used();
         // Upstream was asked for exactly what the subscriber asked for.
@@ -292,7 +307,10 @@ fn requests_from_inside_on_next_on_a_synchronous_upstream_are_forwarded_exactly_
         // The trampoline's `request`, and at most one forwarded from
         // inside `on_next` within it.
         let depth = upstream.max_depth.load(Ordering::SeqCst);
-        assert!(depth <= 2, "{order:?} batch {batch}: request nested {depth} deep");
+        assert!(
+            depth <= 2,
+            "{order:?} batch {batch}: request nested {depth} deep"
+        );
     }
 }
 
@@ -302,7 +320,11 @@ fn a_filter_asks_for_its_replacements_on_a_synchronous_upstream_without_exceedin
         let even = FilterProcessor::new_static(|x: &u64| x % 2 == 0);
         let (subscriber, seen, _) = scripted(5, |_, _, _| {});
         let upstream = connect(order, 100, &even, subscriber);
-        assert_eq!(seen.lock().unwrap().elements, vec![0, 2, 4, 6, 8], "{order:?}");
+        assert_eq!(
+            seen.lock().unwrap().elements,
+            vec![0, 2, 4, 6, 8],
+            "{order:?}"
+        );
         upstream.assert_well_used();
         // 5 asked for, plus one replacement per odd element dropped.
         assert_eq!(upstream.delivered(), 9, "{order:?}");
@@ -324,12 +346,18 @@ fn a_cancel_from_inside_on_next_after_a_request_stops_the_very_next_element() {
         let seen = seen.lock().unwrap();
         assert_eq!(seen.elements, vec![0, 10, 20, 30], "{order:?}");
         assert!(seen.error.is_none() && !seen.completed, "{order:?}");
-        assert!(upstream.cancelled.load(Ordering::SeqCst), "{order:?}: upstream cancelled");
+        assert!(
+            upstream.cancelled.load(Ordering::SeqCst),
+            "{order:?}: upstream cancelled"
+        );
         upstream.assert_well_used();
         // Upstream, still owed 6, may have delivered them to the processor
         // before the cancel reached it; none got past it.
         assert!(upstream.delivered() <= 10, "{order:?}");
-        assert!(dropped.load(Ordering::SeqCst), "{order:?}: §3.13: subscriber dropped");
+        assert!(
+            dropped.load(Ordering::SeqCst),
+            "{order:?}: §3.13: subscriber dropped"
+        );
     }
 }
 
@@ -349,7 +377,10 @@ fn a_request_of_zero_from_inside_on_next_is_answered_with_on_error_and_cancels_u
         let error = seen.error.as_ref().expect("§3.9: on_error");
         assert!(error.to_string().contains('0'), "{order:?}: {error}");
         assert!(!seen.completed, "{order:?}");
-        assert!(upstream.cancelled.load(Ordering::SeqCst), "{order:?}: upstream cancelled");
+        assert!(
+            upstream.cancelled.load(Ordering::SeqCst),
+            "{order:?}: upstream cancelled"
+        );
         upstream.assert_well_used();
     }
 }
