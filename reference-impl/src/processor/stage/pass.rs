@@ -9,22 +9,29 @@
 //! forwarded upstream, serial with the stage's own calls there (§2.7), the
 //! stage adding no demand of its own, so upstream delivers only what
 //! downstream asked for (§1.1). Per element the handle then does one load
-//! of the stage's mode word, counts the element, marks the stage as
-//! delivering on its thread, and calls the subscriber: no lock, no
-//! read-modify-write, no queue.
+//! of the stage's mode word, counts the element, and calls the subscriber:
+//! no lock, no read-modify-write, no queue.
 //!
-//! A `request` from inside that `on_next` (the usual refill), seen by the
-//! mark ([`PassCell`]), is a plain store; once `on_next` returns, the
-//! handle forwards it upstream itself, claiming the stage's trampoline
-//! with one compare-and-swap and letting go with another, and counts it
-//! in plain fields of its own that it adds to the stage's record at its
-//! next transition (below). Upstream's subscription is then called from
-//! inside upstream's own `on_next`, as any subscriber may (§3.2); a
-//! synchronous upstream that delivers from inside `request` meets the
-//! trampoline held and leaves its next request pending for the holder
-//! (§3.3). A `request` from any other thread, a `cancel`, a `request(0)`
-//! (or a `request` when the trampoline is busy or a transition is owed)
-//! takes the stage's lock as before.
+//! The usual `request` — a refill from inside `on_next` while a
+//! synchronous upstream delivers the stream from inside the `request` the
+//! stage's trampoline made — comes on the thread that owns the trampoline
+//! (marked in [`PassCell`]): it is a plain store there, no lock and no
+//! read-modify-write. The handle forwards it when it has received all that
+//! upstream owed it as of its last look (so upstream, still inside that
+//! `on_next`, never runs dry), calling upstream's `request` from inside
+//! upstream's own `on_next`, as any subscriber may (§3.2; the call is
+//! nested in the trampoline's, so it is serial with every other, and a
+//! synchronous upstream bounds the recursion, §3.3), and counts it in
+//! plain fields of its own that it adds to the stage's record at its next
+//! transition (below). Whatever the handle has not forwarded when the
+//! trampoline's call returns, the trampoline forwards (or gives to the
+//! queued path's subscription, if the subscriber was handed back
+//! meanwhile). A filter's replacements go the same way. A `request` on
+//! any other thread, a `cancel` and a `request(0)` take the stage's lock as
+//! before. The trampoline is a work-in-progress count: a filter's handle
+//! whose thread does not own it claims it for its replacements with one
+//! compare-and-swap and lets go with another (or takes the lock if it is
+//! busy).
 //!
 //! Everything else is a transition, under the stage's lock:
 //! * the handle puts the box back in the mailbox (*parks* it) whenever it
