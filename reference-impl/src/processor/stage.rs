@@ -47,7 +47,7 @@
 mod pass;
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
@@ -73,16 +73,9 @@ pub(crate) struct Stage<R: Send + 'static> {
     pass_mode: AtomicU8,
     /// `State::pass`'s `granted`, for the handle's lock-free look.
     pass_granted: AtomicU64,
-    /// The pass-through subscriber's re-entrant requests (see
-    /// [`pass::PassCell`]), shared with its subscription.
+    /// The trampoline's thread and the pass-through subscriber's requests
+    /// on it (see [`pass::PassCell`]), shared with its subscription.
     pass_cell: Arc<pass::PassCell>,
-    /// The trampoline's work-in-progress count: whoever brings it from 0
-    /// makes the calls on upstream's subscription until it drops back to
-    /// 0, so they are serial (§2.7) and never made under the lock. The
-    /// pass-through handle claims it without the lock to forward a
-    /// request made from inside `on_next` (see [`pass`]); its owner's
-    /// thread is marked in [`pass::PassCell`].
-    calling: AtomicUsize,
 }
 
 struct Downstream<R: Send + 'static> {
@@ -126,6 +119,7 @@ struct State<R: Send + 'static> {
     /// Upstream calls waiting for the trampoline.
     pending_request: u64,
     pending_cancel: bool,
+    calling_upstream: bool,
     /// The pass-through subscriber (see [`pass`]), if any.
     pass: Option<pass::Pass<R>>,
     /// Pass-through was tried once (only the first subscriber gets it).
@@ -152,6 +146,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 terminal: None,
                 pending_request: 0,
                 pending_cancel: false,
+                calling_upstream: false,
                 pass: None,
                 pass_used: false,
                 pass_subscription: None,
@@ -160,7 +155,6 @@ impl<R: Clone + Send + 'static> Stage<R> {
             pass_mode: AtomicU8::new(pass::OFF),
             pass_granted: AtomicU64::new(0),
             pass_cell: Arc::default(),
-            calling: AtomicUsize::new(0),
         })
     }
 
@@ -528,53 +522,22 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// [`Stage::call_upstream`] with the lock already taken (the usual
     /// case: after bookkeeping that may have left work), so nothing pending
     /// costs no second lock.
-    fn call_upstream_locked<'a>(&'a self, state: MutexGuard<'a, State<R>>) {
-        if state.greeting || (state.pending_request == 0 && !state.pending_cancel) {
+    ///
+    /// While it calls, its thread is marked as the trampoline's (in
+    /// [`pass::PassCell`]): a pass-through subscriber's `request` on that
+    /// thread, made from inside upstream's delivery, is a plain store that
+    /// the handle forwards itself from inside `on_next`, or else this loop
+    /// when its call returns.
+    fn call_upstream_locked<'a>(&'a self, mut state: MutexGuard<'a, State<R>>) {
+        if state.calling_upstream
+            || state.greeting
+            || (state.pending_request == 0 && !state.pending_cancel)
+        {
             return;
         }
-        drop(state);
-        if self.calling.fetch_add(1, Ordering::AcqRel) == 0 {
-            self.call_upstream_owned(1);
-        }
-    }
-
-    /// The trampoline's loop, run by whoever brought [`Stage::calling`]
-    /// from 0 (`missed`: the count it owns): makes the pending calls, then
-    /// lets go unless someone left more meanwhile.
-    fn call_upstream_owned(&self, mut missed: usize) {
+        state.calling_upstream = true;
+        let mark = OwnerMark::set(&self.pass_cell.owner);
         loop {
-            let mark = OwnerMark::set(&self.pass_cell.owner);
-            self.upstream_calls();
-            drop(mark);
-            let left = self.calling.fetch_sub(missed, Ordering::AcqRel) - missed;
-            if left == 0 {
-                return;
-            }
-            missed = left;
-        }
-    }
-
-    /// Lets go of the trampoline claimed with a count of 1 (see
-    /// [`pass`]), running it if someone left work meanwhile.
-    fn release_upstream_calls(&self) {
-        if self
-            .calling
-            .compare_exchange(1, 0, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            self.call_upstream_owned(1);
-        }
-    }
-
-    /// The pending calls on upstream's subscription, each made with the
-    /// lock released (by the trampoline's owner only).
-    fn upstream_calls(&self) {
-        let mut state = self.state.lock();
-        loop {
-            if state.greeting {
-                // `greet_passing` runs the trampoline when it is done.
-                return;
-            }
             let Some(upstream) = state.upstream.clone() else {
                 // Demand a pass-through subscriber asked for before
                 // upstream arrived waits for it (`on_subscribe` calls
@@ -583,12 +546,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
                     state.pending_request = 0;
                 }
                 state.pending_cancel = false;
-                return;
+                break;
             };
             let cancel = std::mem::take(&mut state.pending_cancel);
             let n = std::mem::take(&mut state.pending_request);
             if !cancel && n == 0 {
-                return;
+                break;
             }
             if cancel {
                 state.upstream = None;
@@ -602,7 +565,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             drop(upstream);
             state = self.state.lock();
             // What the pass-through subscriber asked for meanwhile on this
-            // thread (see `pass::PassCell`).
+            // thread and the handle did not forward.
             let reentrant = self.pass_cell.take();
             if reentrant > 0 {
                 if let Some(delegate) = self.pass_requested(&mut state, reentrant) {
@@ -611,7 +574,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
                     state = self.state.lock();
                 }
             }
+            if state.greeting {
+                break;
+            }
         }
+        drop(mark);
+        state.calling_upstream = false;
     }
 }
 

@@ -28,10 +28,7 @@
 //! queued path's subscription, if the subscriber was handed back
 //! meanwhile). A filter's replacements go the same way. A `request` on
 //! any other thread, a `cancel` and a `request(0)` take the stage's lock as
-//! before. The trampoline is a work-in-progress count: a filter's handle
-//! whose thread does not own it claims it for its replacements with one
-//! compare-and-swap and lets go with another (or takes the lock if it is
-//! busy).
+//! before, and so do a filter's replacements off the trampoline's thread.
 //!
 //! Everything else is a transition, under the stage's lock:
 //! * the handle puts the box back in the mailbox (*parks* it) whenever it
@@ -295,50 +292,31 @@ impl<R: Clone + Send + 'static> HandOff<R> {
     /// Asks upstream for `n` more (of it downstream's demand if
     /// `requested`, else a filter's replacements) from this handle, which
     /// holds the subscriber and is inside upstream's `on_next`, without the
-    /// lock: `false` (nothing done) if the stage is not plainly passing
-    /// through or another thread is calling upstream.
+    /// lock: `false` (nothing done) unless the stage is plainly passing
+    /// through and this thread owns the trampoline.
     ///
     /// The call must be serial with every other on upstream's subscription
-    /// (§2.7). If this thread owns the trampoline (the usual case with a
+    /// (§2.7). On the trampoline's thread (the usual case with a
     /// synchronous upstream: the stream runs inside the trampoline's
-    /// `request`), the call is nested in one of its calls and made at once,
-    /// a `request` from inside `on_next` (§3.2; upstream bounds the
-    /// recursion, §3.3); else the trampoline is claimed with one
-    /// compare-and-swap and let go with another. The mode word is looked at
-    /// again once it is claimed, so that a `cancel` the trampoline has made
-    /// is never followed by this `request`.
+    /// `request`), it is nested in one of the trampoline's calls, so it is;
+    /// it is a `request` from inside `on_next` (§3.2), and upstream bounds
+    /// the recursion (§3.3).
     pub(super) fn forward(&mut self, stage: &Stage<R>, n: u64, requested: bool) -> bool {
-        if stage.pass_mode.load(Ordering::Acquire) != ON {
+        if stage.pass_mode.load(Ordering::Acquire) != ON
+            || stage.pass_cell.owner.load(Ordering::Relaxed) != thread_mark()
+        {
             return false;
         }
         let Some(upstream) = self.upstream.as_deref() else {
             return false;
         };
-        let nested = stage.pass_cell.owner.load(Ordering::Relaxed) == thread_mark();
-        if !nested
-            && stage
-                .calling
-                .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
-                .is_err()
-        {
-            return false;
+        self.direct_granted = demand::add(self.direct_granted, n);
+        if requested {
+            self.direct_requested = demand::add(self.direct_requested, n);
         }
-        let on = nested || stage.pass_mode.load(Ordering::Acquire) == ON;
-        if on {
-            self.direct_granted = demand::add(self.direct_granted, n);
-            if requested {
-                self.direct_requested = demand::add(self.direct_requested, n);
-            }
-            self.granted = demand::add(self.granted, n);
-            // Claimed without marking this thread as the trampoline's: a
-            // `request` made meanwhile takes the lock and is left for the
-            // release below to make.
-            upstream.request(n);
-        }
-        if !nested {
-            stage.release_upstream_calls();
-        }
-        on
+        self.granted = demand::add(self.granted, n);
+        upstream.request(n);
+        true
     }
 }
 
