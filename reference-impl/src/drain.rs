@@ -650,58 +650,39 @@ where
     P: Producer<T>,
     S: Subscriber<T> + ?Sized,
 {
+    let within = |left: u64| if unbounded { demand::UNBOUNDED } else { left };
     let mut left = burst;
-    // `TURN` elements per turn, each looked at exactly as alone: the loop's
-    // own bookkeeping (count, jump back) once per turn.
-    while left >= TURN {
-        for k in 0..TURN {
-            match emit_one(subscriber, &mut producer, cx, flags, unbounded, left - k) {
-                Ok(true) => {}
-                Ok(false) => return (producer, burst - left + k + 1, None),
-                Err(other) => return (producer, burst - left + k, Some(other)),
-            }
+    // Two elements per turn, each looked at exactly as alone: half the
+    // loop's own bookkeeping (count, jump back) per element.
+    while left >= 2 {
+        // The producer's answer is taken apart before `on_next`, so no part
+        // of it (nor its drop) lives across the subscriber's call.
+        let element = match producer.poll_produce_within(cx, within(left)) {
+            Poll::Ready(Some(Ok(element))) => element,
+            other => return (producer, burst - left, Some(other)),
+        };
+        subscriber.on_next(element);
+        if flags.load(Ordering::Relaxed) != 0 {
+            return (producer, burst - left + 1, None);
         }
-        left -= TURN;
+        let element = match producer.poll_produce_within(cx, within(left - 1)) {
+            Poll::Ready(Some(Ok(element))) => element,
+            other => return (producer, burst - left + 1, Some(other)),
+        };
+        subscriber.on_next(element);
+        left -= 2;
+        if flags.load(Ordering::Relaxed) != 0 {
+            return (producer, burst - left, None);
+        }
     }
-    while left > 0 {
-        match emit_one(subscriber, &mut producer, cx, flags, unbounded, left) {
-            Ok(true) => left -= 1,
-            Ok(false) => return (producer, burst - left + 1, None),
-            Err(other) => return (producer, burst - left, Some(other)),
-        }
+    if left == 1 {
+        let element = match producer.poll_produce_within(cx, within(1)) {
+            Poll::Ready(Some(Ok(element))) => element,
+            other => return (producer, burst - 1, Some(other)),
+        };
+        subscriber.on_next(element);
     }
     (producer, burst, None)
-}
-
-/// Elements [`emit_burst`] emits per turn of its loop.
-const TURN: u64 = 8;
-
-/// One element of a burst: `Ok(true)` when it was emitted and the burst
-/// may go on, `Ok(false)` when it was emitted and a flag is now set (a
-/// `cancel` from inside `on_next` stops the very next element), `Err`
-/// with the producer's answer when that was not an element.
-#[inline(always)]
-fn emit_one<T, P, S>(
-    subscriber: &mut S,
-    producer: &mut P,
-    cx: &mut Context<'_>,
-    flags: &AtomicU8,
-    unbounded: bool,
-    left: u64,
-) -> Result<bool, Emission<T>>
-where
-    P: Producer<T>,
-    S: Subscriber<T> + ?Sized,
-{
-    let within = if unbounded { demand::UNBOUNDED } else { left };
-    // The producer's answer is taken apart before `on_next`, so no part
-    // of it (nor its drop) lives across the subscriber's call.
-    let element = match producer.poll_produce_within(cx, within) {
-        Poll::Ready(Some(Ok(element))) => element,
-        other => return Err(other),
-    };
-    subscriber.on_next(element);
-    Ok(flags.load(Ordering::Relaxed) == 0)
 }
 
 fn finish<T, S: Subscriber<T> + ?Sized>(subscriber: &mut S, reason: Option<StreamError>) {
