@@ -528,8 +528,15 @@ where
                 emitted,
                 budget,
             };
-            let (producer, sent, end) =
-                emit_bursts(subscriber, producer, cx, &self.flags, burst, unbounded, topup);
+            let (producer, sent, end) = emit_bursts(
+                subscriber,
+                producer,
+                cx,
+                &self.flags,
+                burst,
+                unbounded,
+                topup,
+            );
             *slot = Some(producer);
             emitted += sent;
             match end {
