@@ -660,7 +660,11 @@ where
     let within = |left: u64| if unbounded { demand::UNBOUNDED } else { left };
     let mut left = burst;
     // Two elements per turn, each looked at exactly as alone: half the
-    // loop's own bookkeeping (count, jump back) per element.
+    // loop's own bookkeeping (count, jump back) per element. Written out:
+    // a per-element helper in a `for` over the turn compiled to a slower
+    // loop, and four or eight per turn made the larger loops of other
+    // producers (a fused filter, a processor's stage) spill (issue 18,
+    // README: Performance).
     while left >= 2 {
         // The producer's answer is taken apart before `on_next`, so no part
         // of it (nor its drop) lives across the subscriber's call.
