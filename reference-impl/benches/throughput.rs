@@ -126,6 +126,15 @@ fn processor_static(n: u64, batch: u64) {
     map.subscribe(Box::new(consumer(batch)));
 }
 
+/// [`processor_static`] with the range compiled for the processor
+/// (`subscribe_static`): the processor's `on_next` is inlined into the
+/// range's loop, so the one dynamic call per element is the subscriber's.
+fn processor_static_upstream_static(n: u64, batch: u64) {
+    let map = MapProcessor::new_static(|x: u64| x * 2);
+    range(0, black_box(n)).subscribe_static(map.clone());
+    map.subscribe(Box::new(consumer(batch)));
+}
+
 fn fused_dyn(n: u64, batch: u64) {
     range(0, black_box(n))
         .map(|x| x * 2)
@@ -200,6 +209,11 @@ const ONE_THREAD: Group = Group {
             name: "processor_static_unbounded",
             what: "`range → MapProcessor::new_static → subscriber`, unbounded",
             run: |n| processor_static(n, demand::UNBOUNDED),
+        },
+        Case {
+            name: "processor_static_upstream_static_batch_128",
+            what: "`range(..).subscribe_static(MapProcessor::new_static) → subscriber`, batch 128",
+            run: |n| processor_static_upstream_static(n, 128),
         },
         Case {
             name: "fused_dyn_batch_128",
@@ -279,6 +293,18 @@ fn processor_chain(n: u64, batch: u64) {
     range(0, black_box(n)).subscribe(Box::new(double));
 }
 
+/// [`processor_chain`] with `new_static` processors and the range compiled
+/// for the first (`subscribe_static`).
+fn processor_chain_static(n: u64, batch: u64) {
+    let double = MapProcessor::new_static(chain_double);
+    let keep = FilterProcessor::new_static(chain_keep);
+    let inc = MapProcessor::new_static(chain_inc);
+    inc.subscribe(Box::new(consumer(batch)));
+    keep.subscribe(Box::new(inc.clone()));
+    double.subscribe(Box::new(keep.clone()));
+    range(0, black_box(n)).subscribe_static(double);
+}
+
 fn fused_chain_dyn(n: u64) {
     range(0, black_box(n))
         .map(chain_double)
@@ -311,6 +337,11 @@ const CHAIN: Group = Group {
             name: "processor_chain_unbounded",
             what: "the same processors, unbounded",
             run: |n| processor_chain(n, demand::UNBOUNDED),
+        },
+        Case {
+            name: "processor_chain_static_batch_128",
+            what: "the same with `new_static` processors, the range `subscribe_static` to the first, batch 128",
+            run: |n| processor_chain_static(n, 128),
         },
         Case {
             name: "fused_chain_dyn_batch_128",
@@ -501,6 +532,15 @@ const SAME_ROUND: &[(&str, &str)] = &[
     ("processor_batch_128", "fused_dyn_batch_128"),
     ("processor_static_batch_128", "fused_dyn_batch_128"),
     ("processor_static_batch_128", "dyn_floor"),
+    (
+        "processor_static_upstream_static_batch_128",
+        "fused_dyn_batch_128",
+    ),
+    ("processor_static_upstream_static_batch_128", "dyn_floor"),
+    (
+        "processor_chain_static_batch_128",
+        "processor_chain_batch_128",
+    ),
 ];
 
 fn env_or(name: &str, default: u64) -> u64 {

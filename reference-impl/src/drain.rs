@@ -163,7 +163,7 @@ pub struct Drain<T, P, S: ?Sized = dyn Subscriber<T>> {
 /// A number that tells the calling thread apart from every other live
 /// thread: the address of a thread-local. Never 0.
 #[inline]
-fn thread_mark() -> usize {
+pub(crate) fn thread_mark() -> usize {
     thread_local! {
         static MARK: u8 = const { 0 };
     }
@@ -173,11 +173,11 @@ fn thread_mark() -> usize {
 /// Clears [`Drain::owner`] when the run ends, also when a signal panics:
 /// a later `request` from the same thread must not be taken for a
 /// re-entrant one.
-struct OwnerMark<'a>(&'a AtomicUsize);
+pub(crate) struct OwnerMark<'a>(&'a AtomicUsize);
 
 impl<'a> OwnerMark<'a> {
     #[inline]
-    fn set(owner: &'a AtomicUsize) -> Self {
+    pub(crate) fn set(owner: &'a AtomicUsize) -> Self {
         owner.store(thread_mark(), Ordering::Relaxed);
         OwnerMark(owner)
     }

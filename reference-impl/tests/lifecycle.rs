@@ -133,6 +133,13 @@ fn filter() -> FilterProcessor<Tracked<u64>> {
     FilterProcessor::new(|t: &Tracked<u64>| t.value % 3 != 1)
 }
 
+/// [`filter`] through `FilterProcessor::new_static`.
+type StaticFilter = FilterProcessor<Tracked<u64>, fn(&Tracked<u64>) -> bool>;
+
+fn filter_static() -> StaticFilter {
+    FilterProcessor::new_static(|t: &Tracked<u64>| t.value % 3 != 1)
+}
+
 fn buffer() -> BufferProcessor<Tracked<u64>> {
     BufferProcessor::new(4)
 }
@@ -162,6 +169,10 @@ datum_lifecycle_verification!(
     Keeps(0, Single(map_static, PhantomData))
 );
 datum_lifecycle_verification!(filter_processor, Keeps(0, Single(filter, PhantomData)));
+datum_lifecycle_verification!(
+    filter_processor_static,
+    Keeps(0, Single(filter_static, PhantomData))
+);
 datum_lifecycle_verification!(buffer_processor, Keeps(0, Single(buffer, PhantomData)));
 datum_lifecycle_verification!(window_processor, Keeps(0, Single(window, PhantomData)));
 // A sliding window of 3 keeps the last 2 data it delivered.

@@ -333,3 +333,29 @@ fn a_map_processor_named_by_its_two_element_types_is_made_by_new() {
     handle.on_complete();
     assert_eq!(log.lock().unwrap().elements, vec![2, 4]);
 }
+
+#[test]
+fn a_filter_processor_named_by_its_element_type_is_made_by_new() {
+    // `FilterProcessor<T>` names the processor `new` makes, as before the
+    // predicate became a type parameter; `new_static` keeps its own type.
+    let odd: FilterProcessor<u64> = FilterProcessor::new(|x| x % 2 == 1);
+    let (first, log, _) = probe(2);
+    odd.subscribe(first);
+    let mut handle = odd.clone();
+    fed(&mut handle);
+    for x in 1..=3 {
+        handle.on_next(x);
+    }
+    handle.on_complete();
+    assert_eq!(log.lock().unwrap().elements, vec![1, 3]);
+
+    let even = FilterProcessor::new_static(|x: &u64| x % 2 == 0);
+    let (second, log, _) = probe(2);
+    even.subscribe(second);
+    let mut handle = even.clone();
+    fed(&mut handle);
+    for x in 1..=4 {
+        handle.on_next(x);
+    }
+    assert_eq!(log.lock().unwrap().elements, vec![2, 4]);
+}

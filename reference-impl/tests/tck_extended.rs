@@ -181,6 +181,14 @@ processor_extended_verification!(
     "filter_processor"
 );
 processor_extended_verification!(
+    filter_processor_static_extended,
+    Processors {
+        make: || FilterProcessor::new_static(|_: &u64| true),
+        prefetch: FORWARDING
+    },
+    "filter_processor_static"
+);
+processor_extended_verification!(
     buffer_processor_extended,
     Processors {
         make: || BufferProcessor::new(BUFFER),

@@ -5,7 +5,7 @@ mod subscriber_factories;
 
 use reactive_streams::{Publisher, Subscriber};
 use reactive_streams_reference::{
-    BufferProcessor, IdentityProcessor, MapProcessor, QueuedSubscriber,
+    BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor, QueuedSubscriber,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
 use reactive_streams_tck::subscriber::{SubscriberWhiteboxFactory, WhiteboxProbe};
@@ -120,16 +120,20 @@ processor_verification!(
 
 // ---- FilterProcessor: a filter declares which inputs pass ----
 
-/// `FilterProcessor`s keeping even numbers; input `i` is `i`.
-struct EvenFilters;
+/// `FilterProcessor`s keeping even numbers, made by the function it holds;
+/// input `i` is `i`.
+struct EvenFilters<P>(fn() -> P);
 
-impl ProcessorFactory for EvenFilters {
+impl<P> ProcessorFactory for EvenFilters<P>
+where
+    P: Subscriber<u64> + Publisher<u64> + Clone + 'static,
+{
     type Input = u64;
     type Output = u64;
-    type Processor = reactive_streams_reference::FilterProcessor<u64>;
+    type Processor = P;
 
     fn create_processor(&self) -> Self::Processor {
-        reactive_streams_reference::FilterProcessor::new(|x: &u64| x % 2 == 0)
+        (self.0)()
     }
 
     fn input(&self, index: u64) -> u64 {
@@ -141,7 +145,18 @@ impl ProcessorFactory for EvenFilters {
     }
 }
 
-processor_verification!(filter_processor, EvenFilters);
+fn even(x: &u64) -> bool {
+    x % 2 == 0
+}
+
+processor_verification!(
+    filter_processor,
+    EvenFilters(|| FilterProcessor::<u64>::new(even))
+);
+processor_verification!(
+    filter_processor_static,
+    EvenFilters(|| FilterProcessor::new_static(even as fn(&u64) -> bool))
+);
 
 // ---- end of FilterProcessor ----
 

@@ -51,7 +51,7 @@ impl<T: Send + 'static> Clone for IdentityProcessor<T> {
 
 impl<T: Clone + Send + 'static> Subscriber<T> for IdentityProcessor<T> {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.hand_off.accepted = self.stage.on_subscribe(subscription);
+        self.hand_off.on_subscribe(&self.stage, subscription);
     }
     fn on_next(&mut self, element: T) {
         if self.hand_off.passing(&self.stage) || self.hand_off.claim(&self.stage) {

@@ -54,7 +54,7 @@ use std::task::{Context, Poll};
 use parking_lot::{Mutex, MutexGuard};
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
-use crate::drain::{Claim, Drain, Emission, Lease, Producer};
+use crate::drain::{Claim, Drain, Emission, Lease, OwnerMark, Producer};
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, Terminal};
 use crate::overflow::BoundedBuffer;
@@ -73,6 +73,9 @@ pub(crate) struct Stage<R: Send + 'static> {
     pass_mode: AtomicU8,
     /// `State::pass`'s `granted`, for the handle's lock-free look.
     pass_granted: AtomicU64,
+    /// The trampoline's thread and the pass-through subscriber's requests
+    /// on it (see [`pass::PassCell`]), shared with its subscription.
+    pass_cell: Arc<pass::PassCell>,
 }
 
 struct Downstream<R: Send + 'static> {
@@ -121,6 +124,10 @@ struct State<R: Send + 'static> {
     pass: Option<pass::Pass<R>>,
     /// Pass-through was tried once (only the first subscriber gets it).
     pass_used: bool,
+    /// The pass-through subscriber's subscription, also after it was handed
+    /// back (demand it asked for on the trampoline's thread meanwhile goes
+    /// to its delegate, see `pass::PassCell`).
+    pass_subscription: Option<Arc<pass::PassSubscription<R>>>,
     /// The pass-through subscriber is being greeted: upstream calls wait.
     greeting: bool,
 }
@@ -142,10 +149,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 calling_upstream: false,
                 pass: None,
                 pass_used: false,
+                pass_subscription: None,
                 greeting: false,
             }),
             pass_mode: AtomicU8::new(pass::OFF),
             pass_granted: AtomicU64::new(0),
+            pass_cell: Arc::default(),
         })
     }
 
@@ -513,6 +522,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// [`Stage::call_upstream`] with the lock already taken (the usual
     /// case: after bookkeeping that may have left work), so nothing pending
     /// costs no second lock.
+    ///
+    /// While it calls, its thread is marked as the trampoline's (in
+    /// [`pass::PassCell`]): a pass-through subscriber's `request` on that
+    /// thread, made from inside upstream's delivery, is a plain store that
+    /// the handle forwards itself from inside `on_next`, or else this loop
+    /// when its call returns.
     fn call_upstream_locked<'a>(&'a self, mut state: MutexGuard<'a, State<R>>) {
         if state.calling_upstream
             || state.greeting
@@ -521,6 +536,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             return;
         }
         state.calling_upstream = true;
+        let mark = OwnerMark::set(&self.pass_cell.owner);
         loop {
             let Some(upstream) = state.upstream.clone() else {
                 // Demand a pass-through subscriber asked for before
@@ -546,8 +562,23 @@ impl<R: Clone + Send + 'static> Stage<R> {
             } else {
                 upstream.request(n);
             }
+            drop(upstream);
             state = self.state.lock();
+            // What the pass-through subscriber asked for meanwhile on this
+            // thread and the handle did not forward.
+            let reentrant = self.pass_cell.take();
+            if reentrant > 0 {
+                if let Some(delegate) = self.pass_requested(&mut state, reentrant) {
+                    drop(state);
+                    delegate.request(reentrant);
+                    state = self.state.lock();
+                }
+            }
+            if state.greeting {
+                break;
+            }
         }
+        drop(mark);
         state.calling_upstream = false;
     }
 }
@@ -701,7 +732,10 @@ pub(crate) struct HandOff<R: Send + 'static> {
     /// took the current one.
     epoch: u64,
     /// Upstream's subscription came to this handle (so it may pass through).
-    pub(crate) accepted: bool,
+    accepted: bool,
+    /// That subscription, for the requests this handle forwards itself
+    /// (see [`pass`]).
+    upstream: Option<Arc<dyn Subscription>>,
     /// The pass-through subscriber, while this handle holds it (in a mutex
     /// only for `Sync`, reached through `&mut` alone, like `ready`).
     downstream: Mutex<Option<Box<dyn Subscriber<R>>>>,
@@ -712,15 +746,33 @@ pub(crate) struct HandOff<R: Send + 'static> {
     received: u64,
     discarded: u64,
     dropped: u64,
-    /// `Stage::pass_granted` as of the handle's last look: while
-    /// `received` is below it, upstream owes more and the element needs
-    /// no look at the stage after delivery (granted only grows).
+    /// `Stage::pass_granted` plus `direct_granted` as of the handle's last
+    /// look: while `received` is below it, upstream owes more and the
+    /// element needs no look at the stage after delivery (granted only
+    /// grows).
     granted: u64,
+    /// Demand this handle asked upstream for itself, without the lock,
+    /// not yet added to the stage's record (`Pass::granted`; of it, what
+    /// the subscriber asked for: `Pass::requested`). Added at the next
+    /// transition, which the handle always takes part in (see [`pass`]).
+    direct_granted: u64,
+    direct_requested: u64,
+    /// The pass-through subscriber's id, while this handle holds it.
+    pass_id: u64,
     /// Where `downstream` goes if this handle is dropped holding it.
     home: Option<Arc<dyn pass::PassHome<R>>>,
 }
 
 impl<R: Clone + Send + 'static> HandOff<R> {
+    /// Upstream's `on_subscribe` on this handle: the stage accepts the
+    /// first subscription, and the handle it came to may pass through.
+    pub(crate) fn on_subscribe(&mut self, stage: &Stage<R>, subscription: Arc<dyn Subscription>) {
+        if stage.on_subscribe(subscription.clone()) {
+            self.accepted = true;
+            self.upstream = Some(subscription);
+        }
+    }
+
     /// Whether this element passes straight through to the one downstream
     /// subscriber (then [`HandOff::deliver`] it, or [`HandOff::drop_one`]
     /// and [`HandOff::settle`]). Per element: one load of the mode word.
@@ -791,7 +843,15 @@ impl<R: Clone + Send + 'static> HandOff<R> {
     #[inline]
     pub(crate) fn settle(&mut self, stage: &Stage<R>) {
         if self.received >= self.granted {
-            self.granted = stage.pass_granted.load(Ordering::Acquire);
+            // What the subscriber asked for from inside its `on_next` while
+            // this thread owns the trampoline (see `pass::PassCell`).
+            if stage.pass_cell.is_mine() {
+                self.forward_reentrant(stage);
+            }
+            self.granted = demand::add(
+                stage.pass_granted.load(Ordering::Acquire),
+                self.direct_granted,
+            );
             if self.received == self.granted {
                 stage.pass_settle(self);
             }
@@ -803,8 +863,8 @@ impl<R: Send + 'static> Drop for HandOff<R> {
     fn drop(&mut self) {
         if let (Some(downstream), Some(home)) = (self.downstream.get_mut().take(), self.home.take())
         {
-            let delivered = self.delivered();
-            home.returned(downstream, self.received, delivered);
+            let counts = self.counts();
+            home.returned(downstream, counts);
         }
     }
 }
@@ -858,11 +918,15 @@ impl<R: Send + 'static> Default for HandOff<R> {
             leases: Mutex::new(Vec::new()),
             epoch: 0,
             accepted: false,
+            upstream: None,
             downstream: Mutex::new(None),
             received: 0,
             discarded: 0,
             dropped: 0,
             granted: 0,
+            direct_granted: 0,
+            direct_requested: 0,
+            pass_id: 0,
             home: None,
         }
     }

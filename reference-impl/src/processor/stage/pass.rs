@@ -6,11 +6,29 @@
 //! stage's mailbox; the handle upstream signals (the one whose
 //! `on_subscribe` the stage accepted) takes it at its first element and
 //! keeps it in a plain field ([`HandOff`]). Downstream `request(n)` is
-//! forwarded upstream through the stage's trampoline (§2.7), the stage
-//! adding no demand of its own, so upstream delivers only what downstream
-//! asked for (§1.1). Per element the handle then does one load of the
-//! stage's mode word, counts the element, and calls the subscriber: no
-//! lock, no read-modify-write, no queue.
+//! forwarded upstream, serial with the stage's own calls there (§2.7), the
+//! stage adding no demand of its own, so upstream delivers only what
+//! downstream asked for (§1.1). Per element the handle then does one load
+//! of the stage's mode word, counts the element, and calls the subscriber:
+//! no lock, no read-modify-write, no queue.
+//!
+//! The usual `request` — a refill from inside `on_next` while a
+//! synchronous upstream delivers the stream from inside the `request` the
+//! stage's trampoline made — comes on the thread that owns the trampoline
+//! (marked in [`PassCell`]): it is a plain store there, no lock and no
+//! read-modify-write. The handle forwards it when it has received all that
+//! upstream owed it as of its last look (so upstream, still inside that
+//! `on_next`, never runs dry), calling upstream's `request` from inside
+//! upstream's own `on_next`, as any subscriber may (§3.2; the call is
+//! nested in the trampoline's, so it is serial with every other, and a
+//! synchronous upstream bounds the recursion, §3.3), and counts it in
+//! plain fields of its own that it adds to the stage's record at its next
+//! transition (below). Whatever the handle has not forwarded when the
+//! trampoline's call returns, the trampoline forwards (or gives to the
+//! queued path's subscription, if the subscriber was handed back
+//! meanwhile). A filter's replacements go the same way. A `request` on
+//! any other thread, a `cancel` and a `request(0)` take the stage's lock as
+//! before, and so do a filter's replacements off the trampoline's thread.
 //!
 //! Everything else is a transition, under the stage's lock:
 //! * the handle puts the box back in the mailbox (*parks* it) whenever it
@@ -26,12 +44,13 @@
 //!   for when the handle has received everything asked for, in one
 //!   `request`, not one per dropped element.
 
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, OnceLock, Weak};
 
 use reactive_streams::{demand, StreamError, Subscriber, Subscription};
 
 use super::{Downstream, HandOff, Stage, StageDrain, StageProducer, State};
-use crate::drain::Drain;
+use crate::drain::{thread_mark, Drain};
 use crate::hub::{HubSubscription, Terminal};
 use crate::overflow::BoundedBuffer;
 use crate::slot::Slot;
@@ -130,10 +149,49 @@ impl<R: Send + 'static> Subscriber<R> for Adopted<R> {
     }
 }
 
+/// Where a pass-through subscriber's `request` goes when it is made on the
+/// thread that owns the stage's trampoline: that thread is inside one of
+/// the trampoline's calls on upstream's subscription (the only foreign code
+/// the trampoline runs), usually the `request` a synchronous upstream
+/// delivers the whole stream from, so the `request` comes from inside the
+/// handle's `on_next`. Shared by the stage and the subscription (which
+/// holds it strongly, so it needs no `Weak` upgrade).
+#[derive(Default)]
+pub(crate) struct PassCell {
+    /// `thread_mark` of the thread that owns the trampoline, 0 when none
+    /// does (cleared also when a call on upstream panics).
+    pub(super) owner: AtomicUsize,
+    /// Demand asked for on that thread, not yet forwarded. Only that
+    /// thread touches it (plain loads and stores): the handle forwards it
+    /// when it has received all upstream owes it (see `HandOff::settle`),
+    /// the trampoline when its call returns, whichever comes first.
+    pub(super) reentrant: AtomicU64,
+}
+
+impl PassCell {
+    /// Whether demand is waiting here for the calling thread.
+    #[inline]
+    pub(super) fn is_mine(&self) -> bool {
+        self.reentrant.load(Ordering::Relaxed) != 0
+            && self.owner.load(Ordering::Relaxed) == thread_mark()
+    }
+
+    /// Takes the demand waiting here (only on the trampoline's thread).
+    #[inline]
+    pub(super) fn take(&self) -> u64 {
+        let n = self.reentrant.load(Ordering::Relaxed);
+        if n != 0 {
+            self.reentrant.store(0, Ordering::Relaxed);
+        }
+        n
+    }
+}
+
 /// The subscription of a pass-through subscriber: forwards demand upstream
 /// while passing through, the queued path's subscription after.
 pub(crate) struct PassSubscription<R: Send + 'static> {
     stage: Weak<Stage<R>>,
+    cell: Arc<PassCell>,
     id: u64,
     delegate: OnceLock<Arc<dyn Subscription>>,
 }
@@ -142,6 +200,16 @@ impl<R: Clone + Send + 'static> Subscription for PassSubscription<R> {
     fn request(&self, n: u64) {
         if let Some(delegate) = self.delegate.get() {
             return delegate.request(n);
+        }
+        if n != 0 && self.cell.owner.load(Ordering::Relaxed) == thread_mark() {
+            // On the trampoline's thread, inside its call on upstream
+            // (usually from inside the handle's `on_next`): a plain store,
+            // forwarded by the handle or the trampoline (see `PassCell`).
+            let pending = self.cell.reentrant.load(Ordering::Relaxed);
+            self.cell
+                .reentrant
+                .store(demand::add(pending, n), Ordering::Relaxed);
+            return;
         }
         if let Some(stage) = self.stage.upgrade() {
             if !stage.pass_request(self.id, Some(n)) {
@@ -170,18 +238,97 @@ impl<R: Clone + Send + 'static> Subscription for PassSubscription<R> {
 
 /// Where a handle returns the subscriber when it is dropped.
 pub(crate) trait PassHome<R: Send + 'static>: Send + Sync {
-    fn returned(&self, subscriber: Box<dyn Subscriber<R>>, received: u64, delivered: u64);
+    fn returned(&self, subscriber: Box<dyn Subscriber<R>>, counts: Counts);
+}
+
+/// A handle's counts while it held the subscriber, for the stage's record.
+pub(crate) struct Counts {
+    received: u64,
+    delivered: u64,
+    /// Demand the handle asked upstream for itself (`HandOff`'s
+    /// `direct_granted`), and of it what the subscriber asked for.
+    granted: u64,
+    requested: u64,
+}
+
+impl<R: Send + 'static> HandOff<R> {
+    /// This handle's counts; the direct demand is handed over (now the
+    /// stage's to record).
+    pub(super) fn counts(&mut self) -> Counts {
+        Counts {
+            received: self.received,
+            delivered: self.delivered(),
+            granted: std::mem::take(&mut self.direct_granted),
+            requested: std::mem::take(&mut self.direct_requested),
+        }
+    }
+}
+
+impl<R: Send + 'static> Pass<R> {
+    /// Takes in the counts of the handle that held the subscriber.
+    fn record(&mut self, counts: Counts) {
+        self.received = counts.received;
+        self.delivered = counts.delivered;
+        self.granted = demand::add(self.granted, counts.granted);
+        self.requested = demand::add(self.requested, counts.requested);
+    }
+}
+
+impl<R: Clone + Send + 'static> HandOff<R> {
+    /// Forwards upstream what the subscriber asked for on this thread,
+    /// which owns the trampoline (see [`PassCell`]); out of line: once per
+    /// `request`.
+    #[inline(never)]
+    pub(super) fn forward_reentrant(&mut self, stage: &Stage<R>) {
+        let n = stage.pass_cell.take();
+        if !self.forward(stage, n, true) {
+            // A transition is owed: the way a `request` from another
+            // thread goes. (`false`, the subscriber handed back, cannot
+            // be: that needs its box, which this handle holds.)
+            stage.pass_request(self.pass_id, Some(n));
+        }
+    }
+
+    /// Asks upstream for `n` more (of it downstream's demand if
+    /// `requested`, else a filter's replacements) from this handle, which
+    /// holds the subscriber and is inside upstream's `on_next`, without the
+    /// lock: `false` (nothing done) unless the stage is plainly passing
+    /// through and this thread owns the trampoline.
+    ///
+    /// The call must be serial with every other on upstream's subscription
+    /// (§2.7). On the trampoline's thread (the usual case with a
+    /// synchronous upstream: the stream runs inside the trampoline's
+    /// `request`), it is nested in one of the trampoline's calls, so it is;
+    /// it is a `request` from inside `on_next` (§3.2), and upstream bounds
+    /// the recursion (§3.3).
+    pub(super) fn forward(&mut self, stage: &Stage<R>, n: u64, requested: bool) -> bool {
+        if stage.pass_mode.load(Ordering::Acquire) != ON
+            || stage.pass_cell.owner.load(Ordering::Relaxed) != thread_mark()
+        {
+            return false;
+        }
+        let Some(upstream) = self.upstream.as_deref() else {
+            return false;
+        };
+        self.direct_granted = demand::add(self.direct_granted, n);
+        if requested {
+            self.direct_requested = demand::add(self.direct_requested, n);
+        }
+        self.granted = demand::add(self.granted, n);
+        upstream.request(n);
+        true
+    }
 }
 
 impl<R: Clone + Send + 'static> PassHome<R> for Stage<R> {
-    fn returned(&self, subscriber: Box<dyn Subscriber<R>>, received: u64, delivered: u64) {
+    fn returned(&self, subscriber: Box<dyn Subscriber<R>>, counts: Counts) {
         let after = {
             let mut state = self.state.lock();
             let Some(pass) = state.pass.as_mut() else {
                 return;
             };
-            pass.received = received;
-            pass.delivered = delivered;
+            pass.record(counts);
+            self.pass_granted.store(pass.granted, Ordering::Release);
             if pass.flagged() {
                 self.resolve(&mut state, subscriber)
             } else {
@@ -212,10 +359,12 @@ impl<R: Clone + Send + 'static> Stage<R> {
     pub(super) fn begin_passing(&self, state: &mut State<R>, id: u64) -> Arc<PassSubscription<R>> {
         let subscription = Arc::new(PassSubscription {
             stage: self.me.clone(),
+            cell: self.pass_cell.clone(),
             id,
             delegate: OnceLock::new(),
         });
         state.pass_used = true;
+        state.pass_subscription = Some(subscription.clone());
         state.greeting = true;
         // Not `OFF`: an upstream terminal signal meanwhile must look.
         self.pass_mode.store(LEAVE, Ordering::Release);
@@ -289,11 +438,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
             }
             match request {
                 Some(n) if n > 0 => {
-                    pass.requested = demand::add(pass.requested, n);
-                    pass.granted = demand::add(pass.granted, n);
-                    let granted = pass.granted;
-                    self.pass_granted.store(granted, Ordering::Release);
-                    state.pending_request = demand::add(state.pending_request, n);
+                    self.pass_requested(&mut state, n);
                     self.call_upstream_locked(state);
                     return true;
                 }
@@ -318,6 +463,29 @@ impl<R: Clone + Send + 'static> Stage<R> {
         true
     }
 
+    /// Downstream demand `n` > 0 of the pass-through subscriber (under the
+    /// lock), forwarded upstream by the trampoline; if it was handed back
+    /// meanwhile, the subscription its demand now goes to.
+    pub(super) fn pass_requested(
+        &self,
+        state: &mut State<R>,
+        n: u64,
+    ) -> Option<Arc<dyn Subscription>> {
+        let Some(pass) = state.pass.as_mut() else {
+            let subscription = state.pass_subscription.as_ref()?;
+            return subscription.delegate.get().cloned();
+        };
+        if pass.cancelled || pass.error.is_some() {
+            // §3.6: no-ops after cancel (or the §3.9 error).
+            return None;
+        }
+        pass.requested = demand::add(pass.requested, n);
+        pass.granted = demand::add(pass.granted, n);
+        self.pass_granted.store(pass.granted, Ordering::Release);
+        state.pending_request = demand::add(state.pending_request, n);
+        None
+    }
+
     /// The handle's look when it may not call the subscriber directly:
     /// takes the box from the mailbox, or resolves a transition. `true`
     /// (and the element counted) if it passes this element through.
@@ -335,12 +503,13 @@ impl<R: Clone + Send + 'static> Stage<R> {
                 *hand_off.downstream.get_mut() = Some(subscriber);
                 hand_off.received = pass.received;
                 hand_off.discarded = pass.received - pass.delivered;
+                hand_off.pass_id = pass.id;
                 if hand_off.home.is_none() {
                     hand_off.home = self.me.upgrade().map(|me| me as Arc<dyn PassHome<R>>);
                 }
             }
-            pass.received = hand_off.received;
-            pass.delivered = hand_off.delivered();
+            pass.record(hand_off.counts());
+            self.pass_granted.store(pass.granted, Ordering::Release);
             hand_off.granted = pass.granted;
             if !pass.flagged() {
                 hand_off.received += 1;
@@ -359,6 +528,13 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// transition.
     #[cold]
     pub(super) fn pass_settle(&self, hand_off: &mut HandOff<R>) {
+        let dropped = hand_off.dropped;
+        if dropped > 0 && hand_off.forward(self, dropped, false) {
+            // Replacements for the dropped elements, in one request,
+            // without the lock.
+            hand_off.dropped = 0;
+            return;
+        }
         let after = {
             let mut state = self.state.lock();
             let Some(pass) = state.pass.as_mut() else {
@@ -367,8 +543,8 @@ impl<R: Clone + Send + 'static> Stage<R> {
             let Some(subscriber) = hand_off.downstream.get_mut().take() else {
                 return;
             };
-            pass.received = hand_off.received;
-            pass.delivered = hand_off.delivered();
+            pass.record(hand_off.counts());
+            self.pass_granted.store(pass.granted, Ordering::Release);
             hand_off.granted = pass.granted;
             if pass.flagged() {
                 hand_off.dropped = 0;
@@ -415,8 +591,7 @@ impl<R: Clone + Send + 'static> Stage<R> {
         self.pass_mode.store(LEAVE, Ordering::Release);
         let subscriber = match hand_off.downstream.get_mut().take() {
             Some(subscriber) => {
-                pass.received = hand_off.received;
-                pass.delivered = hand_off.delivered();
+                pass.record(hand_off.counts());
                 Some(subscriber)
             }
             None => pass.mailbox.take(),
