@@ -68,13 +68,43 @@ fn request_from_on_next_is_trampolined(#[values(Path::Dynamic, Path::Static)] pa
     assert!(probe.violations().is_empty(), "{:?}", probe.violations());
 }
 
+/// Refills made from inside `on_next` in the middle of a burst are folded
+/// in by the burst itself (issue 18): every pattern of top-ups, odd and
+/// even, ends exactly where demand does (§1.1) and never recurses (§3.3).
 #[rstest]
-fn cancel_from_on_next_stops_emission(#[values(Path::Dynamic, Path::Static)] path: Path) {
+fn refills_from_on_next_fold_into_the_burst(
+    #[values(Path::Dynamic, Path::Static)] path: Path,
+    #[values((128, 64), (128, 128), (5, 3), (2, 1), (7, 7))] pattern: (u64, u64),
+) {
+    let (initial, every) = pattern;
+    // Top up by `every` after each `every`-th element, like a
+    // `CallbackSubscriber` at its low-water mark, until element `stop`:
+    // then demand runs out somewhere in the middle of a burst.
+    let stop = 1_000;
+    let top_up = move |x: u64| u64::from(x < stop && (x + 1) % every == 0) * every;
+    let (subscriber, probe) = recorder_with(initial, move |x: &u64| top_up(*x));
+    subscribe(&range(0, 10_000), subscriber, path);
+    let (mut demand, mut delivered) = (initial, 0);
+    while delivered < demand {
+        demand += top_up(delivered);
+        delivered += 1;
+    }
+    assert_eq!(probe.elements(), (0..delivered).collect::<Vec<_>>());
+    assert!(probe.terminals().is_empty());
+    assert!(probe.violations().is_empty(), "{:?}", probe.violations());
+}
+
+#[rstest]
+fn cancel_from_on_next_stops_emission(
+    #[values(Path::Dynamic, Path::Static)] path: Path,
+    // The first and the second element of a turn of the emission loop.
+    #[values(4, 5)] last: u64,
+) {
     let (subscriber, probe) = recorder_with(demand::UNBOUNDED, |_| 0);
     let canceller = probe.clone();
-    // Cancel from inside on_next once five elements have arrived.
+    // Cancel from inside on_next once `last` elements have arrived.
     let publisher = infinite(|i| i).filter(move |&i| {
-        if i == 5 {
+        if i == last {
             canceller.cancel();
         }
         true
@@ -82,7 +112,7 @@ fn cancel_from_on_next_stops_emission(#[values(Path::Dynamic, Path::Static)] pat
     subscribe(&publisher, subscriber, path);
     assert!(probe.wait_dropped());
     // The element that was being produced when `cancel` ran is the last.
-    assert_eq!(probe.elements(), (0..=5).collect::<Vec<_>>());
+    assert_eq!(probe.elements(), (0..=last).collect::<Vec<_>>());
     assert!(probe.terminals().is_empty());
     assert!(probe.violations().is_empty(), "{:?}", probe.violations());
 }
@@ -119,6 +149,27 @@ fn request_zero_fails_the_subscription(#[values(Path::Dynamic, Path::Static)] pa
     assert!(error.is_illegal_demand());
     assert!(probe.elements().is_empty());
     assert!(probe.log().dropped);
+}
+
+#[rstest]
+fn request_zero_from_on_next_fails_at_once(
+    #[values(Path::Dynamic, Path::Static)] path: Path,
+    #[values(4, 5)] last: u64,
+) {
+    let (subscriber, probe) = recorder_with(100, |_| 0);
+    let requester = probe.clone();
+    let publisher = infinite(|i| i).filter(move |&i| {
+        if i == last {
+            requester.request(0);
+        }
+        true
+    });
+    subscribe(&publisher, subscriber, path);
+    assert!(probe.wait_dropped());
+    // §3.9: no element after the one during which `request(0)` was made.
+    assert_eq!(probe.elements(), (0..=last).collect::<Vec<_>>());
+    assert!(probe.error().expect("on_error").is_illegal_demand());
+    assert!(probe.violations().is_empty(), "{:?}", probe.violations());
 }
 
 #[rstest]

@@ -118,11 +118,11 @@ where
         self.until_refill = self.until_refill.wrapping_sub(1);
         if self.until_refill == 0 {
             self.until_refill = self.refill_every();
-            if let Some(subscription) = &self.subscription {
+            if let Some(subscription) = self.subscription.as_deref() {
                 if !demand::is_unbounded(self.batch) {
                     // `low_water` elements are still to come: top up to
                     // `batch`.
-                    subscription.request(self.batch - self.low_water);
+                    refill(subscription, self.batch - self.low_water);
                 }
             }
         }
@@ -135,4 +135,15 @@ where
     fn on_complete(&mut self) {
         self.end(Ok(()));
     }
+}
+
+/// The refill's `request`, kept out of the emission loop it is inlined
+/// into: `#[cold]` lays the loop out with the common path (no refill)
+/// falling through, and the call is given the subscription, never the
+/// subscriber, so the subscriber's countdown can stay in a register
+/// across it.
+#[cold]
+#[inline(never)]
+fn refill(subscription: &dyn Subscription, n: u64) {
+    subscription.request(n);
 }
