@@ -307,6 +307,9 @@ pub(crate) fn spec_2_08<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         .wait_demand(wanted, cx.env().timeout())
         < wanted
     {
+        if let Some(skipped) = cancelled_by_itself::<X>(&stage) {
+            return Ok(skipped);
+        }
         return Err(cx.failure_of(
             puppet_demand_rule::<X>(subject),
             if wanted == 2 {

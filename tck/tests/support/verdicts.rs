@@ -100,3 +100,13 @@ pub fn assert_these_passed(results: &[RuleResult], tests: &[&str]) {
         );
     }
 }
+
+/// Asserts that nothing was found at all — no failure, no warning, no
+/// violation filed by another test (a skip "not concluded: … was broken
+/// first" is one) — and that every skip says why. Returns the skips as
+/// `test: reason`.
+#[track_caller]
+pub fn assert_clean_and_skips_explained(name: &str, results: &[RuleResult]) -> Vec<String> {
+    assert_none_broken(results, name);
+    assert_no_failure_and_skips_explained(name, results)
+}
