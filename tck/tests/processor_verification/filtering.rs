@@ -11,7 +11,7 @@ use crate::factories::{failed, generous};
 
 /// Filters keeping the even inputs, declared as such.
 pub struct Evens {
-    stalls: bool,
+    pub stalls: bool,
 }
 
 impl ProcessorFactory for Evens {
@@ -43,7 +43,7 @@ impl ProcessorFactory for Evens {
 
 /// The identity processor, declared as a filter keeping even inputs: it
 /// emits the inputs it should have dropped.
-struct EmitsDropped;
+pub struct EmitsDropped;
 
 impl ProcessorFactory for EmitsDropped {
     type Input = u64;

@@ -17,9 +17,10 @@
 //!   `on_complete` or `on_error` at any point. Checked after every step:
 //!   the processor never has more demand upstream than downstream demand
 //!   plus its declared [`max_upstream_demand`](ProcessorFactory::max_upstream_demand)
-//!   (`tck.bounded_upstream_demand`), never `request(0)` (§2.1), every
-//!   input that downstream demanded comes out, in order, and no more
-//!   (§1.1), the upstream's `on_complete` reaches downstream once it has
+//!   (`tck.bounded_upstream_demand`; a declared filter may also ask for a
+//!   replacement of each input it drops), never `request(0)` (§2.1), every
+//!   input that downstream demanded comes out (of a declared filter, every
+//!   passing one), in order, and no more (§1.1), the upstream's `on_complete` reaches downstream once it has
 //!   everything, its `on_error` reaches downstream (§4.2; unless the factory
 //!   declares `recovers_from_errors()`), and a downstream `cancel()`
 //!   reaches upstream (when the factory declares
@@ -37,6 +38,7 @@ use crate::explore::{extended_builder, scripted, Scripted, Settings};
 use crate::outcome::{RuleResult, Verification};
 use crate::probe::{Probe, Signal};
 use crate::processor::as_publisher::AsPublisher;
+use crate::processor::passing;
 use crate::processor::upstream::{self, Ending, Recorder};
 use crate::processor::ProcessorFactory;
 use crate::publisher::extended::schedule::{amount, show_amount};
@@ -58,14 +60,20 @@ pub const MAX_UPSTREAM_STEPS: usize = 10;
 /// A processor factory seen as a publisher factory: each publisher is a
 /// fresh processor fed by the TCK's upstream, as the quick verification's
 /// [`AsPublisher`] makes it, except that a publisher of `n` is fed `n`
-/// inputs and serves one subscriber.
+/// inputs (as many as it takes for `n` to pass a declared filter) and
+/// serves one subscriber.
 struct Fed<F>(AsPublisher<F>);
 
 impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
     type Element = F::Output;
 
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<F::Output>> {
-        self.0.fed(Ending::After(elements))
+        // A filter is fed until `elements` inputs passed, as in the quick
+        // verification.
+        self.0.fed(Ending::After(passing::inputs_for(
+            &*self.0.factory,
+            elements,
+        )))
     }
 
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<F::Output>>> {
@@ -218,7 +226,11 @@ enum Terminal {
 #[derive(Debug, Default)]
 struct Model {
     requested: u64,
+    /// Inputs sent upstream.
     sent: u64,
+    /// Of those, the ones the factory declares to pass
+    /// ([`passes`](ProcessorFactory::passes)): the outputs they make.
+    outputs: u64,
     delivered: u64,
     upstream: Option<Terminal>,
     cancelled: bool,
@@ -228,7 +240,36 @@ struct Model {
 
 impl Model {
     fn owed(&self) -> u64 {
-        self.sent.min(self.requested)
+        self.outputs.min(self.requested)
+    }
+
+    /// Inputs sent that a declared filter drops: a conforming filter asks
+    /// upstream for a replacement of each.
+    fn dropped(&self) -> u64 {
+        self.sent - self.outputs
+    }
+
+    /// What must come out, for messages: "3 inputs" (for a filter, "the
+    /// 2 passing inputs").
+    fn coming_out(&self) -> String {
+        if self.dropped() == 0 {
+            format!("{} inputs", self.sent)
+        } else {
+            format!("the {} passing inputs", self.outputs)
+        }
+    }
+
+    /// What went in, for messages: "3 inputs went in" (and, for a filter,
+    /// how many of them pass).
+    fn inputs(&self) -> String {
+        if self.dropped() == 0 {
+            format!("{} inputs went in", self.sent)
+        } else {
+            format!(
+                "{} inputs went in, {} of them passing the declared filter",
+                self.sent, self.outputs
+            )
+        }
     }
 
     fn is_open(&self) -> bool {
@@ -270,12 +311,14 @@ pub(crate) fn run<F: ProcessorFactory>(cx: &RuleCx, f: &F, script: &UpstreamScri
                 up_to,
                 other_thread,
             } => {
+                let first = model.sent;
                 let sent = if other_thread {
                     on_another_thread(cx, || burst(cx, f, &mut input, &recorder, up_to))?
                 } else {
                     burst(cx, f, &mut input, &recorder, up_to)?
                 };
                 model.sent += sent;
+                model.outputs += (first..model.sent).filter(|&i| f.passes(i)).count() as u64;
             }
             UpstreamStep::Complete => {
                 if !recorder.seen().cancelled {
@@ -389,9 +432,9 @@ fn settle<F: ProcessorFactory>(
             return Err(cx.failure_of(
                 "3.8",
                 format!(
-                    "{} on_next downstream: {} inputs went in, downstream demand {}",
+                    "{} on_next downstream: {}, downstream demand {}",
                     model.owed(),
-                    model.sent,
+                    model.inputs(),
                     show_amount(model.requested)
                 ),
                 format!("only {} arrived within {timeout} ms", model.delivered),
@@ -401,7 +444,7 @@ fn settle<F: ProcessorFactory>(
     }
     if model.is_open()
         && model.upstream == Some(Terminal::Complete)
-        && model.delivered == model.sent
+        && model.delivered == model.outputs
     {
         let Ok(signal) = probe.expect_signal() else {
             return Err(cx.failure_of(
@@ -455,8 +498,8 @@ fn check<F: ProcessorFactory>(
                     )
                 } else {
                     format!(
-                        "at most {limit} on_next downstream: {} inputs went in, downstream demand {}",
-                        model.sent,
+                        "at most {limit} on_next downstream: {}, downstream demand {}",
+                        model.inputs(),
                         show_amount(model.requested)
                     )
                 };
@@ -469,13 +512,13 @@ fn check<F: ProcessorFactory>(
         }
         Signal::Complete => {
             let passed_on =
-                model.upstream == Some(Terminal::Complete) && model.delivered >= model.sent;
+                model.upstream == Some(Terminal::Complete) && model.delivered >= model.outputs;
             let recovered = model.upstream == Some(Terminal::Error) && f.recovers_from_errors();
             if !passed_on && !recovered {
                 return Err(cx.failure(
                     format!(
-                        "on_complete downstream only after upstream's, once all {} inputs came out",
-                        model.sent
+                        "on_complete downstream only after upstream's, once all {} came out",
+                        model.coming_out()
                     ),
                     format!("on_complete after {} on_next", model.delivered),
                 ));
@@ -511,12 +554,24 @@ fn bounded<F: ProcessorFactory>(
             "request(0) upstream",
         ));
     }
-    let limit = demand::add(model.requested, f.max_upstream_demand());
+    // A filter replaces each input it drops: those requests come on top.
+    let limit = demand::add(
+        demand::add(model.requested, f.max_upstream_demand()),
+        model.dropped(),
+    );
     if !demand::is_unbounded(model.requested) && seen.requested > limit {
+        let replacements = if model.dropped() == 0 {
+            String::new()
+        } else {
+            format!(
+                " plus {} replacements of inputs the declared filter drops",
+                model.dropped()
+            )
+        };
         return Err(cx.failure_of(
             "tck.bounded_upstream_demand",
             format!(
-                "at most {} requested upstream: downstream demand {} plus max_upstream_demand() {}",
+                "at most {} requested upstream: downstream demand {} plus max_upstream_demand() {}{replacements}",
                 show_amount(limit),
                 show_amount(model.requested),
                 f.max_upstream_demand()

@@ -1,0 +1,52 @@
+//! Issue 26 §2: every declaration a processor factory makes is honoured by
+//! the quick and the extended verification alike. Each correct processor
+//! below needs its declaration (it would fail without it) and passes both.
+
+use reactive_streams_tck::extended::ProcessorExtendedVerification;
+use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+
+use crate::factories::generous;
+use crate::filtering::{EmitsDropped, Evens};
+
+fn passes_quick_and_extended<F: ProcessorFactory>(name: &str, factory: impl Fn() -> F) {
+    let quick = ProcessorVerification::new(factory())
+        .env(generous())
+        .run_all()
+        .unwrap();
+    crate::verdicts::assert_clean_and_skips_explained(name, &quick);
+    let extended = ProcessorExtendedVerification::new(factory())
+        .env(crate::extended::passing_env())
+        .config(crate::extended::config(200, 10))
+        .run_all()
+        .unwrap();
+    crate::verdicts::assert_clean_and_skips_explained(name, &extended);
+}
+
+/// `passes`: a filter keeping the even inputs.
+#[test]
+fn a_declared_filter_passes_quick_and_extended() {
+    passes_quick_and_extended("evens", || Evens { stalls: false });
+}
+
+/// The extended verification judges a declared filter by what passes, and
+/// still catches broken ones: a filter that emits the inputs it declared
+/// dropped, and one that never replaces a dropped input.
+#[test]
+fn broken_declared_filters_fail_the_extended_verification() {
+    fn broken<F: ProcessorFactory>(factory: F) -> String {
+        let results = ProcessorExtendedVerification::new(factory)
+            .env(crate::extended::short_timeout_env())
+            .config(crate::extended::config(200, 10))
+            .run_all()
+            .unwrap();
+        reactive_streams_tck::testkit::broken_rules(&results)
+    }
+    insta::assert_snapshot!(
+        "extended_filter_stalls_on_dropped_inputs_rules",
+        broken(Evens { stalls: true })
+    );
+    insta::assert_snapshot!(
+        "extended_filter_emits_dropped_inputs_rules",
+        broken(EmitsDropped)
+    );
+}
