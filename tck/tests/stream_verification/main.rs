@@ -5,4 +5,5 @@
 mod broken;
 mod channel;
 mod correct;
+mod declarations;
 mod macros;

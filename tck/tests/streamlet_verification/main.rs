@@ -12,6 +12,7 @@
 mod broken_sinks;
 mod broken_sources;
 mod correct;
+mod declarations;
 #[path = "../support/extended.rs"]
 mod extended;
 mod extended_broken;

@@ -62,8 +62,8 @@ impl Subscriber<u64> for Repeating {
     }
 }
 
-struct Repeaters {
-    inline: bool,
+pub(crate) struct Repeaters {
+    pub(crate) inline: bool,
 }
 
 impl SubscriberWhiteboxFactory for Repeaters {
