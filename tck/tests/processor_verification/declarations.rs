@@ -5,8 +5,11 @@
 use reactive_streams_tck::extended::ProcessorExtendedVerification;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 
+use reactive_streams_tck::processor::testkit::{IdentityProcessor, Quirk};
+
 use crate::factories::generous;
 use crate::filtering::{EmitsDropped, Evens};
+use crate::unusual::{Pacers, PREFETCH};
 
 fn passes_quick_and_extended<F: ProcessorFactory>(name: &str, factory: impl Fn() -> F) {
     let quick = ProcessorVerification::new(factory())
@@ -49,4 +52,46 @@ fn broken_declared_filters_fail_the_extended_verification() {
         "extended_filter_emits_dropped_inputs_rules",
         broken(EmitsDropped)
     );
+}
+
+/// An identity processor that keeps its upstream running when its
+/// downstream cancels, declaring `propagates_cancellation() == false`, and
+/// declining the stochastic tests (`run_stochastic() == false`).
+struct KeepsUpstream;
+
+impl ProcessorFactory for KeepsUpstream {
+    type Input = u64;
+    type Output = u64;
+    type Processor = IdentityProcessor<u64>;
+    fn create_processor(&self) -> IdentityProcessor<u64> {
+        IdentityProcessor::with_quirk(Quirk::KeepsUpstreamOnCancel)
+    }
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+    fn supports_multiple_subscribers(&self) -> bool {
+        false
+    }
+    fn propagates_cancellation(&self) -> bool {
+        false
+    }
+    fn run_stochastic(&self) -> bool {
+        false
+    }
+}
+
+/// `propagates_cancellation`, `run_stochastic`.
+#[test]
+fn a_processor_keeping_its_upstream_passes_quick_and_extended() {
+    passes_quick_and_extended("keeps upstream", || KeepsUpstream);
+}
+
+/// `recovers_from_errors` and `max_upstream_demand`: a prefetching
+/// processor that switches to a fallback on an upstream error.
+#[test]
+fn a_recovering_prefetching_processor_passes_quick_and_extended() {
+    passes_quick_and_extended("recovering", || Pacers {
+        pull: PREFETCH,
+        fallback: Some(vec![1000, 1001]),
+    });
 }
