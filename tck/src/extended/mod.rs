@@ -69,6 +69,41 @@
 //! let results = PublisherExtendedVerification::new(Ranges).config(config).run_all().unwrap();
 //! assert!(results.iter().all(|r| r.verdict == Verdict::Passed));
 //! ```
+//!
+//! # Declarations
+//!
+//! The extended verification of a factory honours every declaration its
+//! quick verification honours: implement the factory once, verify it both
+//! ways. How each declaration shapes the extended tests:
+//!
+//! | factory | declaration | extended verification |
+//! |---|---|---|
+//! | [`PublisherFactory`](crate::publisher::PublisherFactory) | `min_elements`, `max_elements` | schedules only create publishers of lengths in range; stress is skipped, saying so, below 99 elements |
+//! | | `create_failed_publisher` | schedules with a failed publisher are left out when `None` |
+//! | | `supports_multiple_subscribers` | no second subscriber in schedules when `false` |
+//! | | `max_sync_recursion_depth` | the probe's recursion bound |
+//! | | `run_stochastic` | stress is skipped, saying so, when `false` |
+//! | [`ProcessorFactory`](crate::processor::ProcessorFactory) | `passes` | schedules and stress feed inputs until `n` pass; upstream scripts owe only passing inputs and allow a replacement request per dropped one |
+//! | | `recovers_from_errors` | no failed-publisher schedules; upstream scripts accept a fallback after an upstream error |
+//! | | `propagates_cancellation` | upstream scripts check that a downstream `cancel()` reaches upstream only when `true` |
+//! | | `max_upstream_demand` | the bound upstream scripts check after every step |
+//! | | `supports_multiple_subscribers` | schedules subscribe one subscriber (a processor is a hot stage) |
+//! | | `max_sync_recursion_depth`, `run_stochastic` | as for publishers |
+//! | [`SubscriberBlackboxFactory`](crate::subscriber::SubscriberBlackboxFactory) | `trigger_request` | the nudge of signal scripts and stress |
+//! | | `stops_after` | nothing extra: scripts send only what was requested, and a subscriber may cancel whenever it likes |
+//! | [`SubscriberWhiteboxFactory`](crate::subscriber::SubscriberWhiteboxFactory) | `stops_after`, `create_subscriber_with_publisher` | as above; scripts use `create_subscriber` |
+//! | [`SourceFactory`](crate::streamlet::source::SourceFactory) | `kind` | scripts drive each mode the kind allows; stress is skipped for a listenable source |
+//! | | `max_elements` | scripts and stress create sources within it |
+//! | | `ends` | an end is owed only when `true` |
+//! | | `supports_restart` | restarts only when `true` |
+//! | | `create_failed_source`, `supports_multiple_sinks` | not used: one sink per script, never a failed source |
+//! | [`SinkFactory`](crate::streamlet::sink::SinkFactory) | `stops_after` | a sink may stop whenever it likes; emissions go only while the stream is live |
+//!
+//! A subscriber may also end its own subscription at any time — from
+//! `on_subscribe`, from `on_next`, through a helper it owns. Its requests
+//! are then no-ops (§3.6), so demand may stay 0: every test, quick or
+//! extended, that needs more demand is skipped, saying that the subscriber
+//! cancelled itself.
 
 // The shared core lives in `crate::explore`, each subject's extended part
 // in its own folder; these re-exports keep every path users write.
