@@ -17,7 +17,7 @@ use reactive_streams_tck::subscriber::{
 
 use crate::factories::generous;
 use crate::resubscribing::Repeaters;
-use crate::self_cancelling::self_cancelling::{
+use crate::self_cancelling::corpus::{
     Ends, SelfCancelling, SelfCancellingBlackbox, SelfCancellingWhitebox,
 };
 

@@ -4,7 +4,7 @@
 //! cancelled itself.
 
 #[path = "../common/self_cancelling.rs"]
-pub mod self_cancelling;
+pub mod corpus;
 
 use reactive_streams_tck::extended::{
     SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
@@ -14,7 +14,7 @@ use reactive_streams_tck::subscriber::{
 };
 
 use crate::factories::generous;
-use self_cancelling::{Ends, SelfCancellingBlackbox, SelfCancellingWhitebox};
+use corpus::{Ends, SelfCancellingBlackbox, SelfCancellingWhitebox};
 
 fn check(name: &str, results: &[reactive_streams_tck::outcome::RuleResult]) {
     for skip in crate::verdicts::assert_clean_and_skips_explained(name, results) {
