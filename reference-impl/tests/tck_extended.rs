@@ -197,6 +197,51 @@ processor_extended_verification!(
     },
     "filter_processor_static"
 );
+
+/// `FilterProcessor`s keeping even numbers, declared as such
+/// (`passes`): the extended verification counts only the passing inputs
+/// (issue 26).
+struct EvenFilters<P>(fn() -> P);
+
+impl<P> ProcessorFactory for EvenFilters<P>
+where
+    P: Subscriber<u64> + Publisher<u64> + Clone + 'static,
+{
+    type Input = u64;
+    type Output = u64;
+    type Processor = P;
+
+    fn create_processor(&self) -> P {
+        (self.0)()
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn passes(&self, index: u64) -> bool {
+        index % 2 == 0
+    }
+
+    fn max_upstream_demand(&self) -> u64 {
+        FORWARDING
+    }
+}
+
+fn even(x: &u64) -> bool {
+    x % 2 == 0
+}
+
+processor_extended_verification!(
+    filter_evens_processor_extended,
+    EvenFilters(|| FilterProcessor::<u64>::new(even)),
+    "filter_processor_evens"
+);
+processor_extended_verification!(
+    filter_evens_processor_static_extended,
+    EvenFilters(|| FilterProcessor::new_static(even as fn(&u64) -> bool)),
+    "filter_processor_static_evens"
+);
 processor_extended_verification!(
     buffer_processor_extended,
     Processors {
