@@ -63,6 +63,30 @@ impl<T: Debug + Send + 'static> Probe<T> {
         }
     }
 
+    /// `signal`, just taken, is not the `expected` one. An `on_next` that
+    /// came after a terminal signal the test has already taken breaks
+    /// §1.7, which the probe recorded as it arrived: the test's check
+    /// files it there too, so a SHOULD or MAY test does not add a warning
+    /// of its own for a MUST breach. Otherwise [`Probe::check_failure`].
+    fn wrong_signal(&self, expected: &str, signal: &Signal<T>) -> Failure {
+        let actual = format!("{} arrived", self.describe_taken(signal));
+        let after_terminal = {
+            let state = self.shared.state.lock();
+            matches!(signal, Signal::Next(_))
+                && state.terminal.is_some()
+                && !state.queue.iter().any(|s| !matches!(s, Signal::Next(_)))
+        };
+        if after_terminal {
+            self.failure_of(
+                "1.7",
+                format!("{expected}, nothing after the terminal signal"),
+                actual,
+            )
+        } else {
+            self.check_failure(expected, actual)
+        }
+    }
+
     fn timeout_ms(&self) -> u128 {
         self.cx().env().timeout().as_millis()
     }
@@ -161,7 +185,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         match self.next_signal(&wanted)? {
             Signal::Next(element) => Ok(element),
             other => {
-                Err(self.check_failure(wanted, format!("{} arrived", self.describe_taken(&other))))
+                Err(self.wrong_signal(&wanted, &other))
             }
         }
     }
@@ -175,10 +199,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_complete(&self) -> Result<(), Failure> {
         match self.next_signal("on_complete")? {
             Signal::Complete => Ok(()),
-            other => Err(self.check_failure(
-                "on_complete",
-                format!("{} arrived", self.describe_taken(&other)),
-            )),
+            other => Err(self.wrong_signal("on_complete", &other)),
         }
     }
 
@@ -193,10 +214,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.poll_signal(window) {
             Some(Signal::Complete) => Ok(()),
-            Some(other) => Err(self.check_failure(
-                "on_complete",
-                format!("{} arrived", self.describe_taken(&other)),
-            )),
+            Some(other) => Err(self.wrong_signal("on_complete", &other)),
             None => {
                 self.cx().trace(
                     "no on_complete yet: request(1), for a publisher that finds its end when asked for more",
@@ -211,10 +229,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_error(&self) -> Result<StreamError, Failure> {
         match self.next_signal("on_error")? {
             Signal::Error(error) => Ok(error),
-            other => Err(self.check_failure(
-                "on_error",
-                format!("{} arrived", self.describe_taken(&other)),
-            )),
+            other => Err(self.wrong_signal("on_error", &other)),
         }
     }
 
@@ -245,10 +260,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.wait_for(window, |s| s.queue.pop_front()) {
             None => Ok(()),
-            Some(signal) => Err(self.check_failure(
-                expected,
-                format!("{} arrived", self.describe_taken(&signal)),
-            )),
+            Some(signal) => Err(self.wrong_signal(expected, &signal)),
         }
     }
 

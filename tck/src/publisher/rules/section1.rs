@@ -42,8 +42,14 @@ pub fn spec_1_02<F: PublisherFactory>() -> RuleDef<F> {
         let terminal = format!("on_complete or on_error after the publisher's {n} elements");
         let signal = probe.expect_signal_as(&terminal)?;
         if let Signal::Next(_) = signal {
+            // An element beyond the publisher's n breaks the factory's
+            // promise (the probe recorded it as it came), not this MAY rule.
             let arrived = probe.describe_taken(&signal);
-            return Err(cx.failure(terminal, format!("{arrived} arrived")));
+            return Err(cx.failure_of(
+                "tck.create_n_gives_exactly_n",
+                terminal,
+                format!("{arrived} arrived"),
+            ));
         }
         probe.expect_no_signal()?;
         Ok(Outcome::Passed)
