@@ -184,9 +184,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let wanted = format!("on_next #{}", self.consumed_nexts() + 1);
         match self.next_signal(&wanted)? {
             Signal::Next(element) => Ok(element),
-            other => {
-                Err(self.wrong_signal(&wanted, &other))
-            }
+            other => Err(self.wrong_signal(&wanted, &other)),
         }
     }
 

@@ -142,7 +142,9 @@ pub fn spec_1_05<F: PublisherFactory>() -> RuleDef<F> {
             probe.expect_next_n(n)?;
             probe.expect_complete()?;
 
-            cx.scenario(format!("publisher of {n}, request({n}): demand exactly met"));
+            cx.scenario(format!(
+                "publisher of {n}, request({n}): demand exactly met"
+            ));
             let (probe, _publisher) = fresh(cx, f, n)?;
             probe.request(n)?;
             probe.expect_next_n(n)?;
