@@ -4,8 +4,8 @@
 //!
 //! | check | rule |
 //! |---|---|
-//! | no call from inside `on_complete` / `on_error` | §2.3 |
-//! | no call after either was delivered, on any thread, where the rule test watches for it (its own drop's `cancel()` excepted) | §2.4 |
+//! | no call from inside `on_complete` / `on_error`, nor, where the rule test watches, from another thread while they have not returned | §2.3 |
+//! | no call after either has returned, on any thread, where the rule test watches for it (its own drop's `cancel()` excepted) | §2.4 |
 //! | calls never overlap: an entry counter sees a second call entering while one runs | §2.7 |
 //! | a second subscription, given while one is active, is only ever cancelled | §2.5 |
 //! | no call once the subscriber was dropped | §3.1 |
