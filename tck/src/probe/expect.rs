@@ -7,6 +7,9 @@
 //! judge a stream with elements missing, and a check that misses a signal
 //! is filed under the rule the excess broke (§1.1, or §3.6), which the
 //! test reports as "not concluded", never as its own rule broken.
+//! Likewise silence where demand is outstanding is filed under the MUST
+//! rule it breaks, §1.5 or §3.8 (see `missing_failure`), so a test of a
+//! SHOULD or MAY rule that sees it fails instead of warning.
 
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
@@ -60,6 +63,30 @@ impl<T: Debug + Send + 'static> Probe<T> {
         }
     }
 
+    /// `signal`, just taken, is not the `expected` one. An `on_next` that
+    /// came after a terminal signal the test has already taken breaks
+    /// §1.7, which the probe recorded as it arrived: the test's check
+    /// files it there too, so a SHOULD or MAY test does not add a warning
+    /// of its own for a MUST breach. Otherwise [`Probe::check_failure`].
+    fn wrong_signal(&self, expected: &str, signal: &Signal<T>) -> Failure {
+        let actual = format!("{} arrived", self.describe_taken(signal));
+        let after_terminal = {
+            let state = self.shared.state.lock();
+            matches!(signal, Signal::Next(_))
+                && state.terminal.is_some()
+                && !state.queue.iter().any(|s| !matches!(s, Signal::Next(_)))
+        };
+        if after_terminal {
+            self.failure_of(
+                "1.7",
+                format!("{expected}, nothing after the terminal signal"),
+                actual,
+            )
+        } else {
+            self.check_failure(expected, actual)
+        }
+    }
+
     fn timeout_ms(&self) -> u128 {
         self.cx().env().timeout().as_millis()
     }
@@ -90,12 +117,66 @@ impl<T: Debug + Send + 'static> Probe<T> {
     fn next_signal(&self, wanted: &str) -> Result<Signal<T>, Failure> {
         let timeout = self.cx().env().timeout();
         self.wait_for(timeout, |s| s.queue.pop_front())
-            .ok_or_else(|| {
-                self.check_failure(
-                    wanted,
-                    format!("nothing arrived within {} ms", self.timeout_ms()),
+            .ok_or_else(|| self.missing_failure(wanted))
+    }
+
+    /// Nothing arrived while the test waited for `wanted`. Whatever the
+    /// test is about, silence with demand outstanding on a subscription
+    /// that is neither cancelled nor terminated breaks a MUST rule of its
+    /// own, and is filed there (a SHOULD or MAY test that sees it fails,
+    /// it does not merely warn): a publisher made for `n`
+    /// ([`Probe::created_for`]) that has delivered all `n` owes
+    /// `on_complete` (§1.5; lazy end discovery is accepted only where the
+    /// demand was exactly met, which
+    /// [`expect_complete_at_end`](Self::expect_complete_at_end) allows
+    /// for); one that has delivered fewer owes an element, so the demand
+    /// was not registered (§3.8; the own tests of §3.2 and §3.17 keep it,
+    /// demand requested from inside a signal or accumulated past 2^63−1
+    /// being their subject). Otherwise the test's own check.
+    fn missing_failure(&self, wanted: &str) -> Failure {
+        let actual = format!("nothing arrived within {} ms", self.timeout_ms());
+        let owed = {
+            let state = self.shared.state.lock();
+            let open = state.beyond_demand.is_none()
+                && !state.cancelled
+                && state.terminal.is_none()
+                && state.requested > state.offered;
+            match state.behaviour.created_for {
+                Some(n) if open => Some((n, state.offered, state.requested)),
+                _ => None,
+            }
+        };
+        let own = self.cx().rule();
+        match owed {
+            Some((n, delivered, requested)) if delivered >= n => {
+                let waited = if wanted == "on_complete" {
+                    String::new()
+                } else {
+                    format!(" (the test waited for: {wanted})")
+                };
+                self.failure_of(
+                    "1.5",
+                    format!(
+                        "on_complete from the publisher of {n}, which has delivered all {n} elements with demand left over ({} requested){waited}",
+                        super::show_demand(requested)
+                    ),
+                    actual,
                 )
-            })
+            }
+            Some((n, delivered, requested))
+                if delivered < n && !matches!(own, "3.2" | "3.17") =>
+            {
+                self.failure_of(
+                    "3.8",
+                    format!(
+                        "{wanted}: {} requested and not cancelled, {delivered} of the publisher's {n} elements delivered, so the demand must bring the next one",
+                        super::show_demand(requested)
+                    ),
+                    actual,
+                )
+            }
+            _ => self.check_failure(wanted, actual),
+        }
     }
 
     /// The next signal, which must be `on_next`.
@@ -103,9 +184,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let wanted = format!("on_next #{}", self.consumed_nexts() + 1);
         match self.next_signal(&wanted)? {
             Signal::Next(element) => Ok(element),
-            other => {
-                Err(self.check_failure(wanted, format!("{} arrived", self.describe_taken(&other))))
-            }
+            other => Err(self.wrong_signal(&wanted, &other)),
         }
     }
 
@@ -118,27 +197,22 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_complete(&self) -> Result<(), Failure> {
         match self.next_signal("on_complete")? {
             Signal::Complete => Ok(()),
-            other => Err(self.check_failure(
-                "on_complete",
-                format!("{} arrived", self.describe_taken(&other)),
-            )),
+            other => Err(self.wrong_signal("on_complete", &other)),
         }
     }
 
     /// `on_complete` once every element of a finite publisher was requested
     /// and consumed: at once, or — from a publisher that learns it is
     /// exhausted only when asked for one element more — in answer to one
-    /// more `request(1)`, which must bring no element. §1.5 sets no
-    /// deadline for `on_complete`, and §3.11 lets `request` signal it; a
-    /// publisher that never completes still fails here.
+    /// more `request(1)`, which must bring no element. With the demand
+    /// exactly met §1.5 sets no deadline for `on_complete`, and §3.11 lets
+    /// `request` signal it; a publisher that does not complete even with
+    /// that request outstanding fails §1.5.
     pub fn expect_complete_at_end(&self) -> Result<(), Failure> {
         let window = self.cx().env().no_signal_timeout();
         match self.poll_signal(window) {
             Some(Signal::Complete) => Ok(()),
-            Some(other) => Err(self.check_failure(
-                "on_complete",
-                format!("{} arrived", self.describe_taken(&other)),
-            )),
+            Some(other) => Err(self.wrong_signal("on_complete", &other)),
             None => {
                 self.cx().trace(
                     "no on_complete yet: request(1), for a publisher that finds its end when asked for more",
@@ -153,10 +227,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
     pub fn expect_error(&self) -> Result<StreamError, Failure> {
         match self.next_signal("on_error")? {
             Signal::Error(error) => Ok(error),
-            other => Err(self.check_failure(
-                "on_error",
-                format!("{} arrived", self.describe_taken(&other)),
-            )),
+            other => Err(self.wrong_signal("on_error", &other)),
         }
     }
 
@@ -187,10 +258,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
         let window = self.cx().env().no_signal_timeout();
         match self.wait_for(window, |s| s.queue.pop_front()) {
             None => Ok(()),
-            Some(signal) => Err(self.check_failure(
-                expected,
-                format!("{} arrived", self.describe_taken(&signal)),
-            )),
+            Some(signal) => Err(self.wrong_signal(expected, &signal)),
         }
     }
 

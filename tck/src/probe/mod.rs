@@ -242,11 +242,11 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// still flooding after that cancel are a §1.8 failure, and past
     /// [`RUNAWAY_LIMIT`] the probe unwinds the publisher (as
     /// [`Probe::stop_runaway`]), so no thread is left spinning. `u64::MAX`
-    /// (an unbounded publisher) sets nothing.
+    /// is an unbounded publisher: no element is beyond its `n`. Knowing `n`
+    /// also tells what silence with demand outstanding breaks: an element
+    /// owed (§3.8) or, once all `n` came, `on_complete` (§1.5).
     pub fn created_for(self, n: u64) -> Self {
-        if n != u64::MAX {
-            self.shared.state.lock().behaviour.created_for = Some(n);
-        }
+        self.shared.state.lock().behaviour.created_for = Some(n);
         self
     }
 

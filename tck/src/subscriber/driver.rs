@@ -137,8 +137,21 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
         let Some(subscriber) = self.subscriber.as_deref_mut() else {
             return Ok(());
         };
-        self.cx
-            .try_step(self.signal_rule, what, || inside(signal, || f(subscriber)))
+        let terminal = matches!(signal, "on_complete" | "on_error");
+        if terminal {
+            for subscription in &self.all {
+                subscription.delivering_terminal(true);
+            }
+        }
+        let delivered = self
+            .cx
+            .try_step(self.signal_rule, what, || inside(signal, || f(subscriber)));
+        if terminal {
+            for subscription in &self.all {
+                subscription.delivering_terminal(false);
+            }
+        }
+        delivered
     }
 
     /// Whether the active subscription ended because the subscriber called

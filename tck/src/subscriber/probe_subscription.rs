@@ -4,8 +4,8 @@
 //!
 //! | check | rule |
 //! |---|---|
-//! | no call from inside `on_complete` / `on_error` | §2.3 |
-//! | no call after either was delivered, on any thread, where the rule test watches for it (its own drop's `cancel()` excepted) | §2.4 |
+//! | no call from inside `on_complete` / `on_error`, nor, where the rule test watches, from another thread while they have not returned | §2.3 |
+//! | no call after either has returned, on any thread, where the rule test watches for it (its own drop's `cancel()` excepted) | §2.4 |
 //! | calls never overlap: an entry counter sees a second call entering while one runs | §2.7 |
 //! | a second subscription, given while one is active, is only ever cancelled | §2.5 |
 //! | no call once the subscriber was dropped | §3.1 |
@@ -102,6 +102,10 @@ struct State {
     /// The terminal signal being or having been delivered, and the rule a
     /// call after it breaks (if such calls are watched).
     terminal: Option<(&'static str, Option<&'static str>)>,
+    /// The TCK's `on_complete` / `on_error` call is still running: a
+    /// watched call from another thread now is one the terminal signal
+    /// made (§2.3), not one after it (§2.4).
+    delivering_terminal: bool,
     dropped: bool,
     /// The subscriber's handle was dropped (it can call nothing any more).
     released: bool,
@@ -192,6 +196,12 @@ impl ProbeSubscription {
             Some((_, None)) if rule.is_some() => state.terminal = Some((signal, rule)),
             Some(_) => {}
         }
+    }
+
+    /// Notes that the TCK's `on_complete` / `on_error` call has started
+    /// (`true`) or returned (`false`).
+    pub(crate) fn delivering_terminal(&self, running: bool) {
+        self.shared.state.lock().delivering_terminal = running;
     }
 
     /// Notes that the subscriber is being dropped: any call from now on,
@@ -339,11 +349,27 @@ impl Handle {
                     format!("{what} on the {label} from inside {signal}"),
                 ));
             }
+        } else if let (Some((terminal, Some(_))), false, true) =
+            (state.terminal, cleanup, state.delivering_terminal)
+        {
+            // The TCK is the caller of the terminal signal, so it knows it
+            // has not returned: a watched call from another thread now is
+            // made while on_complete / on_error runs (§2.3), as if from
+            // inside it (a helper it started and is waiting for).
+            if state.first_report("2.3-during") {
+                cx.record(shared.failure_of(
+                    "2.3",
+                    format!("no call on the subscription while {terminal} is running"),
+                    format!(
+                        "{what} on the {label} from another thread while {terminal} had not returned"
+                    ),
+                ));
+            }
         } else if let (Some((terminal, Some(rule))), false) = (state.terminal, cleanup) {
-            // After a watched terminal signal, any other call (a helper
-            // thread's, even one still running while the subscriber is
-            // dropped) uses a subscription the subscriber must consider
-            // cancelled: the rule test's rule, §2.4.
+            // After a watched terminal signal has returned, any other call
+            // (a helper thread's, even one still running while the
+            // subscriber is dropped) uses a subscription the subscriber
+            // must consider cancelled: the rule test's rule, §2.4.
             if state.first_report("2.3-after") {
                 cx.record(shared.failure_of(
                     rule,

@@ -20,6 +20,11 @@ pub enum Fault {
     ExtraElement,
     /// Never signals `on_complete`.
     NeverCompletes,
+    /// Finds its end only inside a `request` made after its last element
+    /// went out: with demand left over once its elements are delivered it
+    /// does not complete until asked again (§1.5). Lazy end discovery is
+    /// fine only where the demand was exactly met.
+    CompletesOnlyWhenAskedAgain,
     /// `request(0)` is silently ignored.
     IgnoresZeroRequest,
     /// `request(0)` fails with an error that is not `illegal_demand`.
@@ -165,6 +170,8 @@ struct State {
     slowed_request: bool,
     slowed_cancel: bool,
     requests: u64,
+    /// A `request` came after the last element went out.
+    asked_at_end: bool,
 }
 
 /// Blocks the calling thread for `SLOW`, on purpose (the defect under test).
@@ -188,6 +195,7 @@ impl Faulty1 {
                 slowed_request: false,
                 slowed_cancel: false,
                 requests: 0,
+                asked_at_end: false,
             }),
         }
     }
@@ -217,7 +225,8 @@ impl Faulty1 {
                         StreamError::illegal_demand(0)
                     }));
                 }
-                if state.end == Some(state.next) && fault != Fault::NeverCompletes {
+                let asked = fault != Fault::CompletesOnlyWhenAskedAgain || state.asked_at_end;
+                if state.end == Some(state.next) && fault != Fault::NeverCompletes && asked {
                     state.done = true;
                     return terminal(Signal::Complete);
                 }
@@ -263,6 +272,7 @@ impl Subscription for Faulty1 {
                 state = self.state.state();
             }
             state.requests += 1;
+            state.asked_at_end |= state.end == Some(state.next);
             let ignore = state.done || (state.cancelled && fault != Fault::IgnoresCancel);
             if !ignore {
                 if n == 0 {

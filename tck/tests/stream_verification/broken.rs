@@ -115,6 +115,26 @@ fn redact_numbers_after(text: &str, marker: &str) -> String {
     out
 }
 
+/// A stream that loses items when polled spuriously is data loss: failed
+/// under `tck.stream_gives_exactly_n`, never warned under `stream.6`, whose
+/// test is the one that sees it (issue 26). Exactly that rule is broken.
+#[test]
+fn a_stream_losing_items_on_spurious_polls_fails_not_warns() {
+    let results = StreamVerification::new(Channels::broken(Bug::EndsOnRepoll))
+        .env(TestEnv::default())
+        .target("EndsOnRepoll")
+        .run_quick()
+        .unwrap();
+    insta::assert_snapshot!(
+        "ends_on_repoll_rules",
+        reactive_streams_tck::testkit::broken_rules(&results)
+    );
+    let seen = results.iter().find(|r| r.test == "stream_6").unwrap();
+    assert_eq!(seen.verdict, Skipped, "{seen:#?}");
+    assert!(seen.fails_run(false), "{seen:#?}");
+    insta::assert_snapshot!("ends_on_repoll", seen.violations[0].message);
+}
+
 /// The wake-up trace of a failure: polls, their answers, wake-ups.
 #[test]
 fn a_stale_waker_failure_shows_the_poll_and_wake_trace() {

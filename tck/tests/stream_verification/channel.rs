@@ -33,6 +33,13 @@ pub enum Bug {
     SilentDrop,
     /// Wakes itself on every `Pending` (stream.6).
     BusyWakes,
+    /// Polled again after a `Pending` with no wake-up since (a poll no
+    /// wake-up caused), it takes its producer for gone and returns
+    /// `Ready(None)`: every item pushed later is lost. Data loss, which
+    /// `stream.6`'s test (and `stream.1`'s, which polls with two wakers in
+    /// turn) sees: failed under `tck.stream_gives_exactly_n`, never that
+    /// SHOULD rule's warning.
+    EndsOnRepoll,
     /// Reads its items through the thread that polled it first: polled on
     /// another thread, it finds nothing and ends (stream.7).
     ThreadBound,
@@ -70,6 +77,8 @@ struct State {
     waker: Option<Waker>,
     producer_done: bool,
     consumer_gone: bool,
+    /// The last poll returned `Pending` and nothing has woken it since.
+    unwoken_pending: bool,
 }
 
 type Shared = Arc<Mutex<State>>;
@@ -98,6 +107,7 @@ impl Producer {
                 return;
             }
             state.queue.push_back(item);
+            state.unwoken_pending = false;
             state.waker.take()
         };
         wake(waker, self.shape);
@@ -109,6 +119,7 @@ impl Drop for Producer {
         let waker = {
             let mut state = self.shared.lock();
             state.producer_done = true;
+            state.unwoken_pending = false;
             state.waker.take()
         };
         wake(waker, self.shape);
@@ -166,6 +177,11 @@ impl futures_core::Stream for Receiver {
             this.ended = true;
             return Poll::Ready(None);
         }
+        if this.bug == Some(Bug::EndsOnRepoll) && state.unwoken_pending {
+            this.ended = true;
+            return Poll::Ready(None);
+        }
+        state.unwoken_pending = true;
         match this.bug {
             Some(Bug::NeverWakes) => {}
             Some(Bug::StaleWaker) => {

@@ -42,8 +42,14 @@ pub fn spec_1_02<F: PublisherFactory>() -> RuleDef<F> {
         let terminal = format!("on_complete or on_error after the publisher's {n} elements");
         let signal = probe.expect_signal_as(&terminal)?;
         if let Signal::Next(_) = signal {
+            // An element beyond the publisher's n breaks the factory's
+            // promise (the probe recorded it as it came), not this MAY rule.
             let arrived = probe.describe_taken(&signal);
-            return Err(cx.failure(terminal, format!("{arrived} arrived")));
+            return Err(cx.failure_of(
+                "tck.create_n_gives_exactly_n",
+                terminal,
+                format!("{arrived} arrived"),
+            ));
         }
         probe.expect_no_signal()?;
         Ok(Outcome::Passed)
@@ -111,10 +117,12 @@ pub fn spec_1_04<F: PublisherFactory>() -> RuleDef<F> {
     )
 }
 
-/// §1.5: a finite publisher completes: an empty one, and one whose
-/// elements were all requested exactly — at once, or on one more
-/// `request` if it finds its end only when asked for more (the rule sets
-/// no deadline).
+/// §1.5: a finite publisher completes: an empty one; one asked for more
+/// than it has, which must complete once its elements are delivered,
+/// since the demand still outstanding leaves it no reason to wait; and one
+/// whose elements were all requested exactly — at once, or on one more
+/// `request` if it finds its end only when asked for more (lazy end
+/// discovery: with the demand exactly met, the rule sets no deadline).
 pub fn spec_1_05<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::NOTHING, |cx, f| {
         if can_make(cx, f, 0) {
@@ -125,7 +133,18 @@ pub fn spec_1_05<F: PublisherFactory>() -> RuleDef<F> {
         }
         let n = up_to(f, 3);
         if n > 0 {
-            cx.scenario(format!("publisher of {n}, request({n})"));
+            cx.scenario(format!(
+                "publisher of {n}, request({}): demand left over",
+                n + 2
+            ));
+            let (probe, _publisher) = fresh(cx, f, n)?;
+            probe.request(n + 2)?;
+            probe.expect_next_n(n)?;
+            probe.expect_complete()?;
+
+            cx.scenario(format!(
+                "publisher of {n}, request({n}): demand exactly met"
+            ));
             let (probe, _publisher) = fresh(cx, f, n)?;
             probe.request(n)?;
             probe.expect_next_n(n)?;
@@ -307,8 +326,11 @@ pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
         |cx, f| {
             cx.scenario("publisher of 3, two subscribers requesting 3 each, interleaved");
             let publisher = create(cx, f, 3)?;
-            let first = subscribed(Probe::new(cx, "first"), &*publisher)?;
-            let second = subscribed(Probe::new(cx, "second"), &*publisher)?;
+            // Each subscriber is owed the publisher's 3 elements: a request
+            // left unanswered is §3.8, a missing end §1.5, not this MAY
+            // rule's warning.
+            let first = subscribed(Probe::new(cx, "first").created_for(3), &*publisher)?;
+            let second = subscribed(Probe::new(cx, "second").created_for(3), &*publisher)?;
             for _ in 0..3 {
                 first.request(1)?;
                 second.request(1)?;
