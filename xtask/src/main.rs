@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod rules;
-mod tck;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -26,7 +25,7 @@ enum Command {
     /// Print the rule catalogue: every rule, its level, summary and how it is checked.
     Rules(rules::Args),
     /// Verify the reference implementation (or another crate) and report rule by rule.
-    Tck(tck::Args),
+    Tck(cargo_rs_tck::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,7 +44,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Rules(args) => rules::run(&args),
-        Command::Tck(args) => tck::run(&args),
+        Command::Tck(args) => cargo_rs_tck::run(&args),
     }
 }
 
