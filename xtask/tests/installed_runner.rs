@@ -213,43 +213,26 @@ fn commands(yaml: &str) -> Vec<String> {
     commands
 }
 
-/// A copy of examples/acme-streams (its path dependencies made absolute),
-/// for the snippets to write their reports into.
-fn copy_of_acme(into: &Path) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let name = entry.file_name();
-            if entry.file_type().unwrap().is_dir() {
-                if name != "target" {
-                    copy(&entry.path(), &to.join(&name));
-                }
-            } else {
-                std::fs::copy(entry.path(), to.join(&name)).unwrap();
-            }
-        }
+/// Removes a file the snippets write when dropped, however the test ends.
+struct Written(PathBuf);
+
+impl Drop for Written {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
-    let acme = example("acme-streams");
-    let copied = into.join("acme-streams");
-    copy(acme.parent().unwrap(), &copied);
-    let manifest = std::fs::read_to_string(&acme).unwrap();
-    let absolute = format!("path = \"{}/", workspace().display());
-    std::fs::write(
-        copied.join("Cargo.toml"),
-        manifest.replace("path = \"../../", &absolute),
-    )
-    .unwrap();
-    copied
 }
 
 #[cfg(unix)]
 #[test]
 fn the_ci_snippets_of_docs_ci_md_run_as_written() {
     let doc = std::fs::read_to_string(workspace().join("docs/ci.md")).unwrap();
-    let scratch = scratch("ci-snippets");
-    let crate_dir = copy_of_acme(&scratch);
-    let summary = scratch.join("github-step-summary.md");
+    // In the crate's own folder, where CI runs them: a copy would share
+    // the names of its test executables in the shared target folder (cargo
+    // names them by the path within their workspace) and rebuild them under
+    // the other tests' feet. The report they write there is removed.
+    let crate_dir = example("acme-streams").parent().unwrap().to_path_buf();
+    let junit_report = Written(crate_dir.join("tck-report.xml"));
+    let summary = scratch("ci-snippets").join("github-step-summary.md");
     let bin = runner().parent().unwrap();
     let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
@@ -282,7 +265,7 @@ fn the_ci_snippets_of_docs_ci_md_run_as_written() {
             !runs.is_empty() && runs.iter().all(|r| r.starts_with("cargo rs-tck ")),
             "{first_line}: {runs:?}"
         );
-        let _ = std::fs::remove_file(crate_dir.join("tck-report.xml"));
+        let _ = std::fs::remove_file(&junit_report.0);
         for run in &runs {
             let output = isolated(
                 Command::new("bash")
@@ -304,7 +287,7 @@ fn the_ci_snippets_of_docs_ci_md_run_as_written() {
                 "{first_line}: `{run}` shows plain progress lines in CI:\n{progress}"
             );
         }
-        let junit = std::fs::read_to_string(crate_dir.join("tck-report.xml")).unwrap();
+        let junit = std::fs::read_to_string(&junit_report.0).unwrap();
         assert!(junit.starts_with("<?xml"), "{first_line}: {junit}");
     }
     let summary = std::fs::read_to_string(&summary).unwrap();
