@@ -46,6 +46,12 @@ pub fn only_warns(rule: &str, strict: bool) -> bool {
 /// under test), not that it ran none.
 pub const STARTED_FILE: &str = "started.mark";
 
+/// The version of this crate, which names the result format it speaks
+/// (the [`RuleResult`] JSON, [`REPORT_DIR_ENV`], [`STARTED_FILE`]): a
+/// runner (`cargo rs-tck`) reads the results of any `reactive-streams-tck`
+/// semver-compatible with the one it is built with.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// Writes [`STARTED_FILE`] into the folder named by [`REPORT_DIR_ENV`], if
 /// it is set; once per process.
 pub fn mark_started() {

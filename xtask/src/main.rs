@@ -1,14 +1,16 @@
 //! `cargo xtask`: project automation.
 //!
 //! * `cargo xtask rules [--format md|json]` prints the rule catalogue.
-//! * `cargo xtask tck` runs the TCK (see `tck.rs`).
+//! * `cargo xtask tck` runs the TCK on the reference implementation or
+//!   another crate: `cargo rs-tck` (the `cargo-rs-tck` crate) with the
+//!   reference implementation as its default.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod rules;
-mod tck;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -26,60 +28,37 @@ enum Command {
     /// Print the rule catalogue: every rule, its level, summary and how it is checked.
     Rules(rules::Args),
     /// Verify the reference implementation (or another crate) and report rule by rule.
-    Tck(tck::Args),
+    Tck(cargo_rs_tck::Args),
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // `cargo xtask tck` is `cargo rs-tck` with the reference implementation
+    // as its default crate.
+    let command = Cli::command().mut_subcommand("tck", |tck| {
+        tck.mut_arg("manifest_path", |arg| {
+            arg.help(
+                "The Cargo.toml (or its folder) of the crate to verify: a crate whose tests invoke the verification macros. Default: the reference implementation",
+            )
+        })
+    });
+    let cli = match command
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+    {
         Ok(cli) => cli,
-        Err(error) => {
-            // clap's help and version go to stdout with success; usage
-            // errors exit 2 with clap's message folded into one line.
-            if !error.use_stderr() {
-                let _ = error.print();
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("{}", one_line(&error.render().to_string()));
-            return ExitCode::from(2);
-        }
+        Err(error) => return cargo_rs_tck::usage_error(error),
     };
     match cli.command {
         Command::Rules(args) => rules::run(&args),
-        Command::Tck(args) => tck::run(&args),
+        Command::Tck(mut args) => {
+            args.manifest_path.get_or_insert_with(reference_manifest);
+            cargo_rs_tck::run(&args)
+        }
     }
 }
 
-/// A clap error message as one line: its lines joined, the usage summary
-/// dropped (`--help` shows it), the closing hint after a semicolon.
-fn one_line(message: &str) -> String {
-    let mut line = String::new();
-    for part in message.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        if part.starts_with("Usage:") {
-            continue;
-        }
-        if let Some(hint) = part.strip_prefix("For more information") {
-            line.push_str("; for more information");
-            line.push_str(hint);
-        } else {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(part);
-        }
-    }
-    line
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn usage_errors_fold_into_one_line() {
-        let error = Cli::try_parse_from(["cargo xtask", "tck", "--format", "xml"]).unwrap_err();
-        assert_eq!(
-            one_line(&error.render().to_string()),
-            "error: invalid value 'xml' for '--format <FORMAT>' [possible values: md, json, junit]; for more information, try '--help'."
-        );
-    }
+/// The reference implementation, verified by `cargo xtask tck` when no
+/// `--manifest-path` is given.
+fn reference_manifest() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../reference-impl/Cargo.toml")
 }

@@ -5,15 +5,6 @@ mod support;
 
 use support::*;
 
-/// stderr is exactly one line, starting with `error:`.
-fn only_line(output: &std::process::Output) -> String {
-    let text = stderr(output);
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one line on stderr, got:\n{text}");
-    assert!(lines[0].starts_with("error:"), "{}", lines[0]);
-    lines[0].to_owned()
-}
-
 #[test]
 fn a_path_that_does_not_exist() {
     let output = tck(&["--manifest-path", "no/such/crate/Cargo.toml"]);
@@ -102,12 +93,37 @@ fn a_crate_without_tck_tests_executes_zero_rules() {
         &["--format", "json", "--output", report.to_str().unwrap()],
     );
     assert_exit(&output, 2);
-    let last = last_stderr_line(&output);
+    // Refused before any build: nothing but the line.
+    let line = only_line(&output);
     assert!(
-        last.starts_with("error: zero rules executed: fixture-no-tests has no TCK tests"),
-        "{last}"
+        line.starts_with("error: zero rules executed: fixture-no-tests has no TCK tests"),
+        "{line}"
     );
-    assert!(last.contains("publisher_verification!(…)"), "{last}");
+    assert!(line.contains("[dev-dependencies]"), "{line}");
+    assert!(line.contains("publisher_verification!(…)"), "{line}");
+    assert!(!report.exists(), "no report is written");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_tck_whose_result_format_differs() {
+    let report = scratch("other-tck-version").join("report.json");
+    let output = tck_on(
+        "other-tck-version",
+        &["--format", "json", "--output", report.to_str().unwrap()],
+    );
+    assert_exit(&output, 2);
+    let line = only_line(&output);
+    assert!(
+        line.starts_with(
+            "error: fixture-other-tck-version uses reactive-streams-tck 0.2.0, but this runner reads the results of reactive-streams-tck 0.1.*"
+        ),
+        "{line}"
+    );
+    assert!(
+        line.contains("depend on reactive-streams-tck = \"0.1\""),
+        "{line}"
+    );
     assert!(!report.exists(), "no report is written");
     assert!(output.stdout.is_empty());
 }

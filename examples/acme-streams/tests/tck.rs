@@ -1,8 +1,9 @@
 //! The Reactive Streams TCK, run against this crate's own types.
 //!
-//! `cargo test --test tck` runs every rule as a test;
-//! `cargo xtask tck --manifest-path examples/acme-streams/Cargo.toml`
-//! (from the TCK's repository) runs them one process each and reports.
+//! `cargo test --test tck` runs every rule as a test; `cargo rs-tck` (in
+//! this folder, once installed) or `cargo xtask tck --manifest-path
+//! examples/acme-streams/Cargo.toml` (from the TCK's repository) runs them
+//! one process each and reports.
 
 use acme_streams::{Countdown, Scale, Summer};
 use reactive_streams::{Publisher, Subscriber};

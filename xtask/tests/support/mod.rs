@@ -32,9 +32,7 @@ pub fn scratch(name: &str) -> PathBuf {
     folder
 }
 
-/// `xtask tck ARGS`, with every fixture built into one shared target folder
-/// (so their dependencies are built once) and no terminal or CI settings
-/// leaking in.
+/// `xtask tck ARGS`, [`isolated`].
 pub fn tck(args: &[&str]) -> Output {
     tck_with_env(args, &[])
 }
@@ -42,10 +40,18 @@ pub fn tck(args: &[&str]) -> Output {
 /// `xtask tck ARGS` with the environment variables `vars` set for it (and
 /// so for the rule tests it runs).
 pub fn tck_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("tck")
+    isolated(Command::new(env!("CARGO_BIN_EXE_xtask")).arg("tck"))
         .envs(vars.iter().copied())
         .args(args)
+        .output()
+        .expect("xtask runs")
+}
+
+/// `command` (a runner, or a shell running one) set up as every test runs
+/// a runner: every crate it builds goes into one shared target folder (so
+/// their dependencies are built once), and no TCK settings leak in.
+pub fn isolated(command: &mut Command) -> &mut Command {
+    command
         .env(
             "CARGO_TARGET_DIR",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("xtask-tck-fixtures"),
@@ -54,8 +60,6 @@ pub fn tck_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
         .env_remove("RS_TCK_TIMEOUT_MS")
         .env_remove("RS_TCK_NO_SIGNAL_MS")
         .env_remove("RS_TCK_REPORT_DIR")
-        .output()
-        .expect("xtask runs")
 }
 
 /// `xtask tck --manifest-path <fixture> ARGS`.
@@ -87,6 +91,15 @@ pub fn assert_exit(output: &Output, code: i32) {
         stderr(output),
         stdout(output)
     );
+}
+
+/// stderr is exactly one line, starting with `error:`; returns it.
+pub fn only_line(output: &Output) -> String {
+    let text = stderr(output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line on stderr, got:\n{text}");
+    assert!(lines[0].starts_with("error:"), "{}", lines[0]);
+    lines[0].to_owned()
 }
 
 /// The last line of stderr: the command's own message after whatever cargo

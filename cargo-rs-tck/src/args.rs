@@ -1,7 +1,8 @@
-//! The command line of `cargo xtask tck` (a public contract: flag names do
-//! not change).
+//! The command line of `cargo rs-tck` and `cargo xtask tck` (a public
+//! contract: flag names do not change), and how a usage error is shown.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ValueEnum;
@@ -22,15 +23,16 @@ pub const EXTENDED_DEADLINE_MS: u64 = 600_000;
 /// given.
 pub const DEADLINE_FACTOR: u64 = 20;
 
-/// Arguments of `cargo xtask tck`.
+/// Arguments of `cargo rs-tck` and `cargo xtask tck`.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Exit status: 0 when no rule failed, 1 when a rule failed, \
 2 for bad usage or when the target cannot be verified."
 )]
 pub struct Args {
-    /// The Cargo.toml of the crate to verify (a crate whose tests invoke the
-    /// verification macros). Default: the reference implementation.
+    /// The Cargo.toml (or its folder) of the crate to verify: a crate whose
+    /// tests invoke the verification macros. Default: the crate in the
+    /// current folder (the nearest Cargo.toml, as cargo finds it).
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 
@@ -118,4 +120,58 @@ pub enum Format {
     Json,
     /// JUnit XML: one testcase per rule and target.
     Junit,
+}
+
+/// Shows a command-line parse error and gives the exit status: help and
+/// version go to stdout with success; a usage error is one line on stderr
+/// (clap's message folded, the usage summary dropped) with status 2.
+pub fn usage_error(error: clap::Error) -> ExitCode {
+    if !error.use_stderr() {
+        let _ = error.print();
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("{}", one_line(&error.render().to_string()));
+    ExitCode::from(2)
+}
+
+/// A clap error message as one line: its lines joined, the usage summary
+/// dropped (`--help` shows it), the closing hint after a semicolon.
+fn one_line(message: &str) -> String {
+    let mut line = String::new();
+    for part in message.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if part.starts_with("Usage:") {
+            continue;
+        }
+        if let Some(hint) = part.strip_prefix("For more information") {
+            line.push_str("; for more information");
+            line.push_str(hint);
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(part);
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn usage_errors_fold_into_one_line() {
+        let error = Cli::try_parse_from(["cargo rs-tck", "--format", "xml"]).unwrap_err();
+        assert_eq!(
+            one_line(&error.render().to_string()),
+            "error: invalid value 'xml' for '--format <FORMAT>' [possible values: md, json, junit]; for more information, try '--help'."
+        );
+    }
 }

@@ -378,7 +378,7 @@ pub(crate) mod samples {
     use reactive_streams_tck::outcome::{RuleResult, TraceEvent, Verdict, Verification};
 
     use super::Report;
-    use crate::tck::pattern::RulePattern;
+    use crate::pattern::RulePattern;
 
     fn result(rule: &str, test: &str, verdict: Verdict, message: Option<&str>) -> RuleResult {
         RuleResult {

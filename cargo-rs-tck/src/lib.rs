@@ -1,13 +1,36 @@
-//! `cargo xtask tck`: build a crate's TCK rule tests, run each in its own
-//! process, and report rule by rule.
+//! `cargo rs-tck` (and `cargo xtask tck` in the TCK's own repository): build
+//! a crate's TCK rule tests, run each in its own process, and report rule by
+//! rule.
+//!
+//! The library is the whole runner; the `cargo-rs-tck` binary and the TCK's
+//! `cargo xtask tck` only parse [`Args`] and call [`run`]:
+//!
+//! ```no_run
+//! use clap::Parser;
+//!
+//! #[derive(Parser)]
+//! struct Cli {
+//!     #[command(flatten)]
+//!     tck: cargo_rs_tck::Args,
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     match Cli::try_parse() {
+//!         Ok(cli) => cargo_rs_tck::run(&cli.tck),
+//!         Err(error) => cargo_rs_tck::usage_error(error),
+//!     }
+//! }
+//! ```
 //!
 //! The pipeline, one module per step:
-//! [`target`] (which crate) → [`discover`] (build, list, keep the tests that
-//! follow the [`naming`] contract, filter by [`pattern`]) → [`run`](mod@run) (one
-//! process per rule test, [`diagnose`] what went wrong, with [`progress`])
-//! → [`report`] (complete from the catalogue, render) → [`output`].
+//! `target` (which crate) → `compat` (it depends on a `reactive-streams-tck`
+//! whose results this runner reads) → `discover` (build, list, keep the
+//! tests that follow the `naming` contract, filter by `pattern`) → `run`
+//! (one process per rule test, `diagnose` what went wrong, with
+//! `progress`) → `report` (complete from the catalogue, render) → `output`.
 
 mod args;
+mod compat;
 mod diagnose;
 mod discover;
 mod naming;
@@ -24,13 +47,13 @@ use std::process::ExitCode;
 
 use reactive_streams_tck::outcome::RuleResult;
 
-pub use args::Args;
-use args::Format;
+pub use args::{usage_error, Args, Format};
+pub use pattern::RulePattern;
 use report::Report;
 
 /// A reason the target cannot be verified, as one line for stderr (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fatal(pub String);
+pub(crate) struct Fatal(pub String);
 
 /// Runs the command; prints `error: …` and exits 2 when it cannot.
 pub fn run(args: &Args) -> ExitCode {
@@ -46,18 +69,16 @@ pub fn run(args: &Args) -> ExitCode {
 fn verify(args: &Args) -> Result<ExitCode, Fatal> {
     check_output_folder(args.output.as_deref())?;
     let cargo = cargo_binary();
-    let manifest = args
-        .manifest_path
-        .clone()
-        .unwrap_or_else(target::reference_manifest);
+    let manifest = match &args.manifest_path {
+        Some(manifest) => manifest.clone(),
+        None => target::current_manifest()?,
+    };
     let krate = target::resolve(&cargo, &manifest)?;
+    compat::check(&cargo, &krate)?;
     let scratch = Scratch::create()?;
     let planned = discover::discover(&cargo, &krate, scratch.path(), args.test_deadline())?;
     if planned.is_empty() {
-        return Err(Fatal(format!(
-            "zero rules executed: {} has no TCK tests; add `publisher_verification!(…)` (or another verification macro) to a test file such as tests/tck.rs, then run again",
-            krate.name
-        )));
+        return Err(compat::no_tck_tests(&krate.name));
     }
     let planned = extended(planned, args.extended, &krate.name)?;
     let planned = select(planned, args, &krate.name)?;
@@ -146,7 +167,7 @@ fn select(
             ids.push("…");
         }
         return Err(Fatal(format!(
-            "--rules '{pattern}' matches none of the rule tests of {krate} (they cover {}); use ids or globs like '3.9', '3.*', 'streamlet.2' (see `cargo xtask rules`)",
+            "--rules '{pattern}' matches none of the rule tests of {krate} (they cover {}); use ids or globs like '3.9', '3.*', 'streamlet.2'",
             ids.join(", ")
         )));
     }
@@ -180,7 +201,8 @@ fn name_targets(ran: Vec<run::Ran>) -> Vec<RuleResult> {
     results
 }
 
-/// The cargo that runs us (`cargo xtask` sets `CARGO`), else `cargo`.
+/// The cargo that runs us (it sets `CARGO` for `cargo rs-tck` and
+/// `cargo xtask`), else `cargo`.
 fn cargo_binary() -> PathBuf {
     std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from)
 }

@@ -1,5 +1,5 @@
-//! Which crate to verify: the reference implementation, or the crate named
-//! by `--manifest-path`, as cargo sees it.
+//! Which crate to verify: the crate named by `--manifest-path`, or the one
+//! in the current folder, as cargo sees it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,10 +24,24 @@ impl Crate {
     }
 }
 
-/// The manifest of the reference implementation, verified when no
-/// `--manifest-path` is given.
-pub fn reference_manifest() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../reference-impl/Cargo.toml")
+/// The manifest of the crate in the current folder, verified when no
+/// `--manifest-path` is given: the nearest `Cargo.toml` in it or a parent
+/// folder, as cargo finds it.
+pub fn current_manifest() -> Result<PathBuf, Fatal> {
+    let here = std::env::current_dir().map_err(|error| {
+        Fatal(format!(
+            "cannot read the current folder: {error}; pass --manifest-path"
+        ))
+    })?;
+    here.ancestors()
+        .map(|folder| folder.join("Cargo.toml"))
+        .find(|manifest| manifest.is_file())
+        .ok_or_else(|| {
+            Fatal(format!(
+                "no crate here: there is no Cargo.toml in {} or any parent folder; run in the folder of the crate to verify, or pass --manifest-path with its Cargo.toml",
+                here.display()
+            ))
+        })
 }
 
 /// Asks cargo which package `manifest` is; one-line errors for a missing
@@ -99,7 +113,7 @@ pub fn resolve(cargo: &Path, manifest: &Path) -> Result<Crate, Fatal> {
 }
 
 /// cargo's error in one line: its `error:` line and the first cause.
-fn first_error(stderr: &str) -> String {
+pub fn first_error(stderr: &str) -> String {
     let mut lines = stderr.lines().map(str::trim).filter(|l| !l.is_empty());
     let error = lines
         .by_ref()
