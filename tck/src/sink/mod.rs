@@ -22,9 +22,13 @@
 //! // → my_sender::sink::sink_1, …, my_sender::sink::tck_extended_schedules
 //! ```
 
+mod delivery;
+mod outlet;
 mod rules;
 mod schedules;
 
+pub use delivery::Delivery;
+pub use outlet::Outlet;
 pub use rules::{FILL_LIMIT, SENT, TESTS};
 
 use crate::extended::ExtendedConfig;
@@ -62,35 +66,29 @@ pub trait SinkFactory: Send + Sync + 'static {
     type Sink: futures_sink::Sink<u64, Error = Self::Error> + Send + 'static;
 
     /// A fresh sink and the side that sees what it delivered (for a
-    /// channel, its receiver).
+    /// channel, its receiver). A [`Delivery`] that can pause its
+    /// destination ([`Delivery::pausable`], or the TCK's [`Outlet`] for a
+    /// sink that forwards into another sink) lets the TCK see the sink
+    /// `Pending` whatever its buffering, and check its wake-ups.
     fn create_sink(&self) -> (Self::Sink, Delivery);
-}
 
-type Take = Box<dyn FnMut() -> Option<u64> + Send>;
-
-/// The consumer side of a sink: takes one delivered item, if any, without
-/// waiting (for a channel, `receiver.try_recv().ok()`). Taking makes room
-/// in a bounded sink.
-pub struct Delivery {
-    take: Take,
-}
-
-impl Delivery {
-    /// A delivery side that takes one delivered item with `take`.
-    pub fn new(take: impl FnMut() -> Option<u64> + Send + 'static) -> Delivery {
-        Delivery {
-            take: Box::new(take),
-        }
+    /// Whether the sink never waits: its `poll_ready`, `poll_flush` and
+    /// `poll_close` never return `Pending` (an unbounded channel's sender).
+    /// Only then is `sink.1` skipped for having nothing to wake; a sink
+    /// the TCK never sees `Pending` that does not declare it fails
+    /// `tck.configuration`, saying how to give it a destination that can
+    /// pause. Default `false`.
+    fn never_waits(&self) -> bool {
+        false
     }
 
-    pub(crate) fn take(&mut self) -> Option<u64> {
-        (self.take)()
-    }
-}
-
-impl std::fmt::Debug for Delivery {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Delivery").finish_non_exhaustive()
+    /// Whether it is a latest-value sink (watch-like: its destination keeps
+    /// only the newest item). Then a completed `poll_flush` or
+    /// `poll_close` means the latest item sent is visible to the
+    /// [`Delivery`], and earlier items may have been overwritten unseen;
+    /// everything else is checked as usual. Default `false`.
+    fn latest_value(&self) -> bool {
+        false
     }
 }
 
