@@ -84,6 +84,7 @@ mod config;
 mod driver;
 mod factory;
 mod items;
+mod latest;
 mod race;
 mod rules;
 mod schedules;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::driver::{show, Driver};
 use super::factory::{Feeder, StreamFactory};
+use super::latest::{bounds, Owed};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::wakers::{poll_slice, WakeProbe};
 
@@ -88,11 +89,23 @@ where
     d.cx.failure_of(
         EXACT_ITEMS,
         format!(
-            "{} to yield exactly {want} items, then Ready(None)",
-            d.label
+            "{} to yield {}, then Ready(None)",
+            d.label,
+            Owed::of(d.latest, want).describe()
         ),
         actual.to_string(),
     )
+}
+
+/// `Ready(None)` came after fewer than the `want` items owed. (Which
+/// items came is `tck_stream_gives_exactly_n`'s to tell, and, when they
+/// are what a latest-value stream yields, its message names the
+/// declaration.)
+pub(super) fn ended_early<S: futures_core::Stream + Send>(d: &Driver<S>, want: u64) -> Failure
+where
+    S::Item: Debug,
+{
+    wrong_count(d, want, &format!("Ready(None) after {} items", d.yielded))
 }
 
 /// Polls with a fresh waker each time until an item or the end; every
@@ -185,6 +198,7 @@ pub(super) const NO_FEEDER: &str =
 /// A driver of `factory.create_stream(n)`, labelled as that call.
 fn created<F: StreamFactory>(cx: &RuleCx, factory: &F, n: u64) -> Driver<F::Stream> {
     Driver::new(cx, factory.create_stream(n), format!("create_stream({n})"))
+        .latest_value(factory.latest_value())
 }
 
 /// `stream.1`: after `Pending`, the most recent waker is woken once the
@@ -195,20 +209,19 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         "create_stream({ITEMS}), every poll with a new waker"
     ));
     let mut d = created(cx, factory, ITEMS);
+    let owed = Owed::of(d.latest, ITEMS);
     let why = "it was made to yield its items with no help but polls";
-    while d.yielded < ITEMS {
+    while d.yielded < owed.min {
         if next_strict(&mut d, RULE, why)?.is_none() {
-            return Err(wrong_count(
-                &d,
-                ITEMS,
-                &format!("Ready(None) after {} items", d.yielded),
-            ));
+            return Err(ended_early(&d, ITEMS));
         }
     }
     if !factory.endless() {
-        if let Some(item) = next_strict(&mut d, RULE, why)? {
-            let further = crate::probe::numbered(d.yielded, &item);
-            return Err(wrong_count(&d, ITEMS, &format!("a further item {further}")));
+        while let Some(item) = next_strict(&mut d, RULE, why)? {
+            if d.yielded > owed.max {
+                let further = crate::probe::numbered(d.yielded, &item);
+                return Err(wrong_count(&d, ITEMS, &format!("a further item {further}")));
+            }
         }
     }
     d.drop_stream(RULE)?;
@@ -283,7 +296,10 @@ where
     let (lower, upper) = d.size_hint();
     let ok = match remaining {
         None => upper.is_none(),
-        Some(r) => lower as u64 <= r && upper.map_or(true, |u| u as u64 >= r),
+        // A latest-value stream may skip all but the newest, and once it
+        // has yielded an item, that may have been the newest.
+        Some(r) if d.latest && d.yielded > 0 => bounds((lower, upper), 0, r),
+        Some(r) => bounds((lower, upper), Owed::of(d.latest, r).min, r),
     };
     if ok {
         return Ok(());
@@ -500,15 +516,17 @@ pub(crate) fn stream_6<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
             waker.wait_woken(0, slice);
         }
     }
+    let owed = Owed::of(d.latest, ITEMS);
     let complete = if factory.endless() {
         d.yielded >= ITEMS
     } else {
-        d.ended && d.yielded == ITEMS
+        d.ended && owed.paid_by(d.yielded)
     };
     if !complete {
         return Err(cx.failure(
             format!(
-                "{ITEMS} items then Ready(None) from {} with every Pending polled again at once",
+                "{} then Ready(None) from {} with every Pending polled again at once",
+                owed.describe(),
                 d.label
             ),
             format!(
@@ -661,9 +679,14 @@ fn threads_failure<S: futures_core::Stream + Send>(
 where
     S::Item: Debug,
 {
+    let what = if d.latest {
+        Owed::of(true, ITEMS).describe()
+    } else {
+        format!("its {ITEMS} items")
+    };
     d.cx.failure(
         format!(
-            "{} to yield its {ITEMS} items, then Ready(None), when each poll runs on a thread of its own",
+            "{} to yield {what}, then Ready(None), when each poll runs on a thread of its own",
             d.label
         ),
         format!("{actual} (poll #{polls} on thread rs-tck-poller-{polls})"),
@@ -683,8 +706,9 @@ pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         "create_stream({ITEMS}), every poll on a new thread"
     ));
     let mut d = created(cx, factory, ITEMS);
+    let owed = Owed::of(d.latest, ITEMS);
     let mut polls = 0;
-    while d.yielded < ITEMS {
+    while d.yielded < owed.min {
         if next_elsewhere(&mut d, &mut polls)?.is_none() {
             return Err(threads_failure(
                 &d,
@@ -694,12 +718,14 @@ pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         }
     }
     if !factory.endless() {
-        if let Some(item) = next_elsewhere(&mut d, &mut polls)? {
-            return Err(threads_failure(
-                &d,
-                polls,
-                format!("a further item {item:?}"),
-            ));
+        while let Some(item) = next_elsewhere(&mut d, &mut polls)? {
+            if d.yielded > owed.max {
+                return Err(threads_failure(
+                    &d,
+                    polls,
+                    format!("a further item {item:?}"),
+                ));
+            }
         }
     }
     d.drop_stream(RULE)?;
