@@ -237,13 +237,15 @@ fn feed_race(cx: &RuleCx, race: &Race, feeder: Feeder, timeout: Duration) {
     }
 }
 
-/// One `poll_next`, counted in `poll_seq`; its answer, and `poll_seq` once
-/// it returned.
+/// A poll's answer, and `poll_seq` once it returned.
+type Polled<T> = (Poll<Option<T>>, u64);
+
+/// One `poll_next`, counted in `poll_seq`.
 fn race_poll<S: futures_core::Stream + Send>(
     d: &mut Driver<S>,
     race: &Race,
     waker: &Arc<WakeProbe>,
-) -> Result<(Poll<Option<S::Item>>, u64), Failure>
+) -> Result<Polled<S::Item>, Failure>
 where
     S::Item: Debug,
 {
