@@ -135,26 +135,34 @@ impl Race {
             return;
         }
         self.held.store(true, Ordering::SeqCst);
+        // The poll to wait for is the first to start after this wake-up. A
+        // poll running now must end first; if it does not within the
+        // slice, it waits for something this thread holds (the producer
+        // wakes under its own lock), and holding on would only delay it.
         let seq = self.poll_seq.load(Ordering::SeqCst);
-        // The first poll to start after this wake-up.
-        let (start, done) = if seq % 2 == 0 {
-            (seq + 1, seq + 2)
+        let mut waits = Vec::with_capacity(3);
+        let start = if seq % 2 == 1 {
+            waits.push((seq + 1, self.hold_done));
+            seq + 2
         } else {
-            (seq + 2, seq + 3)
+            seq + 1
         };
+        waits.push((start, self.hold_start));
+        waits.push((start + 1, self.hold_done));
         let reached = |at: u64| {
             self.poll_seq.load(Ordering::SeqCst) >= at || self.stop.load(Ordering::SeqCst)
         };
         let mut guard = self.lock.lock();
         self.progressed.notify_all();
-        for (at, within) in [(start, self.hold_start), (done, self.hold_done)] {
+        'waits: for (at, within) in waits {
             let deadline = Instant::now() + within;
             while !reached(at) {
                 if self.progressed.wait_until(&mut guard, deadline).timed_out() {
-                    break;
+                    break 'waits;
                 }
             }
         }
+        drop(guard);
         self.held.store(false, Ordering::SeqCst);
     }
 }
