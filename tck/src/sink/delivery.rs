@@ -35,7 +35,10 @@ impl Delivery {
     /// the destination stop accepting (as a reader that stops reading: the
     /// sink in front of it then has to wait), `pause(false)` lets it accept
     /// again and wakes whoever waits for it. The TCK does not take items
-    /// while it holds the destination paused.
+    /// while it holds the destination paused, and takes every delivered
+    /// item when it resumes it: for a bounded destination (an in-memory
+    /// pipe with a small buffer) that is a pause already, and
+    /// `pausable(|_| {})` says so.
     ///
     /// ```
     /// use std::sync::{atomic::{AtomicBool, Ordering}, Arc};
