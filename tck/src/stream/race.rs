@@ -134,6 +134,12 @@ impl Race {
         {
             return;
         }
+        // A poll that ran as the item landed may have taken it already: the
+        // poller then waits for the next item, which only this thread can
+        // push, and there is no window left to hold open.
+        if self.round.load(Ordering::SeqCst) != k1 - 1 {
+            return;
+        }
         self.held.store(true, Ordering::SeqCst);
         // The poll to wait for is the first to start after this wake-up. A
         // poll running now must end first; if it does not within the
