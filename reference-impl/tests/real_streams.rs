@@ -454,6 +454,10 @@ impl SinkFactory for MpscUnboundedSender {
         let (sender, mut receiver) = futures::channel::mpsc::unbounded();
         (sender, Delivery::new(move || receiver.try_recv().ok()))
     }
+    // Unbounded: its poll_ready, poll_flush and poll_close never wait.
+    fn never_waits(&self) -> bool {
+        true
+    }
 }
 
 struct FlumeSink {
@@ -473,6 +477,9 @@ impl SinkFactory for FlumeSink {
             Delivery::new(move || receiver.try_recv().ok()),
         )
     }
+    fn never_waits(&self) -> bool {
+        self.capacity.is_none()
+    }
 }
 
 #[test]
@@ -481,7 +488,7 @@ fn futures_mpsc_senders_as_sinks() {
         verify_sink("futures mpsc Sender", MpscSender),
         sink_verdicts(P)
     );
-    // Never full: poll_ready is never Pending, so there is nothing to wake.
+    // Never full: it declares never_waits(), so there is nothing to wake.
     assert_eq!(
         verify_sink("futures mpsc UnboundedSender", MpscUnboundedSender),
         sink_verdicts(S)

@@ -31,7 +31,12 @@ pub(crate) struct WakeProbe {
     /// Every [`Waker`] handed out (clones share one target), to count the
     /// live ones.
     issued: Mutex<Vec<Weak<WakeTarget>>>,
+    /// Run by every wake-up once it is recorded (see [`WakeProbe::on_wake`]).
+    on_wake: Mutex<Option<WakeHook>>,
 }
+
+/// What a rule runs inside a wake-up call, on the waking thread.
+pub(crate) type WakeHook = Arc<dyn Fn() + Send + Sync>;
 
 /// What a handed-out [`Waker`] points at; its clones share it.
 struct WakeTarget {
@@ -48,7 +53,16 @@ impl WakeProbe {
             lock: Mutex::new(()),
             woken: Condvar::new(),
             issued: Mutex::new(Vec::new()),
+            on_wake: Mutex::new(None),
         })
+    }
+
+    /// Runs `hook` inside every later wake-up, on the waking thread, after
+    /// the wake-up is recorded and waiters are told: a rule can hold the
+    /// waking thread there (the race of `stream.2` does, to let the woken
+    /// task poll before the waker's caller goes on).
+    pub(crate) fn on_wake(&self, hook: WakeHook) {
+        *self.on_wake.lock() = Some(hook);
     }
 
     /// `w1`, `w2`, …
@@ -105,9 +119,15 @@ impl WakeProbe {
 
     fn record_wake(&self) {
         self.cx.trace(format!("wake({})", self.name));
-        let _guard = self.lock.lock();
-        self.wakes.fetch_add(1, Ordering::SeqCst);
-        self.woken.notify_all();
+        {
+            let _guard = self.lock.lock();
+            self.wakes.fetch_add(1, Ordering::SeqCst);
+            self.woken.notify_all();
+        }
+        let hook = self.on_wake.lock().clone();
+        if let Some(hook) = hook {
+            hook();
+        }
     }
 }
 

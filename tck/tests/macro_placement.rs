@@ -183,6 +183,9 @@ impl reactive_streams_tck::sink::SinkFactory for UnboundedSenders {
         let delivery = reactive_streams_tck::sink::Delivery::new(move || receiver.try_recv().ok());
         (sender, delivery)
     }
+    fn never_waits(&self) -> bool {
+        true
+    }
 }
 
 /// One module per verified type, its factory made by a private function

@@ -11,10 +11,21 @@
 //!
 //! | test | rule | what it does |
 //! |---|---|---|
-//! | `sink_1` | `sink.1` | for each of `poll_ready`, `poll_flush` and `poll_close`: fills a sink until `poll_ready` is `Pending`, calls the method with two wakers in turn, takes one delivered item: the second waker must be woken (a method that is never `Pending` there has nothing to wake) |
+//! | `sink_1` | `sink.1` | for each of `poll_ready`, `poll_flush` and `poll_close`: pauses the destination if the [`Delivery`] can, fills a sink until `poll_ready` is `Pending`, calls the method with two wakers in turn, then resumes the destination (or, if it cannot pause, takes one delivered item): the second waker must be woken. A method never `Pending` there has nothing to wake; a sink never `Pending` at all is skipped only if its factory declares [`never_waits`](SinkFactory::never_waits), and fails `tck.configuration` otherwise |
 //! | `sink_2` | `sink.2` | after `poll_flush` returns `Ready(Ok(()))`, every item sent is delivered |
 //! | `sink_3` | `sink.3` | the same after `poll_close`; a send after the close is refused or delivered, never accepted and lost |
 //! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of `poll_ready`/`start_send`, `poll_flush`, `poll_close` (one of three wakers each) and takes, checked against `sink.1`–`sink.3` and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
+//!
+//! # Destinations the TCK controls
+//!
+//! A sink in front of a destination that always accepts (an unbounded
+//! channel, a growing buffer) is never `Pending`, so its wake-ups cannot be
+//! seen. Give the TCK a destination it can pause: a [`Delivery`] made
+//! [`pausable`](Delivery::pausable) for a destination of your own, or, for a
+//! sink that forwards into another `Sink<u64>`, the TCK's [`Outlet`]. A
+//! latest-value (watch-like) sink declares
+//! [`latest_value`](SinkFactory::latest_value): a completed flush then owes
+//! only the latest item sent.
 //!
 //! ```ignore
 //! use reactive_streams_tck::sink_verification;
@@ -22,9 +33,13 @@
 //! // → my_sender::sink::sink_1, …, my_sender::sink::tck_extended_schedules
 //! ```
 
+mod delivery;
+mod outlet;
 mod rules;
 mod schedules;
 
+pub use delivery::Delivery;
+pub use outlet::Outlet;
 pub use rules::{FILL_LIMIT, SENT, TESTS};
 
 use crate::extended::ExtendedConfig;
@@ -62,35 +77,29 @@ pub trait SinkFactory: Send + Sync + 'static {
     type Sink: futures_sink::Sink<u64, Error = Self::Error> + Send + 'static;
 
     /// A fresh sink and the side that sees what it delivered (for a
-    /// channel, its receiver).
+    /// channel, its receiver). A [`Delivery`] that can pause its
+    /// destination ([`Delivery::pausable`], or the TCK's [`Outlet`] for a
+    /// sink that forwards into another sink) lets the TCK see the sink
+    /// `Pending` whatever its buffering, and check its wake-ups.
     fn create_sink(&self) -> (Self::Sink, Delivery);
-}
 
-type Take = Box<dyn FnMut() -> Option<u64> + Send>;
-
-/// The consumer side of a sink: takes one delivered item, if any, without
-/// waiting (for a channel, `receiver.try_recv().ok()`). Taking makes room
-/// in a bounded sink.
-pub struct Delivery {
-    take: Take,
-}
-
-impl Delivery {
-    /// A delivery side that takes one delivered item with `take`.
-    pub fn new(take: impl FnMut() -> Option<u64> + Send + 'static) -> Delivery {
-        Delivery {
-            take: Box::new(take),
-        }
+    /// Whether the sink never waits: its `poll_ready`, `poll_flush` and
+    /// `poll_close` never return `Pending` (an unbounded channel's sender).
+    /// Only then is `sink.1` skipped for having nothing to wake; a sink
+    /// the TCK never sees `Pending` that does not declare it fails
+    /// `tck.configuration`, saying how to give it a destination that can
+    /// pause. Default `false`.
+    fn never_waits(&self) -> bool {
+        false
     }
 
-    pub(crate) fn take(&mut self) -> Option<u64> {
-        (self.take)()
-    }
-}
-
-impl std::fmt::Debug for Delivery {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Delivery").finish_non_exhaustive()
+    /// Whether it is a latest-value sink (watch-like: its destination keeps
+    /// only the newest item). Then a completed `poll_flush` or
+    /// `poll_close` means the latest item sent is visible to the
+    /// [`Delivery`], and earlier items may have been overwritten unseen;
+    /// everything else is checked as usual. Default `false`.
+    fn latest_value(&self) -> bool {
+        false
     }
 }
 

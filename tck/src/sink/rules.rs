@@ -49,7 +49,10 @@ pub(super) struct Driver<F: SinkFactory> {
     delivery: Delivery,
     pub(super) wakers: WakerSet,
     pub(super) sent: u64,
-    pub(super) delivered: u64,
+    /// Every item taken from the delivery side, in order.
+    pub(super) delivered: Vec<u64>,
+    /// Whether the TCK holds the destination paused.
+    pub(super) paused: bool,
 }
 
 impl<F: SinkFactory> Driver<F> {
@@ -62,8 +65,25 @@ impl<F: SinkFactory> Driver<F> {
             delivery,
             wakers: WakerSet::new(cx),
             sent: 0,
-            delivered: 0,
+            delivered: Vec::new(),
+            paused: false,
         }
+    }
+
+    /// Whether the delivery side can pause its destination.
+    pub(super) fn can_pause(&self) -> bool {
+        self.delivery.can_pause()
+    }
+
+    /// Stalls (`true`) or resumes (`false`) the destination, traced.
+    pub(super) fn pause(&mut self, paused: bool) {
+        self.cx.trace(if paused {
+            "delivery: paused"
+        } else {
+            "delivery: resumed"
+        });
+        self.paused = paused;
+        self.delivery.pause(paused);
     }
 
     pub(super) fn call(
@@ -103,19 +123,13 @@ impl<F: SinkFactory> Driver<F> {
     }
 
     /// Takes every item delivered so far; how many.
-    fn take_delivered(&mut self) -> u64 {
-        self.take_all().len() as u64
-    }
-
-    /// Takes every item delivered so far; the items.
-    pub(super) fn take_all(&mut self) -> Vec<u64> {
-        let mut taken = Vec::new();
+    pub(super) fn take_delivered(&mut self) -> usize {
+        let before = self.delivered.len();
         while let Some(item) = self.delivery.take() {
             self.cx.trace(format!("delivery: took {item}"));
-            taken.push(item);
+            self.delivered.push(item);
         }
-        self.delivered += taken.len() as u64;
-        taken
+        self.delivered.len() - before
     }
 
     /// Calls `method` until it is ready, taking what was delivered after
@@ -157,39 +171,96 @@ impl<F: SinkFactory> Driver<F> {
 /// The methods whose `Pending` `sink.1` holds to a wake-up.
 const WAKING_METHODS: [&str; 3] = ["poll_ready", "poll_flush", "poll_close"];
 
+/// The id under which a declaration of the factory that does not hold
+/// fails.
+const CONFIGURATION: &str = "tck.configuration";
+
 /// `sink.1`: after `Pending`, the waker of that call is woken once the call
 /// should be made again — for each of `poll_ready`, `poll_flush` and
-/// `poll_close`, on a sink of its own.
+/// `poll_close`, on a sink of its own. A sink the TCK never sees `Pending`
+/// is skipped only if its factory declares
+/// [`never_waits`](SinkFactory::never_waits).
 pub(crate) fn sink_1<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     let mut unchecked = Vec::new();
+    let mut pending = Vec::new();
+    let mut pausable = false;
     for method in WAKING_METHODS {
-        if let Some(reason) = woken_after_pending(cx, factory, method)? {
-            unchecked.push(format!("{method}: {reason}"));
+        let seen = woken_after_pending(cx, factory, method)?;
+        pausable |= seen.pausable;
+        match seen.unchecked {
+            Some(reason) => unchecked.push(format!("{method}: {reason}")),
+            None => pending.push(method),
         }
     }
-    if unchecked.len() == WAKING_METHODS.len() {
-        return Ok(Outcome::Skipped(format!(
-            "nothing to wake: {}",
-            unchecked.join("; ")
+    if factory.never_waits() {
+        if let Some(method) = pending.first() {
+            return Err(cx.failure_of(
+                CONFIGURATION,
+                "no Pending from a sink whose factory declares never_waits()",
+                format!("{method} returned Pending (see the trace)"),
+            ));
+        }
+        return Ok(Outcome::Skipped(String::from(
+            "the factory declares never_waits(): poll_ready, poll_flush and poll_close never return Pending, so there is nothing to wake",
         )));
+    }
+    if pending.is_empty() {
+        let destination = if pausable {
+            "though its destination was paused"
+        } else {
+            "and its Delivery cannot pause its destination"
+        };
+        cx.scenario("poll_ready, poll_flush and poll_close, each on a sink of its own");
+        return Err(cx.failure_of(
+            CONFIGURATION,
+            "a sink the TCK can see Pending, to check its wake-ups: a Delivery that can pause its destination (Delivery::pausable, or the TCK's Outlet for a sink that forwards into another sink), or never_waits() declared for a sink that never waits",
+            format!(
+                "never Pending, {destination} ({})",
+                unchecked.join("; ")
+            ),
+        ));
     }
     Ok(Outcome::Passed)
 }
 
-/// One `sink.1` scenario: a sink filled until `poll_ready` returns
-/// `Pending`, then `method` called with two wakers in turn, then one item
-/// taken; the second waker must be woken. `Ok(Some(reason))` when `method`
-/// never returned `Pending` (nothing to wake).
+/// What one `sink.1` scenario saw.
+struct Seen {
+    /// Why the method's wake-up could not be checked (it never returned
+    /// `Pending`), or `None` if it was checked.
+    unchecked: Option<String>,
+    /// Whether the destination could be paused.
+    pausable: bool,
+}
+
+/// One `sink.1` scenario: the destination paused if it can be, a sink
+/// filled until `poll_ready` returns `Pending`, then `method` called with
+/// two wakers in turn, then the destination resumed (or, if it cannot
+/// pause, one item taken); the second waker must be woken.
 fn woken_after_pending<F: SinkFactory>(
     cx: &RuleCx,
     factory: &F,
     method: &str,
-) -> Result<Option<String>, Failure> {
+) -> Result<Seen, Failure> {
     const RULE: &str = "sink.1";
-    cx.scenario(format!(
-        "a sink filled until poll_ready returns Pending (at most {FILL_LIMIT} items), {method} called with two wakers, then one item taken"
-    ));
     let mut d = Driver::new(cx, factory);
+    let pausable = d.can_pause();
+    let unchecked = |reason: String| {
+        Ok(Seen {
+            unchecked: Some(reason),
+            pausable,
+        })
+    };
+    let (start, release) = if pausable {
+        ("its destination paused, ", "the destination resumed")
+    } else {
+        ("", "one item taken")
+    };
+    cx.scenario(format!(
+        "{start}a sink filled until poll_ready returns Pending (at most {FILL_LIMIT} items), {method} called with two wakers, then {release}"
+    ));
+    if pausable {
+        d.pause(true);
+    }
     let fill = d.wakers.fresh();
     let mut full = false;
     while d.sent < FILL_LIMIT {
@@ -204,9 +275,9 @@ fn woken_after_pending<F: SinkFactory>(
                 }
             }
             Poll::Ready(Err(error)) => {
-                return Ok(Some(format!(
+                return unchecked(format!(
                     "poll_ready failed before the sink was full: {error:?}"
-                )))
+                ))
             }
             Poll::Pending => {
                 full = true;
@@ -214,11 +285,16 @@ fn woken_after_pending<F: SinkFactory>(
             }
         }
     }
+    let nothing_taken = if pausable {
+        "its destination paused"
+    } else {
+        "nothing taken"
+    };
     let first = if method == "poll_ready" {
         if !full {
-            return Ok(Some(format!(
-                "poll_ready never returned Pending in {FILL_LIMIT} sends with nothing taken"
-            )));
+            return unchecked(format!(
+                "never Pending in {FILL_LIMIT} sends with {nothing_taken}"
+            ));
         }
         fill
     } else {
@@ -226,28 +302,42 @@ fn woken_after_pending<F: SinkFactory>(
         match d.call(method, &first, RULE)? {
             Poll::Pending => first,
             answer => {
-                return Ok(Some(format!(
-                    "{method} on a sink filled with {} items returned {}",
-                    d.sent,
-                    show(&answer)
-                )))
+                return unchecked(format!(
+                    "{} after {} sends with {nothing_taken}",
+                    show(&answer),
+                    d.sent
+                ))
             }
         }
     };
     let second = d.wakers.fresh();
     if d.call(method, &second, RULE)?.is_ready() {
-        return Ok(None);
+        return Ok(Seen {
+            unchecked: None,
+            pausable,
+        });
     }
     let timeout = cx.env().timeout();
-    let taken = d.delivery.take();
-    cx.trace(format!("delivery: took {taken:?}"));
-    if taken.is_none() {
-        return Err(cx.failure_of(
-            "tck.sink_delivers",
-            format!("the delivery side to hold an item of a sink whose {method} returned Pending"),
-            "nothing",
-        ));
-    }
+    let why = if pausable {
+        // A buffered sink may have delivered nothing yet: what it waits
+        // for is the destination, and the destination is free again.
+        d.pause(false);
+        d.take_delivered();
+        "its destination was resumed"
+    } else {
+        let taken = d.delivery.take();
+        cx.trace(format!("delivery: took {taken:?}"));
+        if taken.is_none() {
+            return Err(cx.failure_of(
+                "tck.sink_delivers",
+                format!(
+                    "the delivery side to hold an item of a sink whose {method} returned Pending"
+                ),
+                "nothing",
+            ));
+        }
+        "an item was taken from the full sink"
+    };
     if !second.wait_woken(0, timeout) {
         let stale = if first.wakes() > 0 {
             format!(
@@ -259,13 +349,67 @@ fn woken_after_pending<F: SinkFactory>(
         };
         return Err(cx.failure(
             format!(
-                "a wake-up of {} (the waker of the most recent {method}, which returned Pending) once an item was taken from the full sink",
+                "a wake-up of {} (the waker of the most recent {method}, which returned Pending) once {why}",
                 second.name()
             ),
             format!("no wake-up of {} within {} ms{stale}", second.name(), timeout.as_millis()),
         ));
     }
-    Ok(None)
+    Ok(Seen {
+        unchecked: None,
+        pausable,
+    })
+}
+
+/// Every item owed once `method` returned `Ready(Ok(()))` with the first
+/// `sent` items accepted: all of them, or, for a latest-value sink, the
+/// last; a failure of `rule` otherwise.
+pub(super) fn check_delivered<F: SinkFactory>(
+    d: &Driver<F>,
+    latest_value: bool,
+    sent: u64,
+    method: &str,
+    rule: &str,
+) -> Result<(), Failure> {
+    let Some(last) = sent.checked_sub(1) else {
+        return Ok(());
+    };
+    let list = |items: &mut dyn Iterator<Item = u64>| {
+        items.map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+    };
+    if latest_value {
+        if d.delivered.contains(&last) {
+            return Ok(());
+        }
+        return Err(d.cx.failure_of(
+            rule,
+            format!(
+                "item {last}, the latest accepted before {method} returned Ready(Ok(())), to be visible to the delivery side (a latest-value sink: earlier items may be skipped)"
+            ),
+            format!(
+                "items delivered: [{}]",
+                list(&mut d.delivered.iter().copied())
+            ),
+        ));
+    }
+    let missing: Vec<u64> = (0..sent).filter(|i| !d.delivered.contains(i)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let hint = if d.delivered.contains(&last) {
+        format!(" (the latest, item {last}, was: if the sink keeps only the newest item, as a watch does, its factory declares latest_value())")
+    } else {
+        String::new()
+    };
+    let noun = if missing.len() == 1 { "item" } else { "items" };
+    Err(d.cx.failure_of(
+        rule,
+        format!("every one of the {sent} items accepted before {method} returned Ready(Ok(())) to be delivered"),
+        format!(
+            "{noun} {} never delivered{hint}",
+            list(&mut missing.iter().copied())
+        ),
+    ))
 }
 
 /// `sink.2`: after `poll_flush` returns `Ready(Ok(()))`, every item
@@ -274,7 +418,7 @@ pub(crate) fn sink_2<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "sink.2";
     cx.scenario(format!("{SENT} items sent, then poll_flush"));
     let mut d = Driver::new(cx, factory);
-    if let Some(skipped) = sent_then_delivered(&mut d, "flush", RULE)? {
+    if let Some(skipped) = sent_then_delivered(&mut d, factory, "flush", RULE)? {
         return Ok(skipped);
     }
     Ok(Outcome::Passed)
@@ -285,6 +429,7 @@ pub(crate) fn sink_2<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
 /// by then. The skip, if the sink refused an item or the call failed.
 fn sent_then_delivered<F: SinkFactory>(
     d: &mut Driver<F>,
+    factory: &F,
     ending: &str,
     rule: &str,
 ) -> Result<Option<Outcome>, Failure> {
@@ -300,15 +445,7 @@ fn sent_then_delivered<F: SinkFactory>(
         return Ok(Some(Outcome::Skipped(format!("{method} failed"))));
     }
     d.take_delivered();
-    if d.delivered < d.sent {
-        return Err(d.cx.failure(
-            format!(
-                "every one of the {} items accepted before {method} returned Ready(Ok(())) to be delivered",
-                d.sent
-            ),
-            format!("{} delivered", d.delivered),
-        ));
-    }
+    check_delivered(d, factory.latest_value(), d.sent, &method, rule)?;
     Ok(None)
 }
 
@@ -321,7 +458,7 @@ pub(crate) fn sink_3<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         "{SENT} items sent, then poll_close, then one more send"
     ));
     let mut d = Driver::new(cx, factory);
-    if let Some(skipped) = sent_then_delivered(&mut d, "close", RULE)? {
+    if let Some(skipped) = sent_then_delivered(&mut d, factory, "close", RULE)? {
         return Ok(skipped);
     }
     // A send after the close: refusing it is fine, losing it is not.
@@ -338,7 +475,7 @@ pub(crate) fn sink_3<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         _ => return Ok(Outcome::Passed),
     }
     d.take_delivered();
-    if d.delivered < d.sent {
+    if !d.delivered.contains(&late) {
         return Err(cx.failure(
             format!(
                 "item {late}, sent after poll_close returned Ready(Ok(())), to be refused (an error from poll_ready, start_send or poll_flush) or delivered"

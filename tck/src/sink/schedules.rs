@@ -6,11 +6,18 @@
 //! rules require, and a failure is shrunk to a minimal script:
 //!
 //! * after a call returned `Pending`, once the delivery side has taken
-//!   every delivered item (and at least one), the waker of the most recent
-//!   `Pending` call — whichever method it was — must be woken (`sink.1`);
+//!   every delivered item (and at least one), or has resumed a destination
+//!   that was paused when the call returned `Pending`, the waker of the
+//!   most recent `Pending` call — whichever method it was — must be woken
+//!   (`sink.1`);
 //! * when `poll_flush` returns `Ready(Ok(()))`, every item accepted before
-//!   has been delivered (`sink.2`);
+//!   has been delivered (`sink.2`) — for a latest-value sink, the last one;
 //! * when `poll_close` returns `Ready(Ok(()))`, likewise (`sink.3`).
+//!
+//! When the [`Delivery`](super::Delivery) can pause its destination, the
+//! schedules pause and resume it too. The TCK takes nothing while the
+//! destination is paused: what a flush or close completed then owes is
+//! checked once it resumes.
 //!
 //! The TCK calls `start_send` only right after a `poll_ready` returned
 //! `Ready(Ok(()))`, as the trait requires; after an error or a completed
@@ -21,7 +28,7 @@ use std::task::Poll;
 
 use proptest::prelude::*;
 
-use super::rules::{Driver, FILL_LIMIT};
+use super::rules::{check_delivered, Driver, FILL_LIMIT};
 use super::SinkFactory;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::{config_or_env, explore, judge_case, Scripted};
@@ -47,12 +54,35 @@ pub(crate) enum Step {
     Close(u8),
     /// The delivery side takes every item delivered so far.
     Take,
+    /// The destination is paused (only for a pausable delivery side).
+    Pause,
+    /// The destination resumes, and the delivery side takes every item
+    /// delivered so far.
+    Resume,
 }
 
 /// A generated sink schedule.
 #[derive(Debug, Clone)]
 pub(crate) struct Schedule {
     steps: Vec<Step>,
+}
+
+impl Schedule {
+    /// Takes while paused, pauses while paused and resumes while running
+    /// are cut, so every line of the script happens.
+    fn normalized(raw: Vec<Step>) -> Schedule {
+        let mut paused = false;
+        let steps = raw
+            .into_iter()
+            .filter(|step| match step {
+                Step::Take => !paused,
+                Step::Pause => !std::mem::replace(&mut paused, true),
+                Step::Resume => std::mem::replace(&mut paused, false),
+                _ => true,
+            })
+            .collect();
+        Schedule { steps }
+    }
 }
 
 impl Scripted for Schedule {
@@ -64,22 +94,27 @@ impl Scripted for Schedule {
             Step::Flush(w) => format!("poll_flush [w{}]", w + 1),
             Step::Close(w) => format!("poll_close [w{}]", w + 1),
             Step::Take => String::from("take delivered"),
+            Step::Pause => String::from("pause destination"),
+            Step::Resume => String::from("resume destination (+ take delivered)"),
         }));
         lines
     }
 }
 
-fn strategy() -> SBoxedStrategy<Schedule> {
+fn strategy(pausable: bool) -> SBoxedStrategy<Schedule> {
     let waker = || 0..WAKERS as u8;
+    let pause = if pausable { 2 } else { 0 };
     let step = prop_oneof![
         4 => waker().prop_map(Step::Send),
         2 => waker().prop_map(Step::Fill),
         2 => waker().prop_map(Step::Flush),
         1 => waker().prop_map(Step::Close),
         2 => Just(Step::Take),
+        pause => Just(Step::Pause),
+        pause => Just(Step::Resume),
     ];
     proptest::collection::vec(step, 0..20)
-        .prop_map(|steps| Schedule { steps })
+        .prop_map(Schedule::normalized)
         .sboxed()
 }
 
@@ -91,56 +126,155 @@ pub(crate) fn explore_schedules<F: SinkFactory>(
 ) -> RuleBody {
     let config = config_or_env(cx, config)?;
     let env = *cx.env();
-    explore(cx, &config, "schedule", strategy(), |schedule| {
+    let pausable = factory.create_sink().1.can_pause();
+    explore(cx, &config, "schedule", strategy(pausable), |schedule| {
         judge_case(Verification::FuturesSink, env, |case| {
             run(case, factory, schedule)
         })
     })
 }
 
-/// The most recent call that returned `Pending`: its method, its waker and
-/// the waker's wake count before the call.
-type PendingCall = (&'static str, Arc<WakeProbe>, u64);
+/// The most recent call that returned `Pending`.
+struct PendingCall {
+    method: &'static str,
+    waker: Arc<WakeProbe>,
+    /// The waker's wake count before the call.
+    since: u64,
+    /// Whether the destination was paused when it returned `Pending`.
+    paused: bool,
+}
+
+/// A completed `poll_flush` or `poll_close` whose deliveries are still to
+/// be checked (it completed while the destination was paused): the method
+/// and the items accepted before it.
+type Owed = (&'static str, u64);
+
+/// What one schedule run tracks.
+struct Run<'a, F: SinkFactory> {
+    d: Driver<F>,
+    factory: &'a F,
+    pending: Option<PendingCall>,
+    owed: Vec<Owed>,
+}
+
+impl<F: SinkFactory> Run<'_, F> {
+    /// Checks what the completed `method` owes now, or once the destination
+    /// resumes.
+    fn completed(&mut self, method: &'static str) -> Result<(), Failure> {
+        if self.d.paused {
+            self.owed.push((method, self.d.sent));
+            return Ok(());
+        }
+        self.d.take_delivered();
+        check_delivered(
+            &self.d,
+            self.factory.latest_value(),
+            self.d.sent,
+            method,
+            rule_of(method),
+        )
+    }
+
+    /// Resumes the destination, takes what was delivered and checks what
+    /// completed calls owed.
+    fn resume(&mut self) -> Result<usize, Failure> {
+        self.d.pause(false);
+        let took = self.d.take_delivered();
+        for (method, sent) in std::mem::take(&mut self.owed) {
+            check_delivered(
+                &self.d,
+                self.factory.latest_value(),
+                sent,
+                method,
+                rule_of(method),
+            )?;
+        }
+        Ok(took)
+    }
+
+    fn pend(&mut self, method: &'static str, waker: &Arc<WakeProbe>, since: u64) {
+        self.pending = Some(PendingCall {
+            method,
+            waker: waker.clone(),
+            since,
+            paused: self.d.paused,
+        });
+    }
+}
+
+fn rule_of(method: &str) -> &'static str {
+    if method == "poll_flush" {
+        "sink.2"
+    } else {
+        "sink.3"
+    }
+}
 
 fn run<F: SinkFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleBody {
-    let mut d = Driver::new(cx, factory);
-    let wakers: Vec<Arc<WakeProbe>> = (0..WAKERS).map(|_| d.wakers.fresh()).collect();
-    let mut pending: Option<PendingCall> = None;
-    let mut delivered: Vec<u64> = Vec::new();
+    let mut run = Run {
+        d: Driver::new(cx, factory),
+        factory,
+        pending: None,
+        owed: Vec::new(),
+    };
+    let wakers: Vec<Arc<WakeProbe>> = (0..WAKERS).map(|_| run.d.wakers.fresh()).collect();
+    let stopped = steps(&mut run, &wakers, schedule)?;
+    if run.d.paused {
+        run.resume()?;
+    }
+    if let Some(why) = stopped {
+        cx.trace(why);
+    }
+    Ok(Outcome::Passed)
+}
+
+/// Runs the schedule's steps; why it stopped early, if it did.
+fn steps<F: SinkFactory>(
+    run: &mut Run<'_, F>,
+    wakers: &[Arc<WakeProbe>],
+    schedule: &Schedule,
+) -> Result<Option<&'static str>, Failure> {
+    const ERROR: &str = "an error: the rest of the schedule is not run";
     for step in &schedule.steps {
         let (method, w) = match *step {
             Step::Take => {
-                let taken = d.take_all();
-                let took_some = !taken.is_empty();
-                delivered.extend(taken);
-                if took_some {
-                    if let Some(call) = pending.take() {
-                        expect_wake(&d, &call)?;
+                if run.d.take_delivered() > 0 {
+                    if let Some(call) = run.pending.take() {
+                        expect_wake(&run.d, &call, "the delivery side took every delivered item")?;
+                    }
+                }
+                continue;
+            }
+            Step::Pause => {
+                run.d.pause(true);
+                continue;
+            }
+            Step::Resume => {
+                let took = run.resume()?;
+                if let Some(call) = run.pending.take() {
+                    if call.paused || took > 0 {
+                        expect_wake(&run.d, &call, "the destination was resumed and the delivery side took every delivered item")?;
                     }
                 }
                 continue;
             }
             Step::Fill(w) => {
                 let waker = &wakers[w as usize];
-                let start = d.sent;
+                let start = run.d.sent;
                 loop {
                     let since = waker.wakes();
-                    match d.call("poll_ready", waker, RULE)? {
+                    match run.d.call("poll_ready", waker, RULE)? {
                         Poll::Pending => {
-                            pending = Some(("poll_ready", waker.clone(), since));
+                            run.pend("poll_ready", waker, since);
                             break;
                         }
-                        Poll::Ready(Err(_)) => {
-                            cx.trace("an error: the rest of the schedule is not run");
-                            return Ok(Outcome::Passed);
-                        }
+                        Poll::Ready(Err(_)) => return Ok(Some(ERROR)),
                         Poll::Ready(Ok(())) => {
-                            pending = None;
-                            if d.start_send(RULE)?.is_err() {
-                                cx.trace("an error: the rest of the schedule is not run");
-                                return Ok(Outcome::Passed);
+                            run.pending = None;
+                            if run.d.start_send(RULE)?.is_err() {
+                                return Ok(Some(ERROR));
                             }
-                            if d.sent - start >= FILL_LIMIT {
+                            if run.d.sent - start >= FILL_LIMIT {
                                 break;
                             }
                         }
@@ -154,80 +288,43 @@ fn run<F: SinkFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleBod
         };
         let waker = &wakers[w as usize];
         let since = waker.wakes();
-        match d.call(method, waker, RULE)? {
-            Poll::Pending => pending = Some((method, waker.clone(), since)),
-            Poll::Ready(Err(_)) => {
-                cx.trace("an error: the rest of the schedule is not run");
-                return Ok(Outcome::Passed);
-            }
+        match run.d.call(method, waker, RULE)? {
+            Poll::Pending => run.pend(method, waker, since),
+            Poll::Ready(Err(_)) => return Ok(Some(ERROR)),
             Poll::Ready(Ok(())) => {
-                pending = None;
-                match method {
-                    "poll_ready" => {
-                        if d.start_send(RULE)?.is_err() {
-                            cx.trace("an error: the rest of the schedule is not run");
-                            return Ok(Outcome::Passed);
-                        }
+                run.pending = None;
+                if method == "poll_ready" {
+                    if run.d.start_send(RULE)?.is_err() {
+                        return Ok(Some(ERROR));
                     }
-                    _ => {
-                        delivered.extend(d.take_all());
-                        let rule = if method == "poll_flush" {
-                            "sink.2"
-                        } else {
-                            "sink.3"
-                        };
-                        all_delivered(&d, &delivered, method, rule)?;
-                        if method == "poll_close" {
-                            cx.trace("closed: the rest of the schedule is not run");
-                            return Ok(Outcome::Passed);
-                        }
+                } else {
+                    run.completed(method)?;
+                    if method == "poll_close" {
+                        return Ok(Some("closed: the rest of the schedule is not run"));
                     }
                 }
             }
         }
     }
-    Ok(Outcome::Passed)
+    Ok(None)
 }
 
-fn expect_wake<F: SinkFactory>(d: &Driver<F>, call: &PendingCall) -> Result<(), Failure> {
-    let (method, waker, since) = call;
+fn expect_wake<F: SinkFactory>(
+    d: &Driver<F>,
+    call: &PendingCall,
+    why: &str,
+) -> Result<(), Failure> {
     let timeout = d.cx.env().timeout();
-    if waker.wait_woken(*since, timeout) {
+    if call.waker.wait_woken(call.since, timeout) {
         return Ok(());
     }
     Err(d.cx.failure_of(
         "sink.1",
         format!(
-            "a wake-up of {} (the waker of the most recent call, {method}, which returned Pending) once the delivery side took every delivered item",
-            waker.name()
+            "a wake-up of {} (the waker of the most recent call, {}, which returned Pending) once {why}",
+            call.waker.name(),
+            call.method
         ),
         format!("no wake-up within {} ms", timeout.as_millis()),
-    ))
-}
-
-fn all_delivered<F: SinkFactory>(
-    d: &Driver<F>,
-    delivered: &[u64],
-    method: &str,
-    rule: &str,
-) -> Result<(), Failure> {
-    let missing: Vec<u64> = (0..d.sent).filter(|i| !delivered.contains(i)).collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    Err(d.cx.failure_of(
-        rule,
-        format!(
-            "every one of the {} items accepted before {method} returned Ready(Ok(())) to be delivered",
-            d.sent
-        ),
-        format!(
-            "items {} never delivered",
-            missing
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
     ))
 }

@@ -34,6 +34,9 @@ pub(crate) struct Driver<S: Stream> {
     pub(crate) yielded: u64,
     /// Whether it has returned `Ready(None)`.
     pub(crate) ended: bool,
+    /// Whether it is a latest-value stream (its factory declares
+    /// `latest_value()`).
+    pub(crate) latest: bool,
     polls: u64,
 }
 
@@ -51,8 +54,15 @@ where
             wakers: WakerSet::new(cx),
             yielded: 0,
             ended: false,
+            latest: false,
             polls: 0,
         }
+    }
+
+    /// The same driver, for a latest-value stream if `latest`.
+    pub(crate) fn latest_value(mut self, latest: bool) -> Self {
+        self.latest = latest;
+        self
     }
 
     pub(crate) fn stream(&self) -> Option<&S> {

@@ -84,6 +84,18 @@ pub trait StreamFactory: Send + Sync + 'static {
         None
     }
 
+    /// Whether its streams are latest-value streams (watch-like: the
+    /// producer keeps only the newest item, so a stream polled after
+    /// several items arrived yields only the newest). Then a stream owes,
+    /// of the items made or pushed, the newest, last — intermediate ones may
+    /// be skipped — and yields each at most once and in order; everything
+    /// else is checked as usual. Default `false`: a stream that skips items
+    /// fails `tck.stream_gives_exactly_n`, and the message names this
+    /// declaration.
+    fn latest_value(&self) -> bool {
+        false
+    }
+
     /// Whether its streams must stay on the thread that made them
     /// ([`ThreadBound`](super::ThreadBound) streams, which are not `Send`
     /// inside). The TCK then never polls them from another thread, and

@@ -11,6 +11,7 @@ use std::fmt::Debug;
 
 use super::driver::Driver;
 use super::factory::StreamFactory;
+use super::latest::{Owed, LATEST_HINT};
 use super::rules::{end, push, EXACT_ITEMS, ITEMS};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 
@@ -41,12 +42,31 @@ impl Seen {
             .join(", ")
     }
 
-    /// The first position whose item is not the one owed there.
-    fn first_wrong(&self) -> Option<usize> {
-        self.indices
-            .iter()
-            .enumerate()
-            .position(|(at, index)| index.is_some_and(|i| i != at as u64))
+    /// The first position whose item is not the one owed there: for a
+    /// latest-value stream, one not after the item before it, or not one
+    /// of the `owed` items.
+    fn first_wrong(&self, latest: bool, owed: u64) -> Option<usize> {
+        if !latest {
+            return self
+                .indices
+                .iter()
+                .enumerate()
+                .position(|(at, index)| index.is_some_and(|i| i != at as u64));
+        }
+        let mut before: Option<u64> = None;
+        self.indices.iter().position(|index| match index {
+            Some(i) if *i >= owed || before.is_some_and(|b| *i <= b) => true,
+            Some(i) => {
+                before = Some(*i);
+                false
+            }
+            None => false,
+        })
+    }
+
+    /// The index of the last item, if told.
+    fn last(&self) -> Option<u64> {
+        self.indices.last().copied().flatten()
     }
 }
 
@@ -59,36 +79,42 @@ fn check<S: futures_core::Stream + Send>(
 where
     S::Item: Debug,
 {
+    let yielded = seen.indices.len() as u64;
+    let owes = Owed::of(d.latest, owed);
+    let newest_last =
+        !d.latest || !ended || owed == 0 || seen.last().map_or(true, |i| i + 1 == owed);
     let count_ok = if ended {
-        seen.indices.len() as u64 == owed
+        owes.paid_by(yielded) && newest_last
     } else {
-        seen.indices.len() as u64 >= owed
+        yielded >= owes.min
     };
-    if count_ok && seen.first_wrong().is_none() {
+    let wrong = seen.first_wrong(d.latest, owed);
+    if count_ok && wrong.is_none() {
         return Ok(());
     }
-    let expected = if ended {
-        format!(
-            "{} to yield items 0 … {} once each and in order (by the factory's item_index), then Ready(None)",
-            d.label,
-            owed.saturating_sub(1)
-        )
+    let last = owed.saturating_sub(1);
+    let items = if d.latest {
+        format!("some of items 0 … {last}, each at most once, in order, and item {last} last (a latest-value stream)")
     } else {
-        format!(
-            "{} to yield items 0 … {} once each and in order (by the factory's item_index)",
-            d.label,
-            owed.saturating_sub(1)
-        )
+        format!("items 0 … {last} once each and in order")
     };
+    let then = if ended { ", then Ready(None)" } else { "" };
+    let expected = format!(
+        "{} to yield {items} (by the factory's item_index){then}",
+        d.label
+    );
     let mut actual = format!("items [{}]", seen.show());
-    if let Some(at) = seen.first_wrong() {
+    if let Some(at) = wrong {
         actual.push_str(&format!(
             ": item {} at position {at}",
             seen.indices[at].unwrap_or_default()
         ));
     }
-    if ended {
-        actual.push_str(", then Ready(None)");
+    actual.push_str(then);
+    let skipped_to_newest = ended && yielded < owed && yielded > 0 && seen.last() == Some(last);
+    // What a latest-value stream may do: say which declaration allows it.
+    if !d.latest && skipped_to_newest && seen.first_wrong(true, owed).is_none() {
+        actual.push_str(LATEST_HINT);
     }
     Err(d.cx.failure_of(EXACT_ITEMS, expected, actual))
 }
@@ -104,7 +130,8 @@ pub(crate) fn tck_stream_gives_exactly_n<F: StreamFactory>(cx: &RuleCx, factory:
     };
     for &n in sizes {
         cx.scenario(format!("create_stream({n}), polled to its end"));
-        let mut d = Driver::new(cx, factory.create_stream(n), format!("create_stream({n})"));
+        let mut d = Driver::new(cx, factory.create_stream(n), format!("create_stream({n})"))
+            .latest_value(factory.latest_value());
         let mut seen = Seen::new();
         let ended = loop {
             if factory.endless() && d.yielded >= n {
@@ -124,7 +151,7 @@ pub(crate) fn tck_stream_gives_exactly_n<F: StreamFactory>(cx: &RuleCx, factory:
     cx.scenario(format!(
         "fed stream, {ITEMS} items pushed (as many at once as its capacity allows), then its end"
     ));
-    let mut d = Driver::new(cx, stream, "fed stream");
+    let mut d = Driver::new(cx, stream, "fed stream").latest_value(factory.latest_value());
     let mut seen = Seen::new();
     for i in 0..ITEMS {
         if i.saturating_sub(d.yielded) >= feeder.room() {

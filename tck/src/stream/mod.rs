@@ -22,14 +22,14 @@
 //! | test | rule | what it does |
 //! |---|---|---|
 //! | `stream_1` | `stream.1` | every `Pending` must be followed by a wake-up of the waker of that poll; a fed stream is polled with two wakers before each item arrives |
-//! | `stream_2` | `stream.2` | a feeder thread pushes items while the stream is being polled; a wake-up lost when the push overlapped a `poll_next` fails |
+//! | `stream_2` | `stream.2` | a feeder thread pushes items while the stream is being polled; a wake-up lost when the push overlapped a `poll_next`, or because the producer woke the consumer before its item was visible (every fourth round holds the producer inside `wake()` until the woken task has polled), fails |
 //! | `stream_3` | `stream.3` | `size_hint()` before every poll and after every push against the items still to come |
 //! | `stream_4` | `stream.4` | a fused stream's `is_terminated()` after `Ready(None)` |
 //! | `stream_5` | `stream.5` | drops before the first poll, part-way, after the end, while `Pending`, with items queued; the wakers given must all be released, the producer must see the stream gone |
 //! | `stream_6` | `stream.6` | polls no wake-up caused: no item lost, no busy self-waking |
 //! | `stream_7` | `stream.7` | every poll on a new thread (skipped for a [`ThreadBound`] factory) |
 //! | `tck_configuration` | `tck.configuration` | the factory's declarations hold for its streams: `is_terminated()` answers `Some` for all of them or for none (before and after their end), an `endless()` stream does not end |
-//! | `tck_stream_gives_exactly_n` | `tck.stream_gives_exactly_n` | `create_stream(n)` yields `n` items and a fed stream what was pushed, then the end; with the factory's `item_index`, each item once and in order (none lost, duplicated or reordered) |
+//! | `tck_stream_gives_exactly_n` | `tck.stream_gives_exactly_n` | `create_stream(n)` yields `n` items and a fed stream what was pushed, then the end; with the factory's `item_index`, each item once and in order (none lost, duplicated or reordered); for a [`latest_value`](StreamFactory::latest_value) stream, the newest last, the others at most once and in order |
 //! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of pushes, polls with one of three wakers, ends and drops, checked against a model and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
 //!
 //! Only `stream_1` and `stream_2` hold the stream to its wake-ups; the other
@@ -84,6 +84,8 @@ mod config;
 mod driver;
 mod factory;
 mod items;
+mod latest;
+mod race;
 mod rules;
 mod schedules;
 mod thread_bound;

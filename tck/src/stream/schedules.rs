@@ -28,6 +28,7 @@ use proptest::prelude::*;
 
 use super::driver::Driver;
 use super::factory::StreamFactory;
+use super::latest::{bounds, Owed};
 use super::rules::EXACT_ITEMS;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::{config_or_env, explore, judge_case, Scripted};
@@ -147,6 +148,22 @@ struct Model {
     /// The waker of the last poll, if it returned `Pending` and has not
     /// been woken since.
     pending: Option<(Arc<WakeProbe>, u64)>,
+    /// For a latest-value stream: the index of the last item yielded, if
+    /// told, and whether an item pushed may not have been yielded yet.
+    last_index: Option<u64>,
+    unseen: bool,
+}
+
+impl Model {
+    /// How many items the stream owes in all, as yielded so far must not
+    /// exceed: those pushed for a fed stream.
+    fn owed(&self, fed: bool) -> u64 {
+        if fed {
+            self.pushed
+        } else {
+            self.total.unwrap_or(u64::MAX)
+        }
+    }
 }
 
 fn run<F: StreamFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleBody {
@@ -161,7 +178,7 @@ fn run<F: StreamFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleB
             format!("create_stream({k})"),
         ),
     };
-    let mut d = Driver::new(cx, stream, label);
+    let mut d = Driver::new(cx, stream, label).latest_value(factory.latest_value());
     let wakers: Vec<Arc<WakeProbe>> = (0..WAKERS).map(|_| d.fresh_waker()).collect();
     let mut model = Model {
         total: match schedule.items {
@@ -172,6 +189,8 @@ fn run<F: StreamFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleB
         pushed: 0,
         ended: schedule.items.is_some(),
         pending: None,
+        last_index: None,
+        unseen: false,
     };
     let mut dropped = false;
     for step in &schedule.steps {
@@ -190,6 +209,7 @@ fn run<F: StreamFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleB
                     feeder.push(model.pushed)
                 })?;
                 model.pushed += 1;
+                model.unseen = true;
                 expect_wake(&d, &mut model, "an item was pushed")?;
             }
             Step::End => {
@@ -217,7 +237,11 @@ fn run<F: StreamFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleB
             cx.try_step(RULE, "feeder: end", || feeder.end())?;
             model.ended = true;
         }
-        d.drain_lenient(RULE)?;
+        while let Some(item) = d.next_lenient(RULE)? {
+            if let Some(i) = factory.item_index(&item) {
+                model.last_index = Some(i);
+            }
+        }
         check_end(&d, factory, &model)?;
     }
     d.drop_stream("stream.5")?;
@@ -269,10 +293,20 @@ fn poll<F: StreamFactory>(
     model: &mut Model,
     waker: &Arc<WakeProbe>,
 ) -> Result<(), Failure> {
+    let fed = d.label == "fed stream";
     if let Some(total) = model.total {
         let remaining = total.saturating_sub(d.yielded);
+        // A latest-value stream owes at least the newest item, if it may
+        // not have yielded it yet, and at most one per item still to come.
+        let least = if !d.latest {
+            remaining
+        } else if fed {
+            u64::from(model.unseen || total > model.pushed)
+        } else {
+            u64::from(d.yielded == 0 && total > 0)
+        };
         let (lower, upper) = d.size_hint();
-        if lower as u64 > remaining || upper.is_some_and(|u| (u as u64) < remaining) {
+        if !bounds((lower, upper), least, remaining) {
             return Err(d.cx.failure_of(
                 "stream.3",
                 format!(
@@ -287,11 +321,7 @@ fn poll<F: StreamFactory>(
     match d.poll(waker, RULE)? {
         Poll::Ready(Some(item)) => {
             model.pending = None;
-            let owed = if d.label == "fed stream" {
-                model.pushed
-            } else {
-                model.total.unwrap_or(u64::MAX)
-            };
+            let owed = model.owed(fed);
             if d.yielded > owed {
                 return Err(d.cx.failure_of(
                     EXACT_ITEMS,
@@ -300,7 +330,11 @@ fn poll<F: StreamFactory>(
                 ));
             }
             let at = d.yielded - 1;
-            if let Some(index) = factory.item_index(&item).filter(|&i| i != at) {
+            let index = factory.item_index(&item);
+            if d.latest {
+                return latest_item(d, model, owed, index, &item);
+            }
+            if let Some(index) = index.filter(|&i| i != at) {
                 return Err(d.cx.failure_of(
                     EXACT_ITEMS,
                     format!(
@@ -317,13 +351,50 @@ fn poll<F: StreamFactory>(
         }
         Poll::Pending => {
             model.pending = Some((waker.clone(), since));
-            let available = d.yielded < model.pushed || model.ended;
+            let available = if d.latest {
+                model.unseen || model.ended
+            } else {
+                d.yielded < model.pushed || model.ended
+            };
             if available {
                 expect_wake(d, model, "it had an item or its end to yield")?;
             }
         }
     }
     Ok(())
+}
+
+/// An item of a latest-value stream: one not yet yielded, after the last
+/// one (by the factory's `item_index`), of the `owed` given.
+fn latest_item<S: futures_core::Stream + Send>(
+    d: &Driver<S>,
+    model: &mut Model,
+    owed: u64,
+    index: Option<u64>,
+    item: &S::Item,
+) -> Result<(), Failure>
+where
+    S::Item: Debug,
+{
+    model.unseen = index.is_some_and(|i| i + 1 < owed);
+    let Some(i) = index else {
+        return Ok(());
+    };
+    if i < owed && model.last_index.map_or(true, |last| i > last) {
+        model.last_index = Some(i);
+        return Ok(());
+    }
+    let after = model
+        .last_index
+        .map_or_else(String::new, |last| format!(" after item {last}"));
+    Err(d.cx.failure_of(
+        EXACT_ITEMS,
+        format!(
+            "{} to yield each of the {owed} items it was given at most once and in order (a latest-value stream): an item{after}",
+            d.label
+        ),
+        format!("item {i} ({item:?}) (by the factory's item_index)"),
+    ))
 }
 
 fn early_end<S: futures_core::Stream + Send>(d: &Driver<S>, model: &Model) -> Failure
@@ -346,7 +417,15 @@ fn check_end<F: StreamFactory>(
     model: &Model,
 ) -> Result<(), Failure> {
     let owed = model.total.unwrap_or(u64::MAX);
-    if !model.ended || d.yielded != owed {
+    let paid = if d.latest {
+        Owed::of(true, owed).paid_by(d.yielded)
+            && model
+                .last_index
+                .map_or(true, |i| owed == 0 || i + 1 == owed)
+    } else {
+        d.yielded == owed
+    };
+    if !model.ended || !paid {
         return Err(d.cx.failure_of(
             EXACT_ITEMS,
             format!(

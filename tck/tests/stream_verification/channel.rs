@@ -50,6 +50,10 @@ pub enum Bug {
     /// second: the right number of items, one duplicated and one lost
     /// (tck.stream_gives_exactly_n).
     DuplicatesFirst,
+    /// The producer wakes the consumer first and makes its item visible
+    /// only then: a poll caused by that wake-up finds nothing, and nothing
+    /// wakes it again (stream.2).
+    WakesBeforeVisible,
     /// A factory whose `is_terminated()` answers `None` (not fused) until
     /// the stream has ended, then `Some(true)`: a declaration that does
     /// not hold for every stream (tck.configuration).
@@ -69,6 +73,12 @@ pub enum Shape {
     WakesFromAnotherThread,
     /// The default `size_hint()`, `(0, None)`.
     DefaultSizeHint,
+    /// The producer wakes the consumer before its item is visible, and
+    /// again after: nothing is lost.
+    WakesTwice,
+    /// The producer wakes the consumer while still holding the channel's
+    /// lock, after the item is in.
+    WakesUnderLock,
 }
 
 #[derive(Default)]
@@ -87,6 +97,7 @@ type Shared = Arc<Mutex<State>>;
 struct Producer {
     shared: Shared,
     shape: Shape,
+    bug: Option<Bug>,
 }
 
 fn wake(waker: Option<Waker>, shape: Shape) {
@@ -101,6 +112,31 @@ fn wake(waker: Option<Waker>, shape: Shape) {
 
 impl Producer {
     fn push(&self, item: u64) {
+        if self.bug == Some(Bug::WakesBeforeVisible) || self.shape == Shape::WakesTwice {
+            let waker = self.shared.lock().waker.take();
+            wake(waker, self.shape);
+            let mut state = self.shared.lock();
+            if state.consumer_gone {
+                return;
+            }
+            state.queue.push_back(item);
+            if self.shape == Shape::WakesTwice {
+                let waker = state.waker.take();
+                drop(state);
+                wake(waker, self.shape);
+            }
+            return;
+        }
+        if self.shape == Shape::WakesUnderLock {
+            let mut state = self.shared.lock();
+            if !state.consumer_gone {
+                state.queue.push_back(item);
+                if let Some(waker) = state.waker.take() {
+                    waker.wake();
+                }
+            }
+            return;
+        }
         let waker = {
             let mut state = self.shared.lock();
             if state.consumer_gone {
@@ -265,6 +301,7 @@ impl Channels {
         let producer = Producer {
             shared,
             shape: self.shape,
+            bug: self.bug,
         };
         (receiver, producer)
     }

@@ -32,6 +32,8 @@ fn passes<F: StreamFactory>(factory: F, skipped: &[&str]) {
 #[case::pending_before_every_item(Shape::PendingFirst)]
 #[case::wakes_from_another_thread(Shape::WakesFromAnotherThread)]
 #[case::default_size_hint(Shape::DefaultSizeHint)]
+#[case::wakes_before_and_after_the_item(Shape::WakesTwice)]
+#[case::wakes_under_its_lock(Shape::WakesUnderLock)]
 fn unusual_but_correct_streams_pass(#[case] shape: Shape) {
     passes(Channels::shaped(shape), &[]);
 }
