@@ -29,11 +29,11 @@ use reactive_streams_tck::subscriber::{
 use reactive_streams_tck::testkit::{Failing, SyncRange};
 use reactive_streams_tck::{
     datum_lifecycle_verification, processor_extended_verification, processor_verification,
-    publisher_extended_verification, publisher_verification, stream_adapter_verification,
-    streamlet_sink_extended_verification, streamlet_sink_verification,
-    streamlet_source_extended_verification, streamlet_source_verification,
-    subscriber_blackbox_extended_verification, subscriber_blackbox_verification,
-    subscriber_whitebox_extended_verification, subscriber_whitebox_verification,
+    publisher_extended_verification, publisher_verification, streamlet_sink_extended_verification,
+    streamlet_sink_verification, streamlet_source_extended_verification,
+    streamlet_source_verification, subscriber_blackbox_extended_verification,
+    subscriber_blackbox_verification, subscriber_whitebox_extended_verification,
+    subscriber_whitebox_verification,
 };
 
 /// A conforming range; `start` tells the placements apart.

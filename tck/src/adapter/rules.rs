@@ -40,6 +40,9 @@ pub(crate) fn body<F: AdapterFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody
     }
 }
 
+/// One adapter poll's answer and the poll's number.
+pub(super) type Polled<T> = (Poll<Option<T>>, u64);
+
 /// An adapter under test, its inner streams and what it yielded.
 pub(super) struct Adapted<F: AdapterFactory> {
     pub(super) d: Driver<F::Adapter>,
@@ -82,7 +85,7 @@ impl<F: AdapterFactory> Adapted<F> {
         factory: &F,
         waker: &Arc<WakeProbe>,
         rule: &str,
-    ) -> Result<(Poll<Option<F::Item>>, u64), Failure> {
+    ) -> Result<Polled<F::Item>, Failure> {
         self.polls += 1;
         let epoch = self.polls;
         self.inners.begin_poll(epoch);

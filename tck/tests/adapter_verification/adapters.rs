@@ -62,7 +62,7 @@ impl AdapterFactory for Corpus {
 
     fn create_adapter(&self, inner: Vec<Inner>) -> Self::Adapter {
         let mut inner = inner.into_iter();
-        let mut first = inner.next().expect("one inner stream");
+        let first = inner.next().expect("one inner stream");
         let one = |item: u64| vec![item];
         match self.0 {
             Kind::PassThrough => first.map(one).boxed(),
