@@ -4,8 +4,8 @@
 //! `<user_mod>::<verification>::<test>`, where `<verification>` is one of
 //! `publisher`, `subscriber_blackbox`, `subscriber_whitebox`, `processor`,
 //! `streamlet_source`, `streamlet_sink`, `datum_lifecycle`, `stream` (a
-//! `futures::Stream`) or `sink` (a `futures::Sink`), and `<test>` names the
-//! rule:
+//! `futures::Stream`), `sink` (a `futures::Sink`) or `stream_adapter` (a
+//! stream wrapping other streams), and `<test>` names the rule:
 //!
 //! | test name | rule id |
 //! |---|---|
@@ -15,6 +15,7 @@
 //! | `done_<n>` | `done.<n>`: a datum-lifecycle rule |
 //! | `stream_<n>` | `stream.<n>`: a `futures::Stream` rule |
 //! | `sink_<n>` | `sink.<n>`: a `futures::Sink` rule |
+//! | `adapter_<n>` | `adapter.<n>`: a stream-adapter rule |
 //! | `tck_<name>` | `tck.<name>`: a check of the user's factory |
 //!
 //! Any other test is not a rule test and is left alone.
@@ -83,6 +84,7 @@ fn verification(segment: &str) -> Option<Verification> {
         "datum_lifecycle" => Verification::DatumLifecycle,
         "stream" => Verification::FuturesStream,
         "sink" => Verification::FuturesSink,
+        "stream_adapter" => Verification::StreamAdapter,
         _ => return None,
     })
 }
@@ -115,7 +117,12 @@ pub fn rule_id(test: &str) -> Option<String> {
             Some(_) => None,
         };
     }
-    for (prefix, id) in [("done_", "done"), ("stream_", "stream"), ("sink_", "sink")] {
+    for (prefix, id) in [
+        ("done_", "done"),
+        ("stream_", "stream"),
+        ("sink_", "sink"),
+        ("adapter_", "adapter"),
+    ] {
         if let Some(number) = test.strip_prefix(prefix) {
             let ok = !number.is_empty()
                 && !number.starts_with('0')
@@ -201,6 +208,9 @@ mod tests {
         assert_eq!(sink.verification, Verification::FuturesSink);
         let extended = RuleTest::parse("mpsc::stream::tck_extended_schedules").unwrap();
         assert!(extended.is_extended());
+        let adapter = RuleTest::parse("census::map::stream_adapter::adapter_2").unwrap();
+        assert_eq!(adapter.verification, Verification::StreamAdapter);
+        assert_eq!(adapter.rule, "adapter.2");
         // The Streamlet sink stays apart.
         let streamlet = RuleTest::parse("take::streamlet_sink::streamlet_3_c").unwrap();
         assert_eq!(streamlet.verification, Verification::StreamletSink);

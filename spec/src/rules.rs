@@ -1,8 +1,9 @@
 //! The rule catalogue: every numbered rule of Reactive Streams (§1.1–§4.2)
 //! and of the Streamlet protocol (rules 1–6) as data, plus, apart from
 //! them, the datum-lifecycle extension ([`LIFECYCLE_RULES`], `done.1` …
-//! `done.6`) and the rules of `futures::Stream` and `futures::Sink`
-//! ([`STREAM_RULES`], `stream.1` …; [`SINK_RULES`], `sink.1` …).
+//! `done.6`), the rules of `futures::Stream` and `futures::Sink`
+//! ([`STREAM_RULES`], `stream.1` …; [`SINK_RULES`], `sink.1` …) and of
+//! stream adapters ([`ADAPTER_RULES`], `adapter.1` …).
 //!
 //! Each [`Rule`] says what it binds, how strongly, what it means in one
 //! sentence of our own, where the authoritative text is, and how this project
@@ -26,7 +27,7 @@ mod futures;
 mod lifecycle;
 
 pub use catalogue::RULES;
-pub use futures::{SINK_RULES, STREAM_RULES};
+pub use futures::{ADAPTER_RULES, SINK_RULES, STREAM_RULES};
 pub use lifecycle::LIFECYCLE_RULES;
 
 /// The interface a rule binds.
@@ -49,6 +50,9 @@ pub enum Subject {
     FuturesStream,
     /// `futures::Sink` rules (`sink.N`); not the Streamlet sink.
     FuturesSink,
+    /// Stream-adapter rules (`adapter.N`): a `futures::Stream` wrapping
+    /// other streams.
+    StreamAdapter,
 }
 
 /// How strongly a rule binds (RFC 2119 keywords).
@@ -155,8 +159,8 @@ pub struct Rule {
 }
 
 /// The rule with this id (`"3.9"`, `"§3.9"`, `"streamlet.2"`, a
-/// datum-lifecycle id such as `"done.1"`, a stream or sink id such as
-/// `"stream.1"`), or the rule that owns this condition id
+/// datum-lifecycle id such as `"done.1"`, a stream, sink or adapter id
+/// such as `"stream.1"`), or the rule that owns this condition id
 /// (`"streamlet.2.c"`).
 pub fn find(id: &str) -> Option<&'static Rule> {
     let id = id.trim_start_matches('§');
@@ -165,6 +169,7 @@ pub fn find(id: &str) -> Option<&'static Rule> {
         .chain(LIFECYCLE_RULES)
         .chain(STREAM_RULES)
         .chain(SINK_RULES)
+        .chain(ADAPTER_RULES)
         .find(|rule| rule.id == id || rule.conditions.iter().any(|c| c.id == id))
 }
 
@@ -219,6 +224,7 @@ mod tests {
             .chain(LIFECYCLE_RULES)
             .chain(STREAM_RULES)
             .chain(SINK_RULES)
+            .chain(ADAPTER_RULES)
         {
             assert!(rule.summary.ends_with('.'), "{}: summary", rule.id);
             assert!(rule.link.starts_with("https://"), "{}: link", rule.id);
@@ -288,6 +294,18 @@ mod tests {
             .collect();
         assert_eq!(ids, expected);
         for rule in STREAM_RULES.iter().chain(SINK_RULES) {
+            assert!(RULES.iter().all(|r| r.id != rule.id), "{}", rule.id);
+            assert_eq!(find(rule.id), Some(rule));
+        }
+    }
+
+    #[test]
+    fn adapter_rules_are_numbered_apart_and_found() {
+        let ids: Vec<&str> = ADAPTER_RULES.iter().map(|r| r.id).collect();
+        let expected: Vec<String> = (1..=6).map(|n| format!("adapter.{n}")).collect();
+        assert_eq!(ids, expected);
+        for rule in ADAPTER_RULES {
+            assert_eq!(rule.subject, Subject::StreamAdapter);
             assert!(RULES.iter().all(|r| r.id != rule.id), "{}", rule.id);
             assert_eq!(find(rule.id), Some(rule));
         }

@@ -93,9 +93,16 @@ impl Failure {
 }
 
 /// `§1.1` for catalogue ids, the id itself for `tck.`, `streamlet.`,
-/// `done.`, `stream.` and `sink.` ids.
+/// `done.`, `stream.`, `sink.` and `adapter.` ids.
 pub fn rule_label(rule: &str) -> String {
-    const OWN_PREFIXES: [&str; 5] = ["tck.", "streamlet.", "done.", "stream.", "sink."];
+    const OWN_PREFIXES: [&str; 6] = [
+        "tck.",
+        "streamlet.",
+        "done.",
+        "stream.",
+        "sink.",
+        "adapter.",
+    ];
     if OWN_PREFIXES.iter().any(|prefix| rule.starts_with(prefix)) {
         rule.to_string()
     } else {

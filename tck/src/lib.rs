@@ -25,6 +25,7 @@
 //! | [`lifecycle`] | the datum-lifecycle verification (`done.1`–`done.6`, generated lineages in `scenario`) and [`datum_lifecycle_verification!`] |
 //! | [`sink`](mod@sink) | the `futures::Sink` verification (`sink.1`–`sink.3`; not the Streamlet sink) and [`sink_verification!`] |
 //! | [`stream`](mod@stream) | the `futures::Stream` verification (`stream.1`–`stream.7`, extended schedules in `schedules`), driven by the TCK's own executor and instrumented wakers, and [`stream_verification!`] |
+//! | [`adapter`] | the stream-adapter verification (`adapter.1`–`adapter.6`): a `Stream` wrapping [`adapter::Inner`] streams the TCK provides, feeds and watches, and [`stream_adapter_verification!`] |
 //! | [`extended`] | the public face of the extended verification: its docs, and re-exports of the paths users wrote before the parts moved to their subjects |
 //!
 //! Every verification reuses `env`, `context`, `runner`, `probe` and
@@ -91,6 +92,7 @@
 
 #![warn(missing_docs)]
 
+pub mod adapter;
 pub mod context;
 pub mod env;
 pub mod explore;

@@ -130,6 +130,9 @@ pub enum Verification {
     /// `sink_verification!`: a `futures::Sink` (not a Streamlet sink).
     #[serde(rename = "sink")]
     FuturesSink,
+    /// `stream_adapter_verification!`: a `futures::Stream` wrapping streams
+    /// the TCK provides.
+    StreamAdapter,
 }
 
 impl Verification {
@@ -145,6 +148,7 @@ impl Verification {
             Verification::DatumLifecycle => "datum_lifecycle",
             Verification::FuturesStream => "stream",
             Verification::FuturesSink => "sink",
+            Verification::StreamAdapter => "stream_adapter",
         }
     }
 }

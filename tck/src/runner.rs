@@ -132,6 +132,8 @@ pub fn rule_of_test(test: &str) -> String {
         format!("stream.{rest}")
     } else if let Some(rest) = test.strip_prefix("sink_") {
         format!("sink.{rest}")
+    } else if let Some(rest) = test.strip_prefix("adapter_") {
+        format!("adapter.{rest}")
     } else {
         test.to_string()
     }

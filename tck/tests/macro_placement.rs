@@ -171,6 +171,21 @@ streamlet_sink_extended_verification!(take_five_extended, TakeFive);
 datum_lifecycle_verification!(wire, Wire);
 reactive_streams_tck::stream_verification!(count, Counts);
 reactive_streams_tck::sink_verification!(unbounded_sender, UnboundedSenders);
+reactive_streams_tck::stream_adapter_verification!(pass_through, PassThrough);
+
+/// A stream adapter: the inner stream itself.
+pub struct PassThrough;
+
+impl reactive_streams_tck::adapter::AdapterFactory for PassThrough {
+    type Item = u64;
+    type Adapter = reactive_streams_tck::adapter::Inner;
+    fn create_adapter(
+        &self,
+        mut inner: Vec<reactive_streams_tck::adapter::Inner>,
+    ) -> Self::Adapter {
+        inner.remove(0)
+    }
+}
 
 /// A `futures::Sink`: the unbounded mpsc sender, its receiver the delivery side.
 struct UnboundedSenders;
@@ -261,6 +276,8 @@ mod several {
     stream_verification!(second_stream, super::Counts, "several::second_stream");
     sink_verification!(first_futures_sink, crate::UnboundedSenders);
     sink_verification!(second_futures_sink, super::UnboundedSenders, NAME);
+    stream_adapter_verification!(first_adapter, crate::PassThrough);
+    stream_adapter_verification!(second_adapter, super::PassThrough, NAME);
 
     /// Deeper still, with the factory brought in by a module-local import.
     mod nested {

@@ -4,7 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use reactive_streams::rules::{Check, Rule, LIFECYCLE_RULES, RULES, SINK_RULES, STREAM_RULES};
+use reactive_streams::rules::{
+    Check, Rule, ADAPTER_RULES, LIFECYCLE_RULES, RULES, SINK_RULES, STREAM_RULES,
+};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -31,6 +33,8 @@ pub fn run(args: &Args) -> ExitCode {
             text.push_str(&markdown(STREAM_RULES));
             text.push_str("\n## futures::Sink (extension; not the Streamlet sink)\n\n");
             text.push_str(&markdown(SINK_RULES));
+            text.push_str("\n## Stream adapters (extension)\n\n");
+            text.push_str(&markdown(ADAPTER_RULES));
             text
         }
         Format::Json => json(&every_rule()),
@@ -47,13 +51,14 @@ pub fn run(args: &Args) -> ExitCode {
 
 /// Every catalogued rule, in the order the Markdown lists them: Reactive
 /// Streams and Streamlet, then the datum-lifecycle, `futures::Stream` and
-/// `futures::Sink` extensions.
+/// `futures::Sink` and stream-adapter extensions.
 pub fn every_rule() -> Vec<Rule> {
     RULES
         .iter()
         .chain(LIFECYCLE_RULES)
         .chain(STREAM_RULES)
         .chain(SINK_RULES)
+        .chain(ADAPTER_RULES)
         .copied()
         .collect()
 }
@@ -114,10 +119,17 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(&json(&every_rule())).unwrap();
         let rules = value.as_array().unwrap();
         // 43 Reactive Streams + 6 Streamlet rules, 6 done.*, 7 stream.*,
-        // 5 sink.*.
-        assert_eq!(rules.len(), 49 + 6 + 7 + 5);
+        // 5 sink.*, 6 adapter.*.
+        assert_eq!(rules.len(), 49 + 6 + 7 + 5 + 6);
         let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-        for id in ["1.1", "streamlet.6", "done.1", "stream.7", "sink.5"] {
+        for id in [
+            "1.1",
+            "streamlet.6",
+            "done.1",
+            "stream.7",
+            "sink.5",
+            "adapter.6",
+        ] {
             assert!(ids.contains(&id), "{id} is missing");
         }
         for rule in rules {

@@ -1,8 +1,9 @@
 //! Rules for `futures::Stream` and `futures::Sink` implementations: the
-//! asynchronous contract of those traits, as their documentation states it.
-//! They are not part of Reactive Streams; the TCK's stream and sink
-//! verifications check them (ids `stream.N` and `sink.N`). Summaries are our
-//! own words; the link is the authority.
+//! asynchronous contract of those traits, as their documentation states it,
+//! and what it asks of a stream adapter that wraps other streams. They are
+//! not part of Reactive Streams; the TCK's stream, sink and stream-adapter
+//! verifications check them (ids `stream.N`, `sink.N` and `adapter.N`).
+//! Summaries are our own words; the link is the authority.
 
 use super::{Check, Level, Rule, Subject};
 
@@ -55,4 +56,25 @@ pub const SINK_RULES: &[Rule] = &[
     rule!("sink.3", FuturesSink, Must, "When poll_close returns Ready(Ok(())), every item accepted before it has been delivered, and no later item is accepted and then lost: a send after the close fails or is delivered.", "https://docs.rs/futures/0.3/futures/sink/trait.Sink.html#tymethod.poll_close", Check::Tested { tests: &["sink::sink_3"] }),
     rule!("sink.4", FuturesSink, Should, "After an error from any of its methods, the sink stays unable to receive items.", "https://docs.rs/futures/0.3/futures/sink/trait.Sink.html#tymethod.start_send", Check::Untested { reason: "the futures docs say only that \"in most cases\" a sink that met an error is permanently unable to receive items, so no check of it would be faithful" }),
     rule!("sink.5", FuturesSink, Must, "start_send is called only after poll_ready returned Ready(Ok(())), once per such poll_ready.", "https://docs.rs/futures/0.3/futures/sink/trait.Sink.html#tymethod.start_send", Check::Untested { reason: "it binds the caller, not the sink: the TCK obeys it (every start_send it makes follows a poll_ready that returned Ready(Ok(()))); a sink that tolerates callers breaking it breaks nothing" }),
+];
+
+/// The stream-adapter rules `adapter.1` … `adapter.6`: what a `Stream` that
+/// wraps one or more other streams (map, filter, chunks, buffered, select,
+/// merge, timeout …) owes the task polling it and the streams it wraps,
+/// checked by the TCK's adapter verification around inner streams the TCK
+/// provides.
+///
+/// ```
+/// use reactive_streams::rules::{self, ADAPTER_RULES};
+///
+/// assert_eq!(ADAPTER_RULES.len(), 6);
+/// assert_eq!(rules::find("adapter.3").unwrap().id, "adapter.3");
+/// ```
+pub const ADAPTER_RULES: &[Rule] = &[
+    rule!("adapter.1", StreamAdapter, Must, "After the adapter's poll_next returns Pending, a wake-up by an inner stream it polled reaches the task that polled the adapter: the waker of the adapter's most recent poll is woken once the inner stream can make progress.", "https://docs.rs/futures/0.3/futures/stream/trait.Stream.html#tymethod.poll_next", Check::Tested { tests: &["stream_adapter::adapter_1"] }),
+    rule!("adapter.2", StreamAdapter, MustNot, "Lose a wake-up of an inner stream that comes while the adapter's poll_next is running (between the adapter's poll of that inner stream and its return of Pending).", "https://docs.rs/futures/0.3/futures/stream/trait.Stream.html#tymethod.poll_next", Check::Tested { tests: &["stream_adapter::adapter_2"] }),
+    rule!("adapter.3", StreamAdapter, MustNot, "Poll an inner stream again after it returned Ready(None), unless that stream is a FusedStream (the TCK's inner streams are not).", "https://docs.rs/futures/0.3/futures/stream/trait.Stream.html#panics", Check::Tested { tests: &["stream_adapter::adapter_3"] }),
+    rule!("adapter.4", StreamAdapter, Should, "Dropping the adapter at any point (before the first poll, while Pending, part-way, after its end) drops the inner streams it owns and keeps no clone of a waker it was given.", "https://doc.rust-lang.org/std/ops/trait.Drop.html", Check::Tested { tests: &["stream_adapter::adapter_4"] }),
+    rule!("adapter.5", StreamAdapter, Must, "An adapter declared to keep its items' identity yields each inner item at most once (exactly once, if declared to pass every item), and the items of one inner stream in the order that stream yielded them.", "https://docs.rs/futures/0.3/futures/stream/trait.StreamExt.html", Check::Tested { tests: &["stream_adapter::adapter_5"] }),
+    rule!("adapter.6", StreamAdapter, Must, "The adapter's size_hint() bounds the items it will still yield: its lower bound is at most that number, and its upper bound, when Some, at least that number.", "https://docs.rs/futures/0.3/futures/stream/trait.Stream.html#method.size_hint", Check::Tested { tests: &["stream_adapter::adapter_6"] }),
 ];

@@ -81,7 +81,7 @@
 //! this shape. See [`TESTS`].
 
 mod config;
-mod driver;
+pub(crate) mod driver;
 mod factory;
 mod items;
 mod latest;
