@@ -332,6 +332,11 @@ where
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         Some(Box::new(failed::<u64>(failure())))
     }
+
+    /// The bridged sources emit `0..n`: element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
 }
 
 publisher_verification!(
@@ -394,6 +399,11 @@ impl<S: HotSource> PublisherFactory for HotPublishers<S> {
 
     fn max_elements(&self) -> u64 {
         MOST_PUSHED
+    }
+
+    /// The source pushes `0..n`: element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
     }
 }
 

@@ -439,6 +439,9 @@ impl PublisherFactory for SyncRanges {
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(SyncRange::new(0, elements))
     }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         Some(Box::new(Failing::new("failed on purpose")))
     }
@@ -456,6 +459,9 @@ impl PublisherFactory for AsyncRanges {
     }
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(AsyncRange::new(0, elements))
+    }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
     }
 }
 

@@ -69,10 +69,13 @@
 
 mod expect;
 mod handle;
+mod identity;
 mod stack;
 mod state;
 mod words;
 
+pub(crate) use identity::Identity;
+pub use identity::EXACTLY_ONCE;
 pub use stack::STACK_DEPTH_FLOOR;
 pub(crate) use words::{numbered, Rendered};
 pub use words::{show_element, show_next};
@@ -148,6 +151,8 @@ pub(crate) struct Shared<T> {
     /// The scenario the test last used this probe in: a signal that
     /// arrives after the test moved on is reported as late, from it.
     scenario: Mutex<Option<String>>,
+    /// Which element is which, if the rule declared it (`tck.create_n_gives_exactly_n`).
+    identity: Option<identity::Identity<T>>,
 }
 
 impl<T> Shared<T> {
@@ -190,6 +195,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                 changed: Condvar::new(),
                 calls: ReentrantMutex::new(()),
                 scenario: Mutex::new(cx.current_scenario()),
+                identity: cx.identity::<T>(),
             }),
         }
     }
@@ -243,10 +249,17 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// [`RUNAWAY_LIMIT`] the probe unwinds the publisher (as
     /// [`Probe::stop_runaway`]), so no thread is left spinning. `u64::MAX`
     /// (an unbounded publisher) sets nothing.
+    ///
+    /// The probe also sees the stream from its start: where the factory
+    /// declares `element_index`, element 0 is owed first
+    /// (`tck.create_n_gives_exactly_n`).
     pub fn created_for(self, n: u64) -> Self {
+        let mut state = self.shared.state.lock();
+        state.order.from_start = true;
         if n != u64::MAX {
-            self.shared.state.lock().behaviour.created_for = Some(n);
+            state.behaviour.created_for = Some(n);
         }
+        drop(state);
         self
     }
 

@@ -70,6 +70,15 @@ pub(crate) struct State<T> {
     /// The probe cancelled a flood of `on_next` beyond demand: a flood
     /// after that is a §1.8 failure.
     pub(crate) cancelled_flood: bool,
+    /// The `on_next` being handled reached the count of `cancel_after`:
+    /// it cancels from inside, on the delivering thread.
+    pub(crate) cancelling_inside: bool,
+    /// That `on_next` has returned: no signal may follow (§1.8; no race
+    /// excuses one, the cancel happened before the publisher got control
+    /// back).
+    pub(crate) cancelled_inside: bool,
+    /// The order elements came in, by the declared identity.
+    pub(crate) order: super::identity::Order,
     /// `on_next` calls still running, by stack address (§3.3).
     pub(crate) stack: StackNesting,
     entry: Entry,
@@ -122,6 +131,9 @@ impl<T> State<T> {
             runaway: false,
             cancelled_beyond_n: false,
             cancelled_flood: false,
+            cancelling_inside: false,
+            cancelled_inside: false,
+            order: super::identity::Order::default(),
             stack: StackNesting::default(),
             entry: Entry::default(),
             reported: Vec::new(),
