@@ -364,6 +364,11 @@ impl Publisher<u64> for AsyncRange {
                 let mut pending = 0u64;
                 loop {
                     if end == Some(next) {
+                        // A cancel made inside the last on_next is in the
+                        // inbox by now: nothing may follow it (§1.8).
+                        if inbox.try_iter().any(|c| matches!(c, Command::Cancel)) {
+                            return;
+                        }
                         subscriber.on_complete();
                         return;
                     }

@@ -188,23 +188,53 @@ pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
             "the factory's propagates_cancellation() is false",
         )));
     }
-    let mut rig = rig(cx, factory)?;
-    let downstream = rig.downstream(cx, "downstream")?;
+    cx.scenario("request(1), the element delivered, cancel() from the test's thread");
+    let mut first = rig(cx, factory)?;
+    let downstream = first.downstream(cx, "downstream")?;
     downstream.request(1)?;
-    rig.pump(cx, || downstream.received() >= 1)?;
+    first.pump(cx, || downstream.received() >= 1)?;
     downstream.cancel()?;
-    if !rig
+    upstream_cancelled(cx, &first)?;
+    first.upstream.drop_subscriber()?;
+    // A cancel from inside on_next, on the thread delivering it: on the
+    // last element owed, and while another is still owed (asked for
+    // downstream and upstream). The probe fails §1.8 if anything reaches
+    // it after that on_next returned.
+    for (requested, label) in [
+        (1, "the last element owed"),
+        (2, "the 1st of 2, the 2nd still owed"),
+    ] {
+        cx.scenario(format!(
+            "request({requested}), cancel() from inside on_next of {label}"
+        ));
+        let mut rig = rig(cx, factory)?;
+        let downstream = Probe::new(cx, "downstream").cancel_after(1);
+        downstream.subscribe_to(&rig.processor)?;
+        downstream.expect_subscribed()?;
+        downstream.request(requested)?;
+        rig.pump(cx, || downstream.received() >= 1)?;
+        upstream_cancelled(cx, &rig)?;
+        downstream.expect_no_signal_as(
+            "no signal after the on_next that called cancel() had returned",
+        )?;
+        rig.upstream.drop_subscriber()?;
+    }
+    Ok(Outcome::Passed)
+}
+
+/// The processor's upstream subscription is cancelled within the timeout.
+fn upstream_cancelled<F: ProcessorFactory>(cx: &RuleCx, rig: &Rig<'_, F>) -> Result<(), Failure> {
+    if rig
         .upstream
         .subscription()
         .wait_cancelled(cx.env().timeout())
     {
-        return Err(cx.failure(
-            "cancel() upstream once the last downstream subscriber cancelled",
-            "the upstream subscription was not cancelled",
-        ));
+        return Ok(());
     }
-    rig.upstream.drop_subscriber()?;
-    Ok(Outcome::Passed)
+    Err(cx.failure(
+        "cancel() upstream once the last downstream subscriber cancelled",
+        "the upstream subscription was not cancelled",
+    ))
 }
 
 /// Upstream demand follows downstream demand: with one element requested

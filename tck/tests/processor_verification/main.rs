@@ -10,6 +10,7 @@
 
 mod broken;
 mod correct;
+mod exact_delivery;
 #[path = "../support/extended.rs"]
 mod extended;
 mod extended_broken;

@@ -12,6 +12,7 @@ mod blind_spots;
 mod broken;
 mod configuration;
 mod correct;
+mod exact_delivery;
 #[path = "../support/extended.rs"]
 mod extended;
 mod extended_broken;
