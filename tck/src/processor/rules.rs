@@ -212,8 +212,17 @@ pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
         downstream.subscribe_to(&rig.processor)?;
         downstream.expect_subscribed()?;
         downstream.request(requested)?;
-        rig.pump(cx, || downstream.received() >= 1)?;
+        if !rig.pump(cx, || downstream.received() >= 1)? {
+            // Demand not passed on at all is §4.1's (as in `spec_4_01`),
+            // and leaves no on_next to cancel from.
+            return Err(cx.failure_of(
+                "4.1",
+                format!("request({requested}) downstream to bring an element through the processor, so that the subscriber could cancel from inside on_next"),
+                format!("nothing arrived within {} ms", cx.env().timeout().as_millis()),
+            ));
+        }
         upstream_cancelled(cx, &rig)?;
+        downstream.expect_next()?;
         downstream.expect_no_signal_as(
             "no signal after the on_next that called cancel() had returned",
         )?;
