@@ -189,7 +189,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
         }
         if cancelling_inside {
-            self.shared.state.lock().cancelled_inside = true;
+            let mut state = self.shared.state.lock();
+            // Only the cancel itself reached the publisher meanwhile.
+            state.cancelled_inside = state.calls_made == state.calls_at_cancel + 1;
         }
         self.leave(entered, reacting);
     }
@@ -418,7 +420,12 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             if state.behaviour.cancel_after == Some(state.offered) {
                 if let Some(subscription) = state.subscription.clone() {
                     state.note_cancel();
-                    state.cancelling_inside = true;
+                    // Strict only if no call of another thread is under
+                    // way: the cancel is then the last word the publisher
+                    // hears (a call on this thread is the publisher's own
+                    // delivery stack).
+                    state.cancelling_inside = state.calling.is_none() || state.is_synchronous();
+                    state.calls_at_cancel = state.calls_made;
                     return Reaction::Cancel(subscription);
                 }
             }

@@ -461,7 +461,11 @@ impl<T> Shared<T> {
                 ),
             ));
         };
-        let outer = self.state.lock().calling.replace(what.to_string());
+        let outer = {
+            let mut state = self.state.lock();
+            state.calls_made += 1;
+            state.calling.replace(what.to_string())
+        };
         let result = call();
         self.state.lock().calling = outer;
         result
