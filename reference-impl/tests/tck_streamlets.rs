@@ -61,6 +61,11 @@ where
     fn supports_restart(&self) -> bool {
         true
     }
+
+    /// Every source here delivers `0..n`: element `i` is `i`.
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        Some(*data)
+    }
 }
 
 streamlet_source_verification!(pull_source, Sources(|n| PullSource::new(move || 0..n)));
@@ -264,6 +269,11 @@ impl<S: HotSource> SourceFactory for HotSources<S> {
 
     fn supports_restart(&self) -> bool {
         true
+    }
+
+    /// The feeder pushes `0..n`: element `i` is `i`.
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        Some(*data)
     }
 }
 

@@ -51,6 +51,9 @@ pub(crate) struct Order {
     pub(crate) from_start: bool,
     /// The last element's index.
     last: Option<u64>,
+    /// The next element may skip ahead (not back): the stream resumed
+    /// after a stop, and a source may have gone on meanwhile.
+    gap_allowed: bool,
 }
 
 impl Order {
@@ -62,14 +65,23 @@ impl Order {
         }
     }
 
+    /// The stream resumes after a stop: the next element may skip ahead.
+    pub(crate) fn rejoin(&mut self) {
+        self.gap_allowed = true;
+    }
+
     /// Notes element `index`; what was wrong with it, if it was not the one
     /// owed ("element 2 again", "elements 3 … 4 skipped").
     pub(crate) fn next(&mut self, index: u64) -> Result<(), String> {
         let owed = self.owed();
         let last = self.last.replace(index);
+        let gap_allowed = std::mem::take(&mut self.gap_allowed);
         let Some(owed) = owed else {
             return Ok(());
         };
+        if gap_allowed && index > owed {
+            return Ok(());
+        }
         match (index.cmp(&owed), last) {
             (std::cmp::Ordering::Equal, _) => Ok(()),
             (std::cmp::Ordering::Greater, _) if index == owed + 1 => {
@@ -122,6 +134,17 @@ mod tests {
             order.next(10),
             Err(String::from("is element 10: element 9 was skipped"))
         );
+    }
+
+    #[test]
+    fn after_a_rejoin_the_stream_may_skip_ahead_once_but_never_back() {
+        let mut order = Order::default();
+        assert_eq!(order.next(0), Ok(()));
+        order.rejoin();
+        assert_eq!(order.next(5), Ok(()));
+        assert!(order.next(7).is_err());
+        order.rejoin();
+        assert!(order.next(3).is_err());
     }
 
     #[test]

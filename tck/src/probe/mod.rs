@@ -69,7 +69,7 @@
 
 mod expect;
 mod handle;
-mod identity;
+pub(crate) mod identity;
 mod stack;
 mod state;
 mod words;
