@@ -16,10 +16,13 @@ use std::sync::Arc;
 /// The rule a probe files duplicated, skipped or reordered elements under.
 pub const EXACTLY_ONCE: &str = "tck.create_n_gives_exactly_n";
 
+/// An element's index in its stream, if told.
+type IndexOf<T> = dyn Fn(&T) -> Option<u64> + Send + Sync;
+
 /// A factory's `element_index`: the index of an element in its stream, or
 /// `None` where the factory does not tell.
 pub struct Identity<T> {
-    index: Arc<dyn Fn(&T) -> Option<u64> + Send + Sync>,
+    index: Arc<IndexOf<T>>,
 }
 
 impl<T> Clone for Identity<T> {

@@ -203,9 +203,7 @@ fn publisher_part<F: ProcessorFactory>(
     def: RuleDef<AsPublisher<F>>,
 ) -> Body<ProcessorSubject<F>> {
     Arc::new(move |cx: &RuleCx, subject: &ProcessorSubject<F>| {
-        crate::publisher::declare_identity(cx, |subject: &ProcessorSubject<F>| {
-            &subject.publisher
-        });
+        crate::publisher::declare_identity(cx, |subject: &ProcessorSubject<F>| &subject.publisher);
         if let Some(reason) = def.needs.unmet(&subject.publisher) {
             return Ok(Outcome::Skipped(reason));
         }

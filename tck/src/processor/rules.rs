@@ -223,9 +223,8 @@ pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
         }
         upstream_cancelled(cx, &rig)?;
         downstream.expect_next()?;
-        downstream.expect_no_signal_as(
-            "no signal after the on_next that called cancel() had returned",
-        )?;
+        downstream
+            .expect_no_signal_as("no signal after the on_next that called cancel() had returned")?;
         rig.upstream.drop_subscriber()?;
     }
     Ok(Outcome::Passed)

@@ -239,7 +239,10 @@ impl Subscription for QuirkySubscription {
     }
 }
 
-fn verify<F: PublisherFactory>(factory: F, env: reactive_streams_tck::env::TestEnv) -> Vec<RuleResult> {
+fn verify<F: PublisherFactory>(
+    factory: F,
+    env: reactive_streams_tck::env::TestEnv,
+) -> Vec<RuleResult> {
     PublisherVerification::new(factory)
         .env(env)
         .run_all()

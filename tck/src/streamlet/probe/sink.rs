@@ -616,12 +616,15 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
             let owed = state.order.owed();
             if let Err(wrong) = state.order.next(index) {
                 if state.first_report(CREATE_N) {
-                    let owed = owed.map_or_else(String::new, |owed| format!(": element {owed} next"));
+                    let owed =
+                        owed.map_or_else(String::new, |owed| format!(": element {owed} next"));
                     let scenario = shared.scenario.lock().clone();
                     shared.cx.record(shared.cx.failure_in(
                         scenario,
                         CREATE_N,
-                        format!("each element once and in order, by the factory's element_index{owed}"),
+                        format!(
+                            "each element once and in order, by the factory's element_index{owed}"
+                        ),
                         format!("{}: {signal} {wrong}", shared.label),
                     ));
                 }
