@@ -5,7 +5,7 @@
 //! exactly that rule (snapshot); the conforming ranges of the testkit,
 //! which declare `element_index`, pass.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -40,6 +40,9 @@ pub enum Quirk {
     /// A subscription left without demand for [`GIFT_AFTER`] gets the next
     /// element anyway, unasked (§1.1).
     Unsolicited,
+    /// One subscriber's cancel stops the publisher for every subscriber:
+    /// the others' demand is never served (§3.8).
+    CancelStopsEveryone,
 }
 
 /// How long an [`Quirk::Unsolicited`] range waits before its gift.
@@ -54,6 +57,7 @@ impl PublisherFactory for Quirky {
         Box::new(QuirkyRange {
             count: elements,
             quirk: self.0,
+            stopped: Arc::default(),
         })
     }
     fn element_index(&self, element: &u64) -> Option<u64> {
@@ -66,6 +70,8 @@ impl PublisherFactory for Quirky {
 pub struct QuirkyRange {
     count: u64,
     quirk: Quirk,
+    /// Shared by every subscription ([`Quirk::CancelStopsEveryone`]).
+    stopped: Arc<AtomicBool>,
 }
 
 impl Publisher<u64> for QuirkyRange {
@@ -73,6 +79,7 @@ impl Publisher<u64> for QuirkyRange {
         let subscription = Arc::new_cyclic(|me| QuirkySubscription {
             me: me.clone(),
             quirk: self.quirk,
+            stopped: self.stopped.clone(),
             demand: AtomicU64::new(0),
             calls: AtomicU64::new(0),
             state: Trampoline::new(State {
@@ -108,6 +115,7 @@ struct Idle {
 struct QuirkySubscription {
     me: Weak<QuirkySubscription>,
     quirk: Quirk,
+    stopped: Arc<AtomicBool>,
     demand: AtomicU64,
     calls: AtomicU64,
     state: Trampoline<State, Box<dyn Subscriber<u64>>>,
@@ -116,6 +124,9 @@ struct QuirkySubscription {
 
 impl QuirkySubscription {
     fn take_one(&self) -> bool {
+        if self.stopped.load(Ordering::SeqCst) {
+            return false;
+        }
         if std::mem::take(&mut self.idle.lock().gift) {
             return true;
         }
@@ -232,6 +243,9 @@ impl Subscription for QuirkySubscription {
 
     fn cancel(&self) {
         self.idle.lock().epoch += 1;
+        if self.quirk == Quirk::CancelStopsEveryone {
+            self.stopped.store(true, Ordering::SeqCst);
+        }
         self.state.release(|state| {
             state.range.cancelled = true;
             true
@@ -255,6 +269,7 @@ fn verify<F: PublisherFactory>(
 #[case::skips_one(Quirk::SkipsOne)]
 #[case::completes_after_cancel(Quirk::CompletesAfterCancel)]
 #[case::bounded_request_calls(Quirk::BoundedRequestCalls)]
+#[case::cancel_stops_everyone(Quirk::CancelStopsEveryone)]
 fn a_quirky_range_fails_exactly_the_rule_it_breaks(#[case] quirk: Quirk) {
     let results = verify(Quirky(quirk), self_test_env());
     insta::assert_snapshot!(format!("{quirk:?}_rules"), broken_rules(&results));

@@ -7,6 +7,7 @@ mod checks;
 mod section1;
 mod section2;
 mod section3;
+mod several;
 
 pub use checks::*;
 pub use section1::*;

@@ -314,6 +314,8 @@ pub fn spec_1_10<F: PublisherFactory>() -> RuleDef<F> {
 
 /// §1.11: a publisher that declares several subscribers serves two at once:
 /// each gets its own `on_subscribe`, all its elements and `on_complete`.
+/// Then three with unequal demand, and two of which one cancels: each gets
+/// exactly its own demand (an owed element lost is §3.8).
 pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
     def(
         Needs {
@@ -333,6 +335,7 @@ pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
             }
             first.expect_complete_at_end()?;
             second.expect_complete_at_end()?;
+            super::several::several_subscribers(cx, f)?;
             Ok(Outcome::Passed)
         },
     )
