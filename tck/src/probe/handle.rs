@@ -145,6 +145,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         shared.changed.notify_all();
         drop(state);
 
+        let mut cancel_failed = false;
         match reaction {
             Reaction::None => {}
             Reaction::Request(amounts) => {
@@ -176,6 +177,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 });
                 shared.state.lock().note_cancel_returned();
                 if let Err(failure) = result {
+                    // A cancel that panicked (§3.15) may not have reached
+                    // the publisher: what follows is not §1.8's.
+                    cancel_failed = true;
                     cx.record(failure);
                 }
             }
@@ -188,7 +192,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 crate::context::quietly(|| std::panic::panic_any(super::RUNAWAY_STOP));
             }
         }
-        if cancelling_inside {
+        if cancelling_inside && !cancel_failed {
             let mut state = self.shared.state.lock();
             // Only the cancel itself reached the publisher meanwhile.
             state.cancelled_inside = state.calls_made == state.calls_at_cancel + 1;
