@@ -34,7 +34,7 @@ pub enum Quirk {
     /// Checks for the end before it checks for cancel: a cancel from inside
     /// the last `on_next` is followed by `on_complete` (§1.8).
     CompletesAfterCancel,
-    /// Keeps count of `request` calls and ignores those after the 1024th
+    /// Keeps count of `request` calls and ignores those after the 768th
     /// (§3.17: an unbounded number of calls).
     BoundedRequestCalls,
     /// A subscription left without demand for [`GIFT_AFTER`] gets the next
@@ -222,7 +222,7 @@ impl Subscription for QuirkySubscription {
     fn request(&self, n: u64) {
         self.idle.lock().epoch += 1;
         let calls = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
-        if self.quirk == Quirk::BoundedRequestCalls && calls > 1024 {
+        if self.quirk == Quirk::BoundedRequestCalls && calls > 768 {
             return;
         }
         {

@@ -4,6 +4,7 @@
 //! body. Shared steps (creating publishers, subscribing a probe) live here.
 
 mod checks;
+mod idle;
 mod section1;
 mod section2;
 mod section3;
