@@ -14,6 +14,8 @@
 //! | no signal enters while another is still running on another thread | §1.3 |
 //! | `on_next` nested inside `request` from `on_next` no deeper than the declared bound | §3.3 |
 //! | `request` and `cancel` called by the probe return normally | §3.16, §3.15 |
+//! | nothing once an `on_next` that cancelled from inside (no other thread's call racing it) has returned | §1.8 |
+//! | where the rule declared the factory's `element_index`: each element at most once and in order | `tck.create_n_gives_exactly_n` |
 //!
 //! The probe obeys the contract it checks: its calls on the subscription
 //! are serial (§2.7). Threads of a test that request at once (§1.3, §3.8,
@@ -75,7 +77,7 @@ mod state;
 mod words;
 
 pub(crate) use identity::Identity;
-pub use identity::EXACTLY_ONCE;
+pub(crate) use identity::EXACTLY_ONCE;
 pub use stack::STACK_DEPTH_FLOOR;
 pub(crate) use words::{numbered, Rendered};
 pub use words::{show_element, show_next};

@@ -68,4 +68,3 @@ pub fn tck_create_n_gives_exactly_n<F: PublisherFactory>() -> RuleDef<F> {
 
 /// How many elements the one-at-a-time scenario asks for.
 const ONE_AT_A_TIME: u64 = 8;
-
