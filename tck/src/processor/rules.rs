@@ -120,9 +120,13 @@ pub(crate) fn spec_4_02<F: ProcessorFactory>(
     first.request(1)?;
     rig.pump(cx, || first.received() >= 1)?;
     if factory.recovers_from_errors() {
-        cx.scenario("the processor recovers from upstream errors");
-        rig.upstream.watch_after_terminal("4.2");
+        // Recovered, the processor must treat its upstream as cancelled
+        // (§2.4 on its subscriber side), also while it keeps serving
+        // downstream demand.
+        cx.scenario("the processor recovers from upstream errors, downstream requests again");
+        rig.upstream.watch_after_terminal("2.4");
         rig.upstream.error()?;
+        first.request(2)?;
         let deadline = Instant::now() + cx.env().no_signal_timeout();
         rig.upstream.subscription().wait_failure_until(deadline);
         rig.upstream.drop_subscriber()?;

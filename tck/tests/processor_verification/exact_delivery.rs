@@ -93,3 +93,21 @@ fn a_processor_declaring_element_index_passes() {
     let broken = anything_broken(&results);
     assert!(broken.is_empty(), "{broken:#?}");
 }
+
+/// Issue 27 §4: a processor that recovers from an upstream error must
+/// treat its upstream as cancelled while it keeps serving downstream; one
+/// that still passes downstream demand upstream fails §2.4.
+#[test]
+fn a_recovering_processor_requesting_upstream_after_the_error_fails_2_4() {
+    use crate::factories::Identities;
+    use reactive_streams_tck::processor::testkit::Quirk;
+    let factory = Identities {
+        quirk: Quirk::RequestsAfterRecovery,
+        recovers: true,
+    };
+    let results = ProcessorVerification::new(factory)
+        .env(generous())
+        .run_all()
+        .unwrap();
+    insta::assert_snapshot!(broken_rules(&results));
+}
