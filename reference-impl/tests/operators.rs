@@ -23,6 +23,10 @@ impl PublisherFactory for Windows {
         range(0, elements).subscribe(Box::new(windows.clone()));
         Box::new(windows)
     }
+    /// Window `i` holds element `i` of the range.
+    fn element_index(&self, window: &Vec<u64>) -> Option<u64> {
+        window.first().copied()
+    }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<Vec<u64>>>> {
         let windows = WindowProcessor::new(3);
         failed(boom()).subscribe(Box::new(windows.clone()));
@@ -42,6 +46,10 @@ impl PublisherFactory for SlidingWindows {
         let windows = SlidingWindowProcessor::new(1);
         range(0, elements).subscribe(Box::new(windows.clone()));
         Box::new(windows)
+    }
+    /// Window `i` holds element `i` of the range.
+    fn element_index(&self, window: &Vec<u64>) -> Option<u64> {
+        window.first().copied()
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<Vec<u64>>>> {
         let windows = SlidingWindowProcessor::new(2);
@@ -64,6 +72,10 @@ impl PublisherFactory for FlatMaps {
         range(0, elements.saturating_mul(2)).subscribe(Box::new(spread.clone()));
         Box::new(spread)
     }
+    /// Input `2i` expands to `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         let spread = FlatMapProcessor::new(|x: u64| vec![x, x]);
         failed(boom()).subscribe(Box::new(spread.clone()));
@@ -81,6 +93,10 @@ impl PublisherFactory for Zips {
     type Element = (u64, u64);
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<(u64, u64)>> {
         Box::new(zip(range(0, elements), range(100, elements)))
+    }
+    /// Pair `i` is `(i, 100 + i)`.
+    fn element_index(&self, pair: &(u64, u64)) -> Option<u64> {
+        Some(pair.0)
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<(u64, u64)>>> {
         Some(Box::new(zip(range(0, 10), failed(boom()))))

@@ -61,6 +61,11 @@ where
     fn supports_restart(&self) -> bool {
         true
     }
+
+    /// Every source here delivers `0..n`: element `i` is `i`.
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        Some(*data)
+    }
 }
 
 streamlet_source_verification!(pull_source, Sources(|n| PullSource::new(move || 0..n)));
@@ -265,6 +270,11 @@ impl<S: HotSource> SourceFactory for HotSources<S> {
     fn supports_restart(&self) -> bool {
         true
     }
+
+    /// The feeder pushes `0..n`: element `i` is `i`.
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        Some(*data)
+    }
 }
 
 streamlet_source_verification!(
@@ -332,6 +342,11 @@ where
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         Some(Box::new(failed::<u64>(failure())))
     }
+
+    /// The bridged sources emit `0..n`: element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
 }
 
 publisher_verification!(
@@ -394,6 +409,11 @@ impl<S: HotSource> PublisherFactory for HotPublishers<S> {
 
     fn max_elements(&self) -> u64 {
         MOST_PUSHED
+    }
+
+    /// The source pushes `0..n`: element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
     }
 }
 

@@ -80,8 +80,9 @@ reactive_streams_tck::subscriber_whitebox_extended_verification!(
 
 // ---- end of QueuedSubscriber, whitebox ----
 
-/// A processor factory from a function making a processor handle.
-struct Processors<F>(F);
+/// A processor factory from a function making a processor handle, and the
+/// factor its outputs are scaled by (1: they are their inputs).
+struct Processors<F>(F, u64);
 
 impl<F, P> ProcessorFactory for Processors<F>
 where
@@ -99,23 +100,28 @@ where
     fn input(&self, index: u64) -> u64 {
         index
     }
+
+    /// Input `i` is `i`, and an output is its input times the factor.
+    fn element_index(&self, output: &u64) -> Option<u64> {
+        Some(*output / self.1)
+    }
 }
 
 processor_verification!(
     identity_processor,
-    Processors(IdentityProcessor::<u64>::new)
+    Processors(IdentityProcessor::<u64>::new, 1)
 );
 processor_verification!(
     map_processor,
-    Processors(|| MapProcessor::new(|x: u64| x.wrapping_mul(3)))
+    Processors(|| MapProcessor::new(|x: u64| x.wrapping_mul(3)), 3)
 );
 processor_verification!(
     map_processor_static,
-    Processors(|| MapProcessor::new_static(|x: u64| x.wrapping_mul(3)))
+    Processors(|| MapProcessor::new_static(|x: u64| x.wrapping_mul(3)), 3)
 );
 processor_verification!(
     buffer_processor,
-    Processors(|| BufferProcessor::<u64>::new(8))
+    Processors(|| BufferProcessor::<u64>::new(8), 1)
 );
 
 // ---- FilterProcessor: a filter declares which inputs pass ----
@@ -142,6 +148,11 @@ where
 
     fn passes(&self, index: u64) -> bool {
         index % 2 == 0
+    }
+
+    /// An output is the input it let through.
+    fn element_index(&self, output: &u64) -> Option<u64> {
+        Some(*output)
     }
 }
 

@@ -150,6 +150,13 @@ struct Inner {
     env: TestEnv,
     start: Instant,
     state: Mutex<State>,
+    /// The factory's element identity (see [`RuleCx::declare_identity`]),
+    /// type-erased: every probe of that element type created in this rule
+    /// checks it.
+    identity: Mutex<Option<Arc<dyn std::any::Any + Send + Sync>>>,
+    /// The subject under test, shared, for what must outlive a borrow of
+    /// it (see [`RuleCx::subject`]).
+    subject: Mutex<Option<Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 #[derive(Default)]
@@ -219,8 +226,38 @@ impl RuleCx {
                 env,
                 start: Instant::now(),
                 state: Mutex::new(State::default()),
+                identity: Mutex::new(None),
+                subject: Mutex::new(None),
             }),
         }
+    }
+
+    /// Declares which element is which for this rule test (the factory's
+    /// `element_index`): every [`Probe`](crate::probe::Probe) of element
+    /// type `T` created afterwards checks that each element comes at most
+    /// once and in order (`tck.create_n_gives_exactly_n`).
+    pub(crate) fn declare_identity<T: 'static>(&self, identity: crate::probe::Identity<T>) {
+        *self.inner.identity.lock() = Some(Arc::new(identity));
+    }
+
+    /// Shares the subject under test with this rule (the suite does, before
+    /// the body runs).
+    pub(crate) fn hold_subject(&self, subject: Arc<dyn std::any::Any + Send + Sync>) {
+        *self.inner.subject.lock() = Some(subject);
+    }
+
+    /// The subject under test, if it is an `X`: for checks that outlive
+    /// the body's borrow of it (a probe's identity check runs on the
+    /// publisher's threads).
+    pub(crate) fn subject<X: Send + Sync + 'static>(&self) -> Option<Arc<X>> {
+        let any = self.inner.subject.lock().clone()?;
+        any.downcast::<X>().ok()
+    }
+
+    /// The identity declared for elements of type `T`, if any.
+    pub(crate) fn identity<T: 'static>(&self) -> Option<crate::probe::Identity<T>> {
+        let any = self.inner.identity.lock().clone()?;
+        any.downcast_ref::<crate::probe::Identity<T>>().cloned()
     }
 
     /// The rule this test checks (`"3.9"`, `"tck.configuration"`).

@@ -1,6 +1,6 @@
 //! The test environment: how long the TCK waits, and for what.
 //!
-//! Every rule test waits in exactly four ways, each with its own bound:
+//! Every rule test waits in exactly five ways, each with its own bound:
 //!
 //! | setting | environment variable | default | what it bounds |
 //! |---|---|---|---|
@@ -8,6 +8,7 @@
 //! | [`TestEnv::no_signal_timeout`] | `RS_TCK_NO_SIGNAL_MS` | 15 ms | showing that a signal does *not* come; this window dominates the run time, so it is short |
 //! | [`TestEnv::watchdog`] | `RS_TCK_WATCHDOG_MS` | 5000 ms | one whole rule test; past it the rule fails with "watchdog: …" and names the call that never returned. While signals are still arriving the wait goes on, up to 3 watchdogs (`runner::WATCHDOG_PROGRESS_CAP`): slow progress is not a hang |
 //! | [`TestEnv::prompt`] | `RS_TCK_PROMPT_MS` | 250 ms | how long `request` and `cancel` may take to return (§3.4, §3.5) |
+//! | [`TestEnv::idle`] | `RS_TCK_IDLE_MS` | 100 ms | the longer quiet window of one scenario per verification: a subscription without demand that nobody touches gets nothing (§1.1); watched beside the test's other scenarios, so it rarely lengthens the test |
 //!
 //! Precedence: a value set on the [`TestEnvBuilder`] wins over the
 //! environment variable, which wins over the default. `cargo xtask tck
@@ -41,11 +42,15 @@ pub const NO_SIGNAL_ENV: &str = "RS_TCK_NO_SIGNAL_MS";
 pub const WATCHDOG_ENV: &str = "RS_TCK_WATCHDOG_MS";
 /// `RS_TCK_PROMPT_MS`: how long `request` and `cancel` may take (§3.4, §3.5).
 pub const PROMPT_ENV: &str = "RS_TCK_PROMPT_MS";
+/// `RS_TCK_IDLE_MS`: how long an untouched subscription without demand is
+/// watched for unsolicited elements.
+pub const IDLE_ENV: &str = "RS_TCK_IDLE_MS";
 
 const DEFAULT_TIMEOUT_MS: u64 = 1000;
 const DEFAULT_NO_SIGNAL_MS: u64 = 15;
 const DEFAULT_WATCHDOG_MS: u64 = 5000;
 const DEFAULT_PROMPT_MS: u64 = 250;
+const DEFAULT_IDLE_MS: u64 = 100;
 
 /// The timing bounds of a verification. Cheap to copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +59,7 @@ pub struct TestEnv {
     no_signal_timeout: Duration,
     watchdog: Duration,
     prompt: Duration,
+    idle: Duration,
 }
 
 /// What settings read from `RS_TCK_*` variables offer: `from_env`,
@@ -124,6 +130,8 @@ settings_from_env! {
     watchdog: Duration,
     /// How long `request` and `cancel` may take to return.
     prompt: Duration,
+    /// How long an untouched subscription without demand is watched.
+    idle: Duration,
 }
 
 impl TestEnv {
@@ -146,6 +154,12 @@ impl TestEnv {
     pub fn prompt(&self) -> Duration {
         self.prompt
     }
+
+    /// How long an untouched subscription without demand is watched for
+    /// unsolicited elements (`RS_TCK_IDLE_MS`).
+    pub fn idle(&self) -> Duration {
+        self.idle
+    }
 }
 
 impl Default for TestEnv {
@@ -156,6 +170,7 @@ impl Default for TestEnv {
             no_signal_timeout: Duration::from_millis(DEFAULT_NO_SIGNAL_MS),
             watchdog: Duration::from_millis(DEFAULT_WATCHDOG_MS),
             prompt: Duration::from_millis(DEFAULT_PROMPT_MS),
+            idle: Duration::from_millis(DEFAULT_IDLE_MS),
         }
     }
 }
@@ -167,6 +182,7 @@ pub struct TestEnvBuilder {
     no_signal_timeout: Option<Duration>,
     watchdog: Option<Duration>,
     prompt: Option<Duration>,
+    idle: Option<Duration>,
 }
 
 impl TestEnvBuilder {
@@ -195,6 +211,7 @@ impl TestEnvBuilder {
             )?,
             watchdog: pick(self.watchdog, WATCHDOG_ENV, defaults.watchdog)?,
             prompt: pick(self.prompt, PROMPT_ENV, defaults.prompt)?,
+            idle: pick(self.idle, IDLE_ENV, defaults.idle)?,
         })
     }
 }

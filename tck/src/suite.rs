@@ -111,6 +111,7 @@ impl<X: Send + Sync + 'static> Suite<X> {
         );
         let subject = self.subject.clone();
         runner::run_rule(&meta, env, move |cx| {
+            cx.hold_subject(subject.clone());
             if let Some(reason) = test.unmet.and_then(|unmet| unmet(&subject)) {
                 return Ok(Outcome::Skipped(reason));
             }

@@ -363,29 +363,33 @@ impl Publisher<u64> for AsyncRange {
                 subscriber.on_subscribe(subscription);
                 let mut pending = 0u64;
                 loop {
-                    if end == Some(next) {
-                        subscriber.on_complete();
-                        return;
-                    }
-                    // Block only when there is nothing to emit.
-                    let command = if pending == 0 {
+                    // Every command waiting is taken before the next
+                    // signal, so a cancel made inside the last on_next is
+                    // seen before anything follows it (§1.8). Block only
+                    // when there is nothing to emit.
+                    let blocking = if pending == 0 && end != Some(next) {
                         match inbox.recv() {
                             Ok(command) => Some(command),
                             Err(_) => return,
                         }
                     } else {
-                        inbox.try_recv().ok()
+                        None
                     };
-                    match command {
-                        Some(Command::Cancel) => return,
-                        Some(Command::Request(0)) => {
-                            subscriber.on_error(StreamError::illegal_demand(0));
-                            return;
+                    for command in blocking.into_iter().chain(inbox.try_iter()) {
+                        match command {
+                            Command::Cancel => return,
+                            Command::Request(0) => {
+                                subscriber.on_error(StreamError::illegal_demand(0));
+                                return;
+                            }
+                            Command::Request(n) => pending = demand::add(pending, n),
                         }
-                        Some(Command::Request(n)) => pending = demand::add(pending, n),
-                        None => {}
                     }
-                    if pending > 0 && end != Some(next) {
+                    if end == Some(next) {
+                        subscriber.on_complete();
+                        return;
+                    }
+                    if pending > 0 {
                         pending = demand::fulfil(pending, 1);
                         subscriber.on_next(next);
                         next += 1;
@@ -439,6 +443,9 @@ impl PublisherFactory for SyncRanges {
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(SyncRange::new(0, elements))
     }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         Some(Box::new(Failing::new("failed on purpose")))
     }
@@ -456,6 +463,9 @@ impl PublisherFactory for AsyncRanges {
     }
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(AsyncRange::new(0, elements))
+    }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
     }
 }
 

@@ -54,6 +54,11 @@ impl PublisherFactory for HotRanges {
     fn max_elements(&self) -> u64 {
         1024
     }
+
+    /// The source pushes `0..n`: element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
 }
 
 /// Hot publishers of `n` elements for the extended verification, whose
@@ -80,6 +85,10 @@ impl PublisherFactory for FreshHotRanges {
 
     fn max_elements(&self) -> u64 {
         HotRanges.max_elements()
+    }
+
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
     }
 }
 

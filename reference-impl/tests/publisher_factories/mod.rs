@@ -41,6 +41,11 @@ where
         Box::new((self.0)(elements))
     }
 
+    /// Every publisher here emits `0..n`: element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
+
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         Some(Box::new(failed::<u64>(StreamError::msg(
             "the reference failed publisher fails",

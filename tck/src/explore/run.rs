@@ -143,6 +143,7 @@ pub(crate) fn whole_run(env: &TestEnv, rounds: u64) -> TestEnv {
         .timeout(env.timeout())
         .no_signal_timeout(env.no_signal_timeout())
         .prompt(env.prompt())
+        .idle(env.idle())
         .watchdog(
             env.watchdog()
                 .checked_mul(rounds)

@@ -72,8 +72,16 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 ));
             }
         }
+        if state.cancelled_inside && !is_subscribe && state.first_report("1.8-inside") {
+            cx.record(shared.failure_of(
+                "1.8",
+                "no signal once the on_next that called cancel() (from inside, on the publisher's thread) had returned",
+                format!("{} followed it", kind_of(&description)),
+            ));
+        }
         let cancelled_before = state.cancelled;
         let mut reaction = on_signal(&mut state, shared, &description);
+        let cancelling_inside = std::mem::take(&mut state.cancelling_inside);
         // A set-aside on_next (beyond demand, already a §1.1 violation) is
         // not judged by the running test's own checks, this one included.
         if !std::mem::take(&mut state.just_set_aside) {
@@ -137,6 +145,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         shared.changed.notify_all();
         drop(state);
 
+        let mut cancel_failed = false;
         match reaction {
             Reaction::None => {}
             Reaction::Request(amounts) => {
@@ -168,6 +177,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 });
                 shared.state.lock().note_cancel_returned();
                 if let Err(failure) = result {
+                    // A cancel that panicked (§3.15) may not have reached
+                    // the publisher: what follows is not §1.8's.
+                    cancel_failed = true;
                     cx.record(failure);
                 }
             }
@@ -179,6 +191,11 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 self.leave(entered, reacting);
                 crate::context::quietly(|| std::panic::panic_any(super::RUNAWAY_STOP));
             }
+        }
+        if cancelling_inside && !cancel_failed {
+            let mut state = self.shared.state.lock();
+            // Only the cancel itself reached the publisher meanwhile.
+            state.cancelled_inside = state.calls_made == state.calls_at_cancel + 1;
         }
         self.leave(entered, reacting);
     }
@@ -271,9 +288,28 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         let here = super::stack::stack_address();
         let value = super::words::Rendered(format!("{element:?}"));
         let describe = move |state: &State<T>| super::show_next(state.nexts + 1, &value);
+        // The user's element_index runs outside the probe's lock.
+        let index = self.shared.identity.as_ref().and_then(|id| id.of(&element));
         self.signal(describe, move |state, shared, description| {
             let cx = &shared.cx;
             state.nexts += 1;
+            if let Some(index) = index.filter(|_| state.terminal.is_none()) {
+                let owed = state.order.owed();
+                if let Err(wrong) = state.order.next(index) {
+                    if state.first_report(super::EXACTLY_ONCE) {
+                        let owed = owed.map_or_else(String::new, |owed| {
+                            format!(": element {owed} next")
+                        });
+                        cx.record(shared.failure_of(
+                            super::EXACTLY_ONCE,
+                            format!(
+                                "each element once and in order, by the factory's element_index{owed}"
+                            ),
+                            format!("{description} {wrong}"),
+                        ));
+                    }
+                }
+            }
             let measured = if state.behaviour.measure_recursion {
                 state.stack.enter(here)
             } else {
@@ -388,6 +424,12 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             if state.behaviour.cancel_after == Some(state.offered) {
                 if let Some(subscription) = state.subscription.clone() {
                     state.note_cancel();
+                    // Strict only if no call of another thread is under
+                    // way: the cancel is then the last word the publisher
+                    // hears (a call on this thread is the publisher's own
+                    // delivery stack).
+                    state.cancelling_inside = state.calling.is_none() || state.is_synchronous();
+                    state.calls_at_cancel = state.calls_made;
                     return Reaction::Cancel(subscription);
                 }
             }

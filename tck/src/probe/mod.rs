@@ -14,6 +14,8 @@
 //! | no signal enters while another is still running on another thread | §1.3 |
 //! | `on_next` nested inside `request` from `on_next` no deeper than the declared bound | §3.3 |
 //! | `request` and `cancel` called by the probe return normally | §3.16, §3.15 |
+//! | nothing once an `on_next` that cancelled from inside (no other thread's call racing it) has returned | §1.8 |
+//! | where the rule declared the factory's `element_index`: each element at most once and in order | `tck.create_n_gives_exactly_n` |
 //!
 //! The probe obeys the contract it checks: its calls on the subscription
 //! are serial (§2.7). Threads of a test that request at once (§1.3, §3.8,
@@ -69,10 +71,13 @@
 
 mod expect;
 mod handle;
+pub(crate) mod identity;
 mod stack;
 mod state;
 mod words;
 
+pub(crate) use identity::Identity;
+pub(crate) use identity::EXACTLY_ONCE;
 pub use stack::STACK_DEPTH_FLOOR;
 pub(crate) use words::{numbered, Rendered};
 pub use words::{show_element, show_next};
@@ -148,6 +153,8 @@ pub(crate) struct Shared<T> {
     /// The scenario the test last used this probe in: a signal that
     /// arrives after the test moved on is reported as late, from it.
     scenario: Mutex<Option<String>>,
+    /// Which element is which, if the rule declared it (`tck.create_n_gives_exactly_n`).
+    identity: Option<identity::Identity<T>>,
 }
 
 impl<T> Shared<T> {
@@ -190,6 +197,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                 changed: Condvar::new(),
                 calls: ReentrantMutex::new(()),
                 scenario: Mutex::new(cx.current_scenario()),
+                identity: cx.identity::<T>(),
             }),
         }
     }
@@ -245,8 +253,15 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// is an unbounded publisher: no element is beyond its `n`. Knowing `n`
     /// also tells what silence with demand outstanding breaks: an element
     /// owed (§3.8) or, once all `n` came, `on_complete` (§1.5).
+    ///
+    /// The probe also sees the stream from its start: where the factory
+    /// declares `element_index`, element 0 is owed first
+    /// (`tck.create_n_gives_exactly_n`).
     pub fn created_for(self, n: u64) -> Self {
-        self.shared.state.lock().behaviour.created_for = Some(n);
+        let mut state = self.shared.state.lock();
+        state.order.from_start = true;
+        state.behaviour.created_for = Some(n);
+        drop(state);
         self
     }
 
@@ -448,7 +463,11 @@ impl<T> Shared<T> {
                 ),
             ));
         };
-        let outer = self.state.lock().calling.replace(what.to_string());
+        let outer = {
+            let mut state = self.state.lock();
+            state.calls_made += 1;
+            state.calling.replace(what.to_string())
+        };
         let result = call();
         self.state.lock().calling = outer;
         result

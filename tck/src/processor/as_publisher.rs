@@ -7,6 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
+
 use reactive_streams::Publisher;
 
 use super::passing;
@@ -17,6 +19,36 @@ use crate::publisher::PublisherFactory;
 pub(crate) struct AsPublisher<F> {
     pub(crate) factory: Arc<F>,
     pub(crate) idle: Duration,
+    /// The last input index mapped to its output ordinal, and that
+    /// ordinal: streams go forward, so mapping the next one costs little.
+    pub(crate) ordinals: Mutex<(u64, u64)>,
+}
+
+impl<F: ProcessorFactory> AsPublisher<F> {
+    /// Publishers of `factory`'s processors, whose helper upstream waits
+    /// `idle` at most for the processor.
+    pub(crate) fn new(factory: Arc<F>, idle: Duration) -> Self {
+        AsPublisher {
+            factory,
+            idle,
+            ordinals: Mutex::new((0, 0)),
+        }
+    }
+
+    /// The ordinal among the outputs of the output made from input `input`:
+    /// how many inputs before it pass.
+    fn ordinal(&self, input: u64) -> u64 {
+        let mut cached = self.ordinals.lock();
+        let (mut at, mut passed) = if input >= cached.0 { *cached } else { (0, 0) };
+        while at < input {
+            if self.factory.passes(at) {
+                passed += 1;
+            }
+            at += 1;
+        }
+        *cached = (at, passed);
+        passed
+    }
 }
 
 impl<F: ProcessorFactory> AsPublisher<F> {
@@ -46,6 +78,14 @@ impl<F: ProcessorFactory> PublisherFactory for AsPublisher<F> {
 
     fn max_elements(&self) -> u64 {
         u64::MAX
+    }
+
+    /// The output's ordinal among the outputs, from the input it came from:
+    /// a filter's outputs are owed in order, each once, as if numbered
+    /// from 0.
+    fn element_index(&self, output: &F::Output) -> Option<u64> {
+        let input = self.factory.element_index(output)?;
+        Some(self.ordinal(input))
     }
 
     fn max_sync_recursion_depth(&self) -> u32 {

@@ -175,6 +175,18 @@ pub trait ProcessorFactory: Send + Sync + 'static {
         1
     }
 
+    /// Which input an output came from: the index (from 0) of the input
+    /// [`input`](Self::input) made it from. `None` (the default) tells
+    /// nothing. Declared, the publisher rule tests run on the processor's
+    /// output side check that each subscriber gets each output at most once
+    /// and in order, skipping only inputs that [`passes`](Self::passes)
+    /// drops (`tck.create_n_gives_exactly_n`). An identity on `u64` inputs made by
+    /// `input(i) = i` declares `Some(*output)`.
+    fn element_index(&self, output: &Self::Output) -> Option<u64> {
+        let _ = output;
+        None
+    }
+
     /// As [`PublisherFactory::run_stochastic`](crate::publisher::PublisherFactory::run_stochastic).
     fn run_stochastic(&self) -> bool {
         true
@@ -191,6 +203,7 @@ fn publisher_part<F: ProcessorFactory>(
     def: RuleDef<AsPublisher<F>>,
 ) -> Body<ProcessorSubject<F>> {
     Arc::new(move |cx: &RuleCx, subject: &ProcessorSubject<F>| {
+        crate::publisher::declare_identity(cx, |subject: &ProcessorSubject<F>| &subject.publisher);
         if let Some(reason) = def.needs.unmet(&subject.publisher) {
             return Ok(Outcome::Skipped(reason));
         }
@@ -271,10 +284,7 @@ impl<F: ProcessorFactory> ProcessorVerification<F> {
             suite: Suite {
                 subject: Arc::new(ProcessorSubject {
                     factory: factory.clone(),
-                    publisher: AsPublisher {
-                        factory,
-                        idle: TestEnv::default().watchdog(),
-                    },
+                    publisher: AsPublisher::new(factory, TestEnv::default().watchdog()),
                 }),
                 env: None,
                 target: short_type_name::<F>(),

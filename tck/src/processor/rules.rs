@@ -120,9 +120,13 @@ pub(crate) fn spec_4_02<F: ProcessorFactory>(
     first.request(1)?;
     rig.pump(cx, || first.received() >= 1)?;
     if factory.recovers_from_errors() {
-        cx.scenario("the processor recovers from upstream errors");
-        rig.upstream.watch_after_terminal("4.2");
+        // Recovered, the processor must treat its upstream as cancelled
+        // (§2.4 on its subscriber side), also while it keeps serving
+        // downstream demand.
+        cx.scenario("the processor recovers from upstream errors, downstream requests again");
+        rig.upstream.watch_after_terminal("2.4");
         rig.upstream.error()?;
+        first.request(2)?;
         let deadline = Instant::now() + cx.env().no_signal_timeout();
         rig.upstream.subscription().wait_failure_until(deadline);
         rig.upstream.drop_subscriber()?;
@@ -188,23 +192,61 @@ pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
             "the factory's propagates_cancellation() is false",
         )));
     }
-    let mut rig = rig(cx, factory)?;
-    let downstream = rig.downstream(cx, "downstream")?;
+    cx.scenario("request(1), the element delivered, cancel() from the test's thread");
+    let mut first = rig(cx, factory)?;
+    let downstream = first.downstream(cx, "downstream")?;
     downstream.request(1)?;
-    rig.pump(cx, || downstream.received() >= 1)?;
+    first.pump(cx, || downstream.received() >= 1)?;
     downstream.cancel()?;
-    if !rig
+    upstream_cancelled(cx, &first)?;
+    first.upstream.drop_subscriber()?;
+    // A cancel from inside on_next, on the thread delivering it: on the
+    // last element owed, and while another is still owed (asked for
+    // downstream and upstream). The probe fails §1.8 if anything reaches
+    // it after that on_next returned.
+    for (requested, label) in [
+        (1, "the last element owed"),
+        (2, "the 1st of 2, the 2nd still owed"),
+    ] {
+        cx.scenario(format!(
+            "request({requested}), cancel() from inside on_next of {label}"
+        ));
+        let mut rig = rig(cx, factory)?;
+        let downstream = Probe::new(cx, "downstream").cancel_after(1);
+        downstream.subscribe_to(&rig.processor)?;
+        downstream.expect_subscribed()?;
+        downstream.request(requested)?;
+        if !rig.pump(cx, || downstream.received() >= 1)? {
+            // Demand not passed on at all is §4.1's (as in `spec_4_01`),
+            // and leaves no on_next to cancel from.
+            return Err(cx.failure_of(
+                "4.1",
+                format!("request({requested}) downstream to bring an element through the processor, so that the subscriber could cancel from inside on_next"),
+                format!("nothing arrived within {} ms", cx.env().timeout().as_millis()),
+            ));
+        }
+        upstream_cancelled(cx, &rig)?;
+        downstream.expect_next()?;
+        downstream
+            .expect_no_signal_as("no signal after the on_next that called cancel() had returned")?;
+        rig.upstream.drop_subscriber()?;
+    }
+    Ok(Outcome::Passed)
+}
+
+/// The processor's upstream subscription is cancelled within the timeout.
+fn upstream_cancelled<F: ProcessorFactory>(cx: &RuleCx, rig: &Rig<'_, F>) -> Result<(), Failure> {
+    if rig
         .upstream
         .subscription()
         .wait_cancelled(cx.env().timeout())
     {
-        return Err(cx.failure(
-            "cancel() upstream once the last downstream subscriber cancelled",
-            "the upstream subscription was not cancelled",
-        ));
+        return Ok(());
     }
-    rig.upstream.drop_subscriber()?;
-    Ok(Outcome::Passed)
+    Err(cx.failure(
+        "cancel() upstream once the last downstream subscriber cancelled",
+        "the upstream subscription was not cancelled",
+    ))
 }
 
 /// Upstream demand follows downstream demand: with one element requested

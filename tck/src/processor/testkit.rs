@@ -40,6 +40,10 @@ pub enum Quirk {
     /// Requests unbounded demand upstream and emits whatever arrives,
     /// whether or not downstream asked (§1.1).
     IgnoresDemand,
+    /// Recovers from an upstream `on_error` (serving downstream nothing
+    /// more until it ends) but keeps passing downstream demand upstream, on
+    /// a subscription the error ended (§2.4).
+    RequestsAfterRecovery,
 }
 
 /// See the [module](self) docs. Clones are handles on one stage.
@@ -235,6 +239,9 @@ impl<T: Send + 'static> Subscriber<T> for IdentityProcessor<T> {
         let mut state = self.inner.lock();
         if state.quirk == Quirk::SwallowsErrors {
             Self::end_upstream(&mut state);
+            return;
+        }
+        if state.quirk == Quirk::RequestsAfterRecovery {
             return;
         }
         if state.done.is_none() {

@@ -71,6 +71,36 @@ pub trait PublisherFactory: Send + Sync + 'static {
         true
     }
 
+    /// Which element `element` is: its index in the stream
+    /// [`create_publisher`](PublisherFactory::create_publisher) makes (0 for
+    /// the first). `None` (the default) tells nothing, and elements are
+    /// only counted. Declared, every rule test checks that each subscriber
+    /// gets each element at most once and in order (`tck.create_n_gives_exactly_n`):
+    /// a publisher delivering one twice, skipping one or reordering fails,
+    /// even when the count comes out right. A range of `0..n` declares
+    /// `Some(*element)`.
+    ///
+    /// ```
+    /// # use reactive_streams::Publisher;
+    /// # use reactive_streams_tck::publisher::PublisherFactory;
+    /// # use reactive_streams_tck::testkit::SyncRange;
+    /// struct Ranges;
+    ///
+    /// impl PublisherFactory for Ranges {
+    ///     type Element = u64;
+    ///     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+    ///         Box::new(SyncRange::new(0, elements))
+    ///     }
+    ///     fn element_index(&self, element: &u64) -> Option<u64> {
+    ///         Some(*element)
+    ///     }
+    /// }
+    /// ```
+    fn element_index(&self, element: &Self::Element) -> Option<u64> {
+        let _ = element;
+        None
+    }
+
     /// Whether to run the stochastic checks (many threads requesting at
     /// once, §1.3 and the concurrent part of §3.8). Default `true`.
     fn run_stochastic(&self) -> bool {

@@ -142,10 +142,28 @@ fn table<F: PublisherFactory>() -> Table<F> {
         .map(|(name, RuleDef { needs, run })| {
             let unmet = (needs != Needs::NOTHING)
                 .then(|| Arc::new(move |factory: &F| needs.unmet(factory)) as Unmet<F>);
-            let body = Arc::new(run) as Body<F>;
+            let body = Arc::new(move |cx: &RuleCx, factory: &F| {
+                declare_identity(cx, |factory: &F| factory);
+                run(cx, factory)
+            }) as Body<F>;
             (name, Test { unmet, body })
         })
         .collect()
+}
+
+/// Declares the publisher factory's `element_index` to the rule `cx`
+/// runs (see [`Identity`](crate::probe::Identity)): the suite's subject is
+/// an `S`, the factory is `factory_of` it.
+pub(crate) fn declare_identity<S, P>(cx: &RuleCx, factory_of: fn(&S) -> &P)
+where
+    S: Send + Sync + 'static,
+    P: PublisherFactory,
+{
+    if let Some(subject) = cx.subject::<S>() {
+        cx.declare_identity(crate::probe::Identity::new(move |element: &P::Element| {
+            factory_of(&subject).element_index(element)
+        }));
+    }
 }
 
 /// The reasons, if the factory's declarations are a configuration error:

@@ -11,6 +11,7 @@
 mod broken;
 mod correct;
 mod declarations;
+mod exact_delivery;
 #[path = "../support/extended.rs"]
 mod extended;
 mod extended_broken;

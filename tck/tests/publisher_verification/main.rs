@@ -13,6 +13,7 @@ mod broken;
 mod configuration;
 mod correct;
 mod declarations;
+mod exact_delivery;
 #[path = "../support/extended.rs"]
 mod extended;
 mod extended_broken;

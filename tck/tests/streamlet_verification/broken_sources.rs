@@ -45,6 +45,9 @@ pub enum Bug {
     /// Never delivers again after a stop, though it declares restart
     /// support (tck.restart).
     NeverResumes,
+    /// Sends element 1 again in place of element 2: the count is right,
+    /// the identity is not (tck.create_n, by the declared element_index).
+    RepeatsOne,
 }
 
 /// A synchronous pullable source of `0..count` with one bug.
@@ -93,7 +96,13 @@ impl Stream {
                     return Turn::Wait;
                 }
                 pull.pending = pull.pending.saturating_sub(1);
-                Turn::Signal(Out::Element(pull.take_next()))
+                let element = pull.take_next();
+                let element = if bug == Bug::RepeatsOne && element == 2 {
+                    1
+                } else {
+                    element
+                };
+                Turn::Signal(Out::Element(element))
             },
             |sink, out| match out {
                 Out::Greet => sink.greet(Arc::new(BuggyTalkback(self.clone()))),
@@ -381,5 +390,11 @@ impl SourceFactory for BadSource {
 
     fn supports_restart(&self) -> bool {
         true
+    }
+
+    /// Declared by the one bug that needs it: the others keep their exact
+    /// rule sets.
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        matches!(self, BadSource::Buggy(Bug::RepeatsOne)).then_some(*data)
     }
 }

@@ -275,6 +275,11 @@ impl SourceFactory for GoodSource {
         !matches!(self, GoodSource::Hybrid)
     }
 
+    /// Each delivers `0..n`: element `i` is `i`.
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        Some(*data)
+    }
+
     fn create_failed_source(&self) -> Option<Box<dyn Source<u64>>> {
         matches!(self, GoodSource::Pullable).then(|| Box::new(FailedSource) as Box<dyn Source<u64>>)
     }

@@ -187,6 +187,11 @@ fn test_rule(test: &str) -> String {
     "tck.create_n"
 )]
 #[case::hybrid_echoes_latest(BadSource::EchoesLatest, "tck_create_n", "tck.create_n")]
+#[case::repeats_one(
+    BadSource::Buggy(SourceBug::RepeatsOne),
+    "tck_create_n",
+    "tck.create_n"
+)]
 #[case::never_resumes(
     BadSource::Buggy(SourceBug::NeverResumes),
     "tck_restart",

@@ -44,6 +44,7 @@ impl Publisher<u64> for Pull {
         let subscription = Arc::new(PullSubscription {
             lazy_end: self.lazy_end,
             calls: self.serial_only.then(|| Mutex::new(None)),
+            last_caller: Mutex::new(None),
             // A request from inside on_subscribe only adds demand.
             state: Trampoline::new(PullState {
                 source: source.peekable(),
@@ -63,6 +64,8 @@ struct PullSubscription {
     /// The thread inside `request`/`cancel`, and how deeply (a `request`
     /// from `on_next` inside `request` is on the same thread: §3.3).
     calls: Option<Mutex<Option<(ThreadId, u32)>>>,
+    /// The thread of the last outermost call.
+    last_caller: Mutex<Option<ThreadId>>,
     state: Trampoline<PullState, Box<dyn Subscriber<u64>>>,
 }
 
@@ -127,8 +130,11 @@ impl PullSubscription {
         // Widen the window an overlapping call would hit. Only around the
         // outermost call: a nested one (a request from on_next, §3.3) runs
         // on the thread that already holds the turn, and yielding there
-        // would make long runs crawl on a loaded machine.
-        if outermost {
+        // would make long runs crawl on a loaded machine. And only when
+        // the calls change threads, where an overlap can happen: thousands
+        // of calls from one thread (§3.17) must not crawl either.
+        let switched = self.last_caller.lock().replace(me) != Some(me);
+        if outermost && switched {
             for _ in 0..3 {
                 std::thread::yield_now();
             }

@@ -622,10 +622,7 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
             test,
         )?;
         if test != "tck_extended_upstream" {
-            let fed = Fed(AsPublisher {
-                factory: self.factory.clone(),
-                idle: env.watchdog(),
-            });
+            let fed = Fed(AsPublisher::new(self.factory.clone(), env.watchdog()));
             return PublisherExtendedVerification::new(fed)
                 .reported_as(Verification::Processor)
                 .target(self.settings.target.clone())

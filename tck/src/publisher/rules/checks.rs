@@ -1,7 +1,7 @@
 //! Checks of the factory itself (`tck.*`): no catalogue rule owns them, but
 //! every other test relies on them.
 
-use super::{can_make, def, fresh, show};
+use super::{can_make, def, fresh, show, up_to};
 use crate::context::Outcome;
 use crate::publisher::{everything_skipped, Needs, PublisherFactory, RuleDef};
 
@@ -22,10 +22,13 @@ pub fn tck_configuration<F: PublisherFactory>() -> RuleDef<F> {
 
 /// `tck.create_n_gives_exactly_n`: `create_publisher(n)` emits exactly `n`
 /// elements, then `on_complete`, when more are requested — finitely more,
-/// and unboundedly more. An element beyond `n` makes the probe cancel at
-/// once (see [`Probe::created_for`](crate::probe::Probe::created_for)); the
+/// unboundedly more, and one at a time. An element beyond `n` makes the
+/// probe cancel at once (see [`Probe::created_for`](crate::probe::Probe::created_for)); the
 /// rule then waits for the signals to stop, so a publisher that ignores
 /// that cancel is judged under §1.8 (and unwound) before the rule ends.
+/// Where the factory declares
+/// [`element_index`](PublisherFactory::element_index), every probe also
+/// checks each element comes once and in order.
 pub fn tck_create_n_gives_exactly_n<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::NOTHING, |cx, f| {
         for (n, more) in [(3, u64::MAX), (0, 10), (1, 10), (3, 10)] {
@@ -47,6 +50,21 @@ pub fn tck_create_n_gives_exactly_n<F: PublisherFactory>() -> RuleDef<F> {
                 return Err(failure);
             }
         }
+        let n = up_to(f, ONE_AT_A_TIME);
+        if n > 1 {
+            cx.scenario(format!(
+                "create_publisher({n}), request(1) after each element arrived"
+            ));
+            let (probe, _publisher) = fresh(cx, f, n)?;
+            for _ in 0..n {
+                probe.request(1)?;
+                probe.expect_next()?;
+            }
+            probe.expect_complete_at_end()?;
+        }
         Ok(Outcome::Passed)
     })
 }
+
+/// How many elements the one-at-a-time scenario asks for.
+const ONE_AT_A_TIME: u64 = 8;

@@ -4,9 +4,11 @@
 //! body. Shared steps (creating publishers, subscribing a probe) live here.
 
 mod checks;
+mod idle;
 mod section1;
 mod section2;
 mod section3;
+mod several;
 
 pub use checks::*;
 pub use section1::*;

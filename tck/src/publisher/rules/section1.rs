@@ -231,7 +231,8 @@ pub fn spec_1_07<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// §1.8: once cancelled, signals stop. The probe asks for everything and
-/// cancels from inside its third `on_next`; then asks for up to 1,000 and
+/// cancels from inside its third `on_next`; then asks for exactly 3 and
+/// cancels inside the last, where not even `on_complete` may follow; then asks for up to 1,000 and
 /// cancels from the test's thread after the third, while a worker may be
 /// emitting; there "eventually" is bounded: no signal may begin more than
 /// the larger of the no-signal window and the prompt bound after `cancel()` returned and the signal in flight
@@ -256,6 +257,21 @@ pub fn spec_1_08<F: PublisherFactory>() -> RuleDef<F> {
         probe.request(u64::MAX)?;
         probe.expect_next_n(3)?;
         probe.expect_quiet("cancel()")?;
+
+        // A cancel from inside the last on_next: the terminal signal that
+        // would have followed must not (the probe also fails any signal
+        // that begins after that on_next returned).
+        cx.scenario("publisher of 3, request(3), cancel() inside the 3rd (last) on_next");
+        let publisher = create(cx, f, 3)?;
+        let probe = subscribed(
+            Probe::new(cx, "probe").created_for(3).cancel_after(3),
+            &*publisher,
+        )?;
+        probe.request(3)?;
+        probe.expect_next_n(3)?;
+        probe.expect_no_signal_as(
+            "no signal after the on_next that called cancel() had returned, not even on_complete",
+        )?;
 
         // A cancel from another thread than the publisher's, while its
         // worker may be between its check and its on_next.
@@ -317,6 +333,8 @@ pub fn spec_1_10<F: PublisherFactory>() -> RuleDef<F> {
 
 /// §1.11: a publisher that declares several subscribers serves two at once:
 /// each gets its own `on_subscribe`, all its elements and `on_complete`.
+/// Then three with unequal demand, and two of which one cancels: each gets
+/// exactly its own demand (an owed element lost is §3.8).
 pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
     def(
         Needs {
@@ -339,6 +357,7 @@ pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
             }
             first.expect_complete_at_end()?;
             second.expect_complete_at_end()?;
+            super::several::several_subscribers(cx, f)?;
             Ok(Outcome::Passed)
         },
     )

@@ -558,9 +558,50 @@ pub fn spec_3_16<F: PublisherFactory>() -> RuleDef<F> {
 }
 
 /// §3.17: demand up to and beyond 2^63−1, in one call or accumulated over
-/// several, is honoured without error or overflow.
+/// several, is honoured without error or overflow; a thousand calls of
+/// `request(1)` bring every element owed. Beside these scenarios, a
+/// subscription whose demand was met is left untouched for
+/// `RS_TCK_IDLE_MS` and must get nothing (§1.1, see `idle`).
 pub fn spec_3_17<F: PublisherFactory>() -> RuleDef<F> {
+    spec_3_17_def()
+}
+
+/// How many `request(1)` calls the many-calls scenario of §3.17 makes.
+const MANY_CALLS: u64 = 1000;
+
+/// §3.17's unbounded number of calls: a publisher of `n` (up to
+/// [`MANY_CALLS`]) gets `n` calls of `request(1)`, a tenth from inside
+/// `on_subscribe` (before anything flows), the rest from the test's thread
+/// one after the other while elements flow; every element owed must
+/// arrive. A publisher that loses some of the calls fails here (§3.17),
+/// not as an overlap or a stall elsewhere.
+fn many_single_requests<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+    let n = up_to(f, MANY_CALLS);
+    if n < 3 {
+        return Ok(());
+    }
+    let early = n / 10;
+    cx.scenario(format!(
+        "publisher of {n}, {n} calls of request(1): {early} from on_subscribe, {} from the test's thread while elements flow",
+        n - early
+    ));
+    let publisher = create(cx, f, n)?;
+    let mut probe = Probe::new(cx, "probe").created_for(n);
+    for _ in 0..early {
+        probe = probe.request_on_subscribe(1);
+    }
+    let probe = subscribed(probe, &*publisher)?;
+    for _ in early..n {
+        probe.request(1)?;
+    }
+    probe.expect_next_n(n)?;
+    probe.expect_complete_at_end()?;
+    Ok(())
+}
+
+fn spec_3_17_def<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(3), |cx, f| {
+        let idle = super::idle::watch(cx, f)?;
         let cases: [(&str, &[u64]); 3] = [
             ("request(2^63−1)", &[EFFECTIVELY_UNBOUNDED]),
             ("request(2^62) three times", &[1 << 62, 1 << 62, 1 << 62]),
@@ -577,6 +618,7 @@ pub fn spec_3_17<F: PublisherFactory>() -> RuleDef<F> {
             probe.expect_next_n(3)?;
             probe.expect_complete()?;
         }
+        many_single_requests(cx, f)?;
         if f.max_elements() == u64::MAX {
             cx.scenario("publisher of ∞, request(2^63−1) twice from on_subscribe, cancel() inside the 10th on_next");
             let publisher = create(cx, f, u64::MAX)?;
@@ -588,6 +630,9 @@ pub fn spec_3_17<F: PublisherFactory>() -> RuleDef<F> {
             let probe = subscribed(probe, &*publisher)?;
             probe.expect_next_n(10)?;
             probe.expect_quiet("cancel()")?;
+        }
+        if let Some(idle) = idle {
+            idle.finish()?;
         }
         Ok(Outcome::Passed)
     })

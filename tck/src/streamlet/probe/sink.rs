@@ -44,6 +44,9 @@ struct Plan {
     request_limit: u64,
 }
 
+/// The rule a sink probe files duplicated or reordered elements under.
+const CREATE_N: &str = "tck.create_n";
+
 struct State {
     plan: Plan,
     life: Lifecycle,
@@ -68,6 +71,8 @@ struct State {
     /// Set when the test has let go of the probe: late signals are traced,
     /// not judged.
     retired: bool,
+    /// The order elements came in, by the declared identity.
+    order: crate::probe::identity::Order,
 }
 
 impl State {
@@ -169,6 +174,7 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
                     halting: false,
                     violations: 0,
                     reported: Vec::new(),
+                    order: Default::default(),
                     retired: false,
                 }),
                 changed: Condvar::new(),
@@ -227,6 +233,7 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
         Box::new(ProbeSink {
             shared: self.shared.clone(),
             element: PhantomData,
+            identity: self.shared.cx.identity::<T>(),
         })
     }
 
@@ -280,6 +287,10 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
                 return Ok(());
             }
             // Live before the call: the source may emit from inside start.
+            if state.life.started {
+                // A restart: the source may have gone on meanwhile.
+                state.order.rejoin();
+            }
             state.life.started = true;
             state.life.live = true;
             state.talkback.clone()
@@ -479,6 +490,8 @@ enum Reaction {
 struct ProbeSink<T> {
     shared: Arc<Shared>,
     element: PhantomData<fn(T)>,
+    /// Which element is which, if the rule declared it (`tck.create_n`).
+    identity: Option<crate::probe::Identity<T>>,
 }
 
 impl<T> ProbeSink<T> {
@@ -593,11 +606,30 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
         // Rendered and dropped before the lock: the data's `Drop` is the
         // user's code.
         let value = crate::probe::Rendered(format!("{data:?}"));
+        let index = self.identity.as_ref().and_then(|id| id.of(&data));
         drop(data);
         let mut state = shared.state.lock();
         state.received += 1;
         let signal = format!("receive {}", crate::probe::numbered(state.received, &value));
         shared.cx.trace(format!("{}: {signal}", shared.label));
+        if let Some(index) = index {
+            let owed = state.order.owed();
+            if let Err(wrong) = state.order.next(index) {
+                if state.first_report(CREATE_N) {
+                    let owed =
+                        owed.map_or_else(String::new, |owed| format!(": element {owed} next"));
+                    let scenario = shared.scenario.lock().clone();
+                    shared.cx.record(shared.cx.failure_in(
+                        scenario,
+                        CREATE_N,
+                        format!(
+                            "each element once and in order, by the factory's element_index{owed}"
+                        ),
+                        format!("{}: {signal} {wrong}", shared.label),
+                    ));
+                }
+            }
+        }
         let mut reaction = Reaction::None;
         if self.judge(&mut state, 2, "emission", &signal) {
             reaction = Reaction::Unwind;

@@ -107,6 +107,18 @@ pub trait SourceFactory: Send + Sync + 'static {
         false
     }
 
+    /// Which element `data` is: its index in the stream
+    /// [`create_source`](SourceFactory::create_source) makes (0 for the
+    /// first). `None` (the default) tells nothing. Declared, every sink
+    /// probe of the source verification checks that it gets each element
+    /// at most once and in order (`tck.create_n`): a duplicate, a swap or a
+    /// skip fails, except that a stream resumed after a stop may go on
+    /// from a later element (a listenable source pushes on meanwhile).
+    fn element_index(&self, data: &Self::Element) -> Option<u64> {
+        let _ = data;
+        None
+    }
+
     /// Whether one source serves several sinks at once (default `true`).
     /// `false` leaves out the scenarios with several sinks on one source.
     fn supports_multiple_sinks(&self) -> bool {

@@ -59,7 +59,25 @@ use crate::suite::{Suite, Table, Vacuity};
 pub const TESTS: &[&str] = &crate::__streamlet_source_tests!(@names);
 
 fn table<F: SourceFactory>() -> Table<F> {
-    suite::tests(crate::__streamlet_source_tests!(@table streamlet::source::rules))
+    let mut table = suite::tests(crate::__streamlet_source_tests!(@table streamlet::source::rules));
+    for (_, test) in &mut table {
+        let body = test.body.clone();
+        test.body = std::sync::Arc::new(move |cx: &crate::context::RuleCx, f: &F| {
+            declare_identity::<F>(cx);
+            body(cx, f)
+        });
+    }
+    table
+}
+
+/// Declares the factory's `element_index` to the rule `cx` runs, for its
+/// sink probes (see [`Identity`](crate::probe::Identity)).
+fn declare_identity<F: SourceFactory>(cx: &crate::context::RuleCx) {
+    if let Some(factory) = cx.subject::<F>() {
+        cx.declare_identity(crate::probe::Identity::new(move |data: &F::Element| {
+            factory.element_index(data)
+        }));
+    }
 }
 
 /// The skip reasons, if `factory`'s declarations skip every rule test that
