@@ -545,9 +545,10 @@ mod tests {
     #[test]
     fn a_signal_from_another_thread_while_one_runs_breaks_1_3() {
         // The second on_next's request waits its turn (§2.7) behind the
-        // blocked one; a short timeout ends that wait.
+        // blocked one; a short watchdog ends that wait.
         let env = TestEnv::builder()
             .timeout(std::time::Duration::from_millis(50))
+            .watchdog(std::time::Duration::from_millis(50))
             .build();
         let cx = RuleCx::new("1.3", "spec_1_03", env);
         let probe = Probe::<u64>::new(&cx, "probe").request_on_next(1);

@@ -425,18 +425,36 @@ impl<T: Debug + Send + 'static> Probe<T> {
 
 impl<T> Shared<T> {
     /// Runs `call`, the call `what` on the subscription, once no other
-    /// thread is inside one (§2.7). Waiting longer than the timeout for
-    /// the call before to return fails §3.4 (`request` returns in a
-    /// timely manner), saying which call held its turn and for how long.
+    /// thread is inside one (§2.7).
+    ///
+    /// A call before it that is slow (a `request` blocking for seconds) is
+    /// waited for: the turn is the probe's own serialisation, so the wait
+    /// is not the target's doing, and whatever `what` then waits for is
+    /// measured from when it is made. Only a call still running after
+    /// [`WATCHDOG_PROGRESS_CAP`](crate::runner::WATCHDOG_PROGRESS_CAP)
+    /// watchdogs (the runner has named it stuck by then) fails §3.4,
+    /// saying which call held the turn and for how long.
     pub(crate) fn serially<R>(
         &self,
         what: &str,
         call: impl FnOnce() -> Result<R, Failure>,
     ) -> Result<R, Failure> {
         let started = Instant::now();
-        let Some(_turn) = self.calls.try_lock_for(self.cx.env().timeout()) else {
+        let env = self.cx.env();
+        let cap = env.watchdog() * crate::runner::WATCHDOG_PROGRESS_CAP;
+        let _turn = loop {
+            if let Some(turn) = self.calls.try_lock_for(env.timeout()) {
+                break turn;
+            }
             let before = self.state.lock().calling.clone();
             let before = before.as_deref().unwrap_or("the call before it");
+            if started.elapsed() < cap {
+                self.cx.trace(format!(
+                    "{what} waits for {before} to return ({} ms so far; the probe's calls on one subscription are serial, §2.7)",
+                    started.elapsed().as_millis()
+                ));
+                continue;
+            }
             return Err(self.cx.failure_of(
                 "3.4",
                 format!(

@@ -262,3 +262,21 @@ fn a_broken_merge_fails_the_rule_it_breaks(
     let message_snapshot = format!("{snapshots}_{}", rule.replace('.', "_"));
     insta::assert_snapshot!(message_snapshot, message(&results, rule));
 }
+
+/// A worker that, seeing the cancel, lets go of the datum in hand and then
+/// delivers its bare value: the late output is judged as it arrives (the
+/// datum was done before it, done.1, and it carries none of its tokens,
+/// done.2), not waved through because the run had ended.
+#[test]
+fn a_late_output_without_its_tokens_fails_done_1_and_done_2() {
+    let results = verify_stage(crate::worker::Workers(crate::worker::InHand::DeliverBare));
+    assert_only_failed(&results, &["done.1", "done.2"]);
+    insta::assert_snapshot!("late_bare_output_rules", broken_rules(&results));
+    // Which script shows it first depends on the worker's timing: the
+    // message is checked for what it must say, not snapshotted.
+    let text = message(&results, "done.1");
+    assert!(
+        text.contains(" cancel → done.1: expected no datum done before every output made from it was delivered; actual: an output made from ["),
+        "{text}"
+    );
+}

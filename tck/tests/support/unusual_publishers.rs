@@ -8,6 +8,7 @@
 //! | [`Pull`] of length 0, [`AlwaysEmpty`] | always empty: `max_elements() == 0` |
 //! | [`Pull`] of length 1, [`JustOnes`] | can only make exactly one element: `min_elements() == max_elements() == 1` |
 //! | [`Pull`] with `serial_only` | relies on §2.7: a call of `request` or `cancel` that overlaps another one from a different thread panics, saying so |
+//! | [`Pull`] with `slow_first_request`, [`SlowFirstRequest`] | the first `request` on each subscription blocks for [`SLOW_REQUEST`] (a lazy connection being opened), then the publisher behaves: §3.4 asks `request` to return "in a timely manner", a SHOULD, so this is a warning naming the call, never a failure of any other rule |
 //!
 //! Shared by the quick (`publisher_verification`) and the extended
 //! (`extended_verification`) self-tests.
@@ -32,7 +33,13 @@ pub struct Pull {
     pub lazy_end: bool,
     /// Whether overlapping calls on a subscription are reported (§2.7).
     pub serial_only: bool,
+    /// Whether the first `request` of each subscription blocks for
+    /// [`SLOW_REQUEST`] before it does anything.
+    pub slow_first_request: bool,
 }
+
+/// How long [`SlowFirstRequest`]'s first `request` blocks.
+pub const SLOW_REQUEST: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Publisher<u64> for Pull {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
@@ -44,6 +51,7 @@ impl Publisher<u64> for Pull {
         let subscription = Arc::new(PullSubscription {
             lazy_end: self.lazy_end,
             calls: self.serial_only.then(|| Mutex::new(None)),
+            slow: std::sync::atomic::AtomicBool::new(self.slow_first_request),
             // A request from inside on_subscribe only adds demand.
             state: Trampoline::new(PullState {
                 source: source.peekable(),
@@ -63,6 +71,8 @@ struct PullSubscription {
     /// The thread inside `request`/`cancel`, and how deeply (a `request`
     /// from `on_next` inside `request` is on the same thread: §3.3).
     calls: Option<Mutex<Option<(ThreadId, u32)>>>,
+    /// The next `request` blocks first (see [`Pull::slow_first_request`]).
+    slow: std::sync::atomic::AtomicBool,
     state: Trampoline<PullState, Box<dyn Subscriber<u64>>>,
 }
 
@@ -146,6 +156,11 @@ impl PullSubscription {
 
 impl Subscription for PullSubscription {
     fn request(&self, n: u64) {
+        if self.slow.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            // The target's own slowness (a connection being opened), not
+            // a synchronisation: nothing else waits for it.
+            std::thread::sleep(SLOW_REQUEST);
+        }
         self.serially(&format!("request({n})"), || {
             {
                 let mut state = self.state.state();
@@ -186,6 +201,7 @@ impl PublisherFactory for LazyEnds {
             count: elements,
             lazy_end: true,
             serial_only: false,
+            slow_first_request: false,
         })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
@@ -204,6 +220,7 @@ impl PublisherFactory for AlwaysEmpty {
             count: 0,
             lazy_end: false,
             serial_only: false,
+            slow_first_request: false,
         })
     }
     fn max_elements(&self) -> u64 {
@@ -222,6 +239,7 @@ impl PublisherFactory for JustOnes {
             count: 1,
             lazy_end: false,
             serial_only: false,
+            slow_first_request: false,
         })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
@@ -245,6 +263,26 @@ impl PublisherFactory for SerialOnly {
             count: elements,
             lazy_end: false,
             serial_only: true,
+            slow_first_request: false,
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        failed()
+    }
+}
+
+/// Publishers whose first `request` on each subscription blocks for
+/// [`SLOW_REQUEST`], then behave.
+pub struct SlowFirstRequest;
+
+impl PublisherFactory for SlowFirstRequest {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Pull {
+            count: elements,
+            lazy_end: false,
+            serial_only: false,
+            slow_first_request: true,
         })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
