@@ -163,13 +163,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             }
             Reaction::Cancel(subscription) => {
                 let what = shared.event(&format!("cancel() from {description}"));
-                let result = shared.serially(&what, || {
-                    cx.try_step("3.15", what.clone(), || subscription.cancel())
-                });
-                shared.state.lock().note_cancel_returned();
-                if let Err(failure) = result {
-                    cx.record(failure);
-                }
+                shared.cancel_when_free(what, subscription);
             }
             Reaction::CancelExtra(extra) => {
                 let what = shared.event("cancel() of the extra subscription");
@@ -196,7 +190,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     /// cancelled or terminated meanwhile.
     fn live_subscription(&self, n: u64) -> Option<Arc<dyn Subscription>> {
         let mut state = self.shared.state.lock();
-        if state.cancelled || state.terminal.is_some() {
+        if state.cancel_decided || state.terminal.is_some() {
             return None;
         }
         state.note_request(n);
@@ -324,13 +318,13 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     // of them (one inside `subscribe`, before any request,
                     // never hands it control): past the runaway limit the
                     // probe cancels, and unwinds a flood that goes on.
-                    if state.nexts - state.offered > super::RUNAWAY_LIMIT && !state.cancelled {
+                    if state.nexts - state.offered > super::RUNAWAY_LIMIT && !state.cancel_decided {
                         if let Some(subscription) = state.subscription.clone() {
                             cx.trace(format!(
                                 "more than {} on_next beyond demand: the probe cancels",
                                 super::RUNAWAY_LIMIT
                             ));
-                            state.note_cancel();
+                            state.decide_cancel();
                             state.cancelled_flood = true;
                             return Reaction::Cancel(subscription);
                         }
@@ -343,7 +337,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 state.sync_nexts += 1;
             }
             state.push(Signal::Next(element));
-            if state.cancelled || state.terminal.is_some() {
+            if state.cancel_decided || state.terminal.is_some() {
                 return Reaction::None;
             }
             if let Some(n) = state.behaviour.created_for {
@@ -360,7 +354,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                         ));
                     }
                     if let Some(subscription) = state.subscription.clone() {
-                        state.note_cancel();
+                        state.decide_cancel();
                         state.cancelled_beyond_n = true;
                         return Reaction::Cancel(subscription);
                     }
@@ -380,14 +374,14 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     ));
                 }
                 if let Some(subscription) = state.subscription.clone() {
-                    state.note_cancel();
+                    state.decide_cancel();
                     return Reaction::Cancel(subscription);
                 }
                 return Reaction::None;
             }
             if state.behaviour.cancel_after == Some(state.offered) {
                 if let Some(subscription) = state.subscription.clone() {
-                    state.note_cancel();
+                    state.decide_cancel();
                     return Reaction::Cancel(subscription);
                 }
             }
@@ -580,6 +574,61 @@ mod tests {
             "§1.3: expected signals to reach the subscriber one at a time; actual: on_next #2 \
              (value 1) entered while another signal was still running on another thread"
         );
+    }
+
+    /// A publisher whose `request` hands the demand to its worker thread
+    /// and waits until the worker has delivered it: legal (§3.4 is a
+    /// SHOULD), and a probe that waited inside `on_next` for its turn to
+    /// cancel would deadlock it.
+    struct HandsOff {
+        subscriber: OnceLock<Handle>,
+        cancels: AtomicU64,
+        /// How many `on_next` arrived before `cancel()` was entered.
+        before_cancel: AtomicU64,
+        delivered: AtomicU64,
+    }
+
+    impl Subscription for HandsOff {
+        fn request(&self, n: u64) {
+            let subscriber = self.subscriber.get().unwrap().clone();
+            let worker = std::thread::spawn(move || {
+                for element in 0..n {
+                    subscriber.next_signal(element);
+                }
+            });
+            worker.join().unwrap();
+            self.delivered.fetch_add(n, Ordering::SeqCst);
+        }
+        fn cancel(&self) {
+            self.cancels.fetch_add(1, Ordering::SeqCst);
+            self.before_cancel
+                .store(self.delivered.load(Ordering::SeqCst), Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_cancel_decided_during_the_probes_own_request_waits_for_it_without_blocking_the_signal() {
+        let cx = RuleCx::new("1.8", "spec_1_08", TestEnv::default());
+        let probe = Probe::<u64>::new(&cx, "probe").cancel_after(1);
+        let handle = attach(&probe);
+        let subscription = Arc::new(HandsOff {
+            subscriber: OnceLock::new(),
+            cancels: AtomicU64::new(0),
+            before_cancel: AtomicU64::new(0),
+            delivered: AtomicU64::new(0),
+        });
+        let _ = subscription.subscriber.set(handle.clone());
+        handle.subscribe_signal(subscription.clone());
+        // The cancel decided inside on_next #1 waits for this request; the
+        // worker goes on meanwhile, and the request returns.
+        probe.request(3).unwrap();
+        assert_eq!(subscription.cancels.load(Ordering::SeqCst), 1);
+        assert_eq!(subscription.before_cancel.load(Ordering::SeqCst), 3);
+        let state = probe.shared.state.lock();
+        assert!(state.cancel_returned);
+        assert_eq!(state.after_cancel, 0, "signals before cancel() was entered");
+        drop(state);
+        assert!(!cx.has_failed(), "{:?}", cx.first_failure());
     }
 
     /// Its `Drop` panics.

@@ -469,7 +469,62 @@ impl<T> Shared<T> {
         let outer = self.state.lock().calling.replace(what.to_string());
         let result = call();
         self.state.lock().calling = outer;
+        drop(_turn);
+        self.run_pending_cancel();
         result
+    }
+
+    /// Cancels `subscription` (the call `what`, decided inside a signal)
+    /// as soon as the probe's turn is free, without waiting for it on
+    /// this thread: a call of the probe's still running on another thread
+    /// (a `request` that has not returned) makes it when it returns. The
+    /// signal that decided it returns meanwhile, so a publisher whose
+    /// `request` waits for its worker is not deadlocked by the probe, and
+    /// what arrives before `cancel()` is entered is not after cancel.
+    pub(crate) fn cancel_when_free(&self, what: String, subscription: Arc<dyn Subscription>) {
+        {
+            let mut state = self.state.lock();
+            state.pending_cancel = Some((what, subscription));
+            // Until the call is made, quiet means nothing.
+            state.reacting += 1;
+        }
+        self.run_pending_cancel();
+        if self.state.lock().pending_cancel.is_some() {
+            let before = self.state.lock().calling.clone();
+            self.cx.trace(self.event(&format!(
+                "cancel() deferred until {} returns (the probe's calls on one subscription are serial, §2.7)",
+                before.as_deref().unwrap_or("the call before it")
+            )));
+        }
+    }
+
+    /// Makes a pending cancel if the turn is free. Both the thread that
+    /// leaves one pending and every thread that frees the turn look, each
+    /// after its own change, so the cancel is never lost.
+    fn run_pending_cancel(&self) {
+        while let Some(_turn) = self.calls.try_lock() {
+            let Some((what, subscription)) = self.state.lock().pending_cancel.take() else {
+                return;
+            };
+            let outer = {
+                let mut state = self.state.lock();
+                state.note_cancel();
+                state.calling.replace(what.clone())
+            };
+            let result = self
+                .cx
+                .try_step("3.15", what.clone(), || subscription.cancel());
+            {
+                let mut state = self.state.lock();
+                state.calling = outer;
+                state.note_cancel_returned();
+                state.reacting -= 1;
+            }
+            self.changed.notify_all();
+            if let Err(failure) = result {
+                self.cx.record(failure);
+            }
+        }
     }
 
     /// `what`, prefixed with the probe's label unless it is the default
@@ -514,7 +569,7 @@ impl<T: Debug + Send + 'static> Drop for Probe<T> {
         let mut state = self.shared.state.lock();
         // Breaks the cycle probe → subscription → subscriber → probe.
         let subscription = state.subscription.take();
-        let open = state.terminal.is_none() && !state.cancelled;
+        let open = state.terminal.is_none() && !state.cancel_decided;
         state.queue.clear();
         drop(state);
         let Some(subscription) = subscription else {

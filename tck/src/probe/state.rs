@@ -38,6 +38,16 @@ pub(crate) struct State<T> {
     /// The signal being handled was set aside (see `set_aside`).
     pub(crate) just_set_aside: bool,
     pub(crate) terminal: Option<String>,
+    /// The probe has decided to cancel: it requests no more and decides
+    /// nothing else. The cancel itself may wait for the probe's turn
+    /// (§2.7); see `cancelled`.
+    pub(crate) cancel_decided: bool,
+    /// A decided cancel waiting for the turn, held by a call of the
+    /// probe's on another thread: whoever frees the turn makes it.
+    pub(crate) pending_cancel: Option<(String, Arc<dyn Subscription>)>,
+    /// `cancel()` has been entered on the subscription: signals from now
+    /// on come after cancel. Not before: until then the publisher has not
+    /// been told.
     pub(crate) cancelled: bool,
     /// A `cancel()` call has returned: from then on a request is a no-op
     /// (§3.6) and adds no demand. A request racing with a `cancel()` still
@@ -108,6 +118,8 @@ impl<T> State<T> {
             beyond_demand: None,
             just_set_aside: false,
             terminal: None,
+            cancel_decided: false,
+            pending_cancel: None,
             cancelled: false,
             cancel_returned: false,
             quiet_since: None,
@@ -189,7 +201,15 @@ impl<T> State<T> {
         self.just_set_aside = true;
     }
 
+    /// The probe decides to cancel (from inside a signal); the call
+    /// follows when the turn is free.
+    pub(crate) fn decide_cancel(&mut self) {
+        self.cancel_decided = true;
+    }
+
+    /// `cancel()` is being entered on the subscription.
     pub(crate) fn note_cancel(&mut self) {
+        self.cancel_decided = true;
         self.cancelled = true;
     }
 
