@@ -18,6 +18,7 @@ mod extended_unusual;
 mod factories;
 mod late_calls;
 mod resubscribing;
+mod slow;
 mod stops;
 mod unusual;
 #[path = "../support/verdicts.rs"]
