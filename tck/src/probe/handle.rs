@@ -128,6 +128,19 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 cx.unwinding_for(rule);
                 reaction = Reaction::Stop;
             }
+        } else if let Some(since) = state.pending_since {
+            // A cancel still waiting for the probe's turn is not "after
+            // cancel" (the publisher has not been told), but a call that
+            // holds the turn past the watchdog's cap has long been named
+            // stuck: the harness then stops a thread still signalling
+            // into the ended rule, as it stops a runaway.
+            let cap = cx.env().watchdog() * crate::runner::WATCHDOG_PROGRESS_CAP;
+            if (state.behaviour.stop_runaway || state.cancelled_beyond_n || state.cancelled_flood)
+                && since.elapsed() > cap
+            {
+                cx.unwinding_for("1.8");
+                reaction = Reaction::Stop;
+            }
         }
         let reacting = !matches!(reaction, Reaction::None);
         if reacting {

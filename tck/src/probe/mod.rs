@@ -22,7 +22,13 @@
 //! before has returned, a happens-before edge, never overlapping. A call
 //! from inside a signal that itself runs inside the probe's `request` on
 //! the same thread is a nested call (§3.3), not an overlap, and goes
-//! through.
+//! through. A cancel the probe decides inside a signal (`cancel_after`, an
+//! element beyond `created_for`, §3.3, a flood) never waits there for its
+//! turn: if a call of the probe's is still running on another thread, the
+//! thread that frees the turn makes it. Signals count as "after cancel"
+//! from when `cancel()` is entered, never while the probe itself held it
+//! back; a wait for the turn behind a slow call is waited out, and waits
+//! that follow it start when it returned.
 //!
 //! A violation is recorded in the [rule context](crate::context::RuleCx)
 //! and fails the rule, whichever thread saw it.
@@ -485,6 +491,7 @@ impl<T> Shared<T> {
         {
             let mut state = self.state.lock();
             state.pending_cancel = Some((what, subscription));
+            state.pending_since = Some(Instant::now());
             // Until the call is made, quiet means nothing.
             state.reacting += 1;
         }
@@ -509,6 +516,7 @@ impl<T> Shared<T> {
             let outer = {
                 let mut state = self.state.lock();
                 state.note_cancel();
+                state.pending_since = None;
                 state.calling.replace(what.clone())
             };
             let result = self

@@ -45,6 +45,8 @@ pub(crate) struct State<T> {
     /// A decided cancel waiting for the turn, held by a call of the
     /// probe's on another thread: whoever frees the turn makes it.
     pub(crate) pending_cancel: Option<(String, Arc<dyn Subscription>)>,
+    /// Since when a decided cancel has waited for the turn.
+    pub(crate) pending_since: Option<std::time::Instant>,
     /// `cancel()` has been entered on the subscription: signals from now
     /// on come after cancel. Not before: until then the publisher has not
     /// been told.
@@ -120,6 +122,7 @@ impl<T> State<T> {
             terminal: None,
             cancel_decided: false,
             pending_cancel: None,
+            pending_since: None,
             cancelled: false,
             cancel_returned: false,
             quiet_since: None,
