@@ -314,11 +314,12 @@ pub const WATCHDOG_PROGRESS_CAP: u32 = 3;
 /// Waits for the rule thread's report: at least the watchdog, in stretches
 /// of a fifth of it so that a publisher still emitting at the end can be
 /// told from one that is stuck. Past the watchdog, waiting goes on one
-/// stretch at a time while every stretch brings new signals or a call into
-/// the code under test is running that began less than four fifths of a
-/// watchdog ago (a call is named stuck only once it alone has run for most
-/// of a watchdog), up to [`WATCHDOG_PROGRESS_CAP`] watchdogs in all; the
-/// first stretch with neither (or the cap) ends it.
+/// stretch at a time while every stretch brings new signals, a call into
+/// the code under test that returned, or one still running that began less
+/// than four fifths of a watchdog ago (a call is named stuck only once it
+/// alone has run for most of a watchdog), up to [`WATCHDOG_PROGRESS_CAP`]
+/// watchdogs in all; the first stretch with none of these (or the cap)
+/// ends it.
 fn wait_watched<T>(
     cx: &RuleCx,
     env: &TestEnv,
@@ -333,17 +334,21 @@ fn wait_watched<T>(
     let mut waited = watchdog - last;
     loop {
         let before = cx.signals();
+        let returned_before = cx.steps_ended();
         if let Ok(report) = receiver.recv_timeout(last) {
             return Ok(report);
         }
         waited += last;
         let signals_late = cx.signals() - before;
         let now = cx.elapsed();
-        let call_running = cx
-            .running_steps()
-            .iter()
-            .any(|step| now.saturating_sub(step.started) < watchdog - last);
-        if (signals_late == 0 && !call_running) || waited + last > cap {
+        // A call that returned in the stretch, or one running that began
+        // recently: the rule is between or inside slow calls, not stuck.
+        let call_progress = cx.steps_ended() != returned_before
+            || cx
+                .running_steps()
+                .iter()
+                .any(|step| now.saturating_sub(step.started) < watchdog - last);
+        if (signals_late == 0 && !call_progress) || waited + last > cap {
             return Err(Stuck {
                 extended: waited > watchdog,
                 signals_late,
@@ -357,8 +362,8 @@ fn wait_watched<T>(
                  waiting on, up to {} ms",
                 watchdog.as_millis(),
                 last.as_millis(),
-                if call_running {
-                    " and a call that began recently still running"
+                if call_progress {
+                    " and calls returning or a call that began recently still running"
                 } else {
                     ""
                 },
@@ -385,7 +390,7 @@ fn watchdog_failure(cx: &RuleCx, env: &TestEnv, stuck: &Stuck) -> Failure {
         format!(
             "watchdog: the rule did not finish within {waited_ms} ms \
              (the {ms} ms watchdog, RS_TCK_WATCHDOG_MS, extended while signals \
-             kept arriving or a call that began recently was still running, \
+             kept arriving or calls kept returning or running, \
              up to {WATCHDOG_PROGRESS_CAP}×)"
         )
     } else {
@@ -772,12 +777,14 @@ mod tests {
             .build();
         let result = run_rule(&meta(), &env, |cx| {
             let (_keep, never) = crossbeam_channel::bounded::<()>(0);
-            // Two slow calls in a row, 1.2 s in all: neither alone runs
-            // for most of a watchdog.
-            for _ in 0..2 {
+            // Four slow calls, 2.1 s in all, with short waits of the
+            // test's own between them (no signal, no call running): no
+            // call alone runs for most of a watchdog.
+            for _ in 0..4 {
                 cx.step("3.16", "request(1)", || {
-                    let _ = never.recv_timeout(Duration::from_millis(600));
+                    let _ = never.recv_timeout(Duration::from_millis(500));
                 });
+                let _ = never.recv_timeout(Duration::from_millis(30));
             }
             Ok(Outcome::Passed)
         });
@@ -804,7 +811,7 @@ mod tests {
         let message = result.message.unwrap();
         assert!(message.contains("— cancel() never returned"), "{message}");
         assert!(
-            message.contains("a call that began recently was still running"),
+            message.contains("calls kept returning or running"),
             "{message}"
         );
     }
