@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
 
-use super::state::{Entered, State};
+use super::state::{Entered, Pending, State};
 use super::{Shared, Signal};
 
 /// What the probe does inside a signal, after releasing its lock (calls
@@ -128,7 +128,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 cx.unwinding_for(rule);
                 reaction = Reaction::Stop;
             }
-        } else if let Some(since) = state.pending_since {
+        } else if let Some(since) = state.pending_since.filter(|_| state.cancel_decided) {
             // A cancel still waiting for the probe's turn is not "after
             // cancel" (the publisher has not been told), but a call that
             // holds the turn past the watchdog's cap has long been named
@@ -166,17 +166,12 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                         "request({}) from {from}",
                         crate::probe::show_demand(n)
                     ));
-                    let result = shared.serially(&what, || {
-                        cx.try_step("3.16", what.clone(), || subscription.request(n))
-                    });
-                    if let Err(failure) = result {
-                        cx.record(failure);
-                    }
+                    shared.call_when_free(what, Pending::Request(n, subscription));
                 }
             }
             Reaction::Cancel(subscription) => {
                 let what = shared.event(&format!("cancel() from {description}"));
-                shared.cancel_when_free(what, subscription);
+                shared.call_when_free(what, Pending::Cancel(subscription));
             }
             Reaction::CancelExtra(extra) => {
                 let what = shared.event("cancel() of the extra subscription");

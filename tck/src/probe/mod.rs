@@ -22,10 +22,11 @@
 //! before has returned, a happens-before edge, never overlapping. A call
 //! from inside a signal that itself runs inside the probe's `request` on
 //! the same thread is a nested call (§3.3), not an overlap, and goes
-//! through. A cancel the probe decides inside a signal (`cancel_after`, an
-//! element beyond `created_for`, §3.3, a flood) never waits there for its
-//! turn: if a call of the probe's is still running on another thread, the
-//! thread that frees the turn makes it. Signals count as "after cancel"
+//! through. A call the probe decides inside a signal (a request from
+//! `on_subscribe` or `on_next`; a cancel: `cancel_after`, an element beyond
+//! `created_for`, §3.3, a flood) never waits there for its turn: if a call
+//! of the probe's is still running on another thread, the thread that
+//! frees the turn makes it. Signals count as "after cancel"
 //! from when `cancel()` is entered, never while the probe itself held it
 //! back; a wait for the turn behind a slow call is waited out, and waits
 //! that follow it start when it returned.
@@ -476,56 +477,80 @@ impl<T> Shared<T> {
         let result = call();
         self.state.lock().calling = outer;
         drop(_turn);
-        self.run_pending_cancel();
+        self.run_pending();
         result
     }
 
-    /// Cancels `subscription` (the call `what`, decided inside a signal)
-    /// as soon as the probe's turn is free, without waiting for it on
-    /// this thread: a call of the probe's still running on another thread
-    /// (a `request` that has not returned) makes it when it returns. The
+    /// Makes `call` (described as `what`, decided inside a signal) as soon
+    /// as the probe's turn is free, without waiting for it on this thread:
+    /// a call of the probe's still running on another thread (a `request`
+    /// that has not returned) makes it when it returns; on the thread
+    /// that holds the turn (a nested call, §3.3) it is made at once. The
     /// signal that decided it returns meanwhile, so a publisher whose
-    /// `request` waits for its worker is not deadlocked by the probe, and
-    /// what arrives before `cancel()` is entered is not after cancel.
-    pub(crate) fn cancel_when_free(&self, what: String, subscription: Arc<dyn Subscription>) {
+    /// `request` waits for its worker's `on_next` is not deadlocked by the
+    /// probe, and what arrives before `cancel()` is entered is not after
+    /// cancel.
+    pub(crate) fn call_when_free(&self, what: String, call: state::Pending) {
         {
             let mut state = self.state.lock();
-            state.pending_cancel = Some((what, subscription));
-            state.pending_since = Some(Instant::now());
+            state.pending.push_back((what, call));
+            state.pending_since.get_or_insert_with(Instant::now);
             // Until the call is made, quiet means nothing.
             state.reacting += 1;
         }
-        self.run_pending_cancel();
-        if self.state.lock().pending_cancel.is_some() {
-            let before = self.state.lock().calling.clone();
+        self.run_pending();
+        let waiting = {
+            let state = self.state.lock();
+            (!state.pending.is_empty()).then(|| state.calling.clone())
+        };
+        if let Some(before) = waiting {
             self.cx.trace(self.event(&format!(
-                "cancel() deferred until {} returns (the probe's calls on one subscription are serial, §2.7)",
+                "a call decided inside a signal waits until {} returns (the probe's calls on one subscription are serial, §2.7)",
                 before.as_deref().unwrap_or("the call before it")
             )));
         }
     }
 
-    /// Makes a pending cancel if the turn is free. Both the thread that
-    /// leaves one pending and every thread that frees the turn look, each
-    /// after its own change, so the cancel is never lost.
-    fn run_pending_cancel(&self) {
+    /// Makes the pending calls, in order, while the turn is free. Both the
+    /// thread that leaves one pending and every thread that frees the turn
+    /// look, each after its own change, so no call is lost.
+    fn run_pending(&self) {
         while let Some(_turn) = self.calls.try_lock() {
-            let Some((what, subscription)) = self.state.lock().pending_cancel.take() else {
-                return;
-            };
-            let outer = {
+            let (what, call, outer) = {
                 let mut state = self.state.lock();
-                state.note_cancel();
-                state.pending_since = None;
-                state.calling.replace(what.clone())
+                let Some((what, call)) = state.pending.pop_front() else {
+                    return;
+                };
+                if state.pending.is_empty() {
+                    state.pending_since = None;
+                }
+                let outer = state.calling.replace(what.clone());
+                (what, call, outer)
             };
-            let result = self
-                .cx
-                .try_step("3.15", what.clone(), || subscription.cancel());
+            let result = match call {
+                state::Pending::Request(n, subscription) => {
+                    // A request decided before the probe cancelled or the
+                    // stream ended is no longer made.
+                    let stale = {
+                        let state = self.state.lock();
+                        state.cancelled || state.terminal.is_some()
+                    };
+                    if stale {
+                        Ok(())
+                    } else {
+                        self.cx.try_step("3.16", what, || subscription.request(n))
+                    }
+                }
+                state::Pending::Cancel(subscription) => {
+                    self.state.lock().note_cancel();
+                    let result = self.cx.try_step("3.15", what, || subscription.cancel());
+                    self.state.lock().note_cancel_returned();
+                    result
+                }
+            };
             {
                 let mut state = self.state.lock();
                 state.calling = outer;
-                state.note_cancel_returned();
                 state.reacting -= 1;
             }
             self.changed.notify_all();

@@ -42,10 +42,11 @@ pub(crate) struct State<T> {
     /// nothing else. The cancel itself may wait for the probe's turn
     /// (§2.7); see `cancelled`.
     pub(crate) cancel_decided: bool,
-    /// A decided cancel waiting for the turn, held by a call of the
-    /// probe's on another thread: whoever frees the turn makes it.
-    pub(crate) pending_cancel: Option<(String, Arc<dyn Subscription>)>,
-    /// Since when a decided cancel has waited for the turn.
+    /// Calls decided inside signals, waiting for the turn held by a call
+    /// of the probe's on another thread, in order, each with its
+    /// description: whoever frees the turn makes them.
+    pub(crate) pending: VecDeque<(String, Pending)>,
+    /// Since when calls have waited for the turn.
     pub(crate) pending_since: Option<std::time::Instant>,
     /// `cancel()` has been entered on the subscription: signals from now
     /// on come after cancel. Not before: until then the publisher has not
@@ -89,6 +90,14 @@ pub(crate) struct State<T> {
     reported: Vec<&'static str>,
 }
 
+/// A call on the subscription the probe decided inside a signal.
+pub(crate) enum Pending {
+    /// `request(n)`, from `on_subscribe` or `on_next`.
+    Request(u64, Arc<dyn Subscription>),
+    /// `cancel()`.
+    Cancel(Arc<dyn Subscription>),
+}
+
 /// Who is inside the subscriber right now (§1.3, §3.3).
 #[derive(Default)]
 struct Entry {
@@ -121,7 +130,7 @@ impl<T> State<T> {
             just_set_aside: false,
             terminal: None,
             cancel_decided: false,
-            pending_cancel: None,
+            pending: VecDeque::new(),
             pending_since: None,
             cancelled: false,
             cancel_returned: false,

@@ -7,7 +7,7 @@ use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::PublisherFactory;
 
 use crate::unusual::{
-    assert_accepted, AlwaysEmpty, JustOnes, LazyEnds, SerialOnly, SlowFirstRequest,
+    assert_accepted, AlwaysEmpty, HandOff, JustOnes, LazyEnds, SerialOnly, SlowFirstRequest,
 };
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
@@ -21,6 +21,11 @@ fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
 #[test]
 fn a_publisher_finding_its_end_lazily_passes() {
     assert_eq!(assert_accepted(&results(LazyEnds)), Vec::<String>::new());
+}
+
+#[test]
+fn a_publisher_handing_each_request_to_its_worker_passes() {
+    assert_eq!(assert_accepted(&results(HandOff)), Vec::<String>::new());
 }
 
 #[test]
