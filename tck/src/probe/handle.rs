@@ -72,7 +72,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 ));
             }
         }
-        let cancelled_before = state.cancelled;
+        let after_cancel = state.is_after_cancel();
         let mut reaction = on_signal(&mut state, shared, &description);
         // A set-aside on_next (beyond demand, already a §1.1 violation) is
         // not judged by the running test's own checks, this one included.
@@ -98,7 +98,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 }
             }
         }
-        if cancelled_before && !is_subscribe {
+        if after_cancel && !is_subscribe {
             state.after_cancel += 1;
             if (state.behaviour.stop_runaway || state.cancelled_beyond_n || state.cancelled_flood)
                 && state.after_cancel > super::RUNAWAY_LIMIT
@@ -128,12 +128,13 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 cx.unwinding_for(rule);
                 reaction = Reaction::Stop;
             }
-        } else if let Some(since) = state.pending_since.filter(|_| state.cancel_decided) {
-            // A cancel still waiting for the probe's turn is not "after
-            // cancel" (the publisher has not been told), but a call that
-            // holds the turn past the watchdog's cap has long been named
-            // stuck: the harness then stops a thread still signalling
-            // into the ended rule, as it stops a runaway.
+        } else if let Some(since) = state.cancel_held_since() {
+            // A cancel still waiting for the probe's turn, or still
+            // running, is not "after cancel" (the publisher may not have
+            // been told), but a call that holds the turn, or a cancel that
+            // runs, past the watchdog's cap has long been named stuck: the
+            // harness then stops a thread still signalling into the ended
+            // rule, as it stops a runaway.
             let cap = cx.env().watchdog() * crate::runner::WATCHDOG_PROGRESS_CAP;
             if (state.behaviour.stop_runaway || state.cancelled_beyond_n || state.cancelled_flood)
                 && since.elapsed() > cap

@@ -48,6 +48,8 @@ pub(crate) struct State<T> {
     pub(crate) pending: VecDeque<(String, Pending)>,
     /// Since when calls have waited for the turn.
     pub(crate) pending_since: Option<std::time::Instant>,
+    /// When, and on which thread, `cancel()` was first entered.
+    pub(crate) cancel_entered: Option<(std::time::Instant, ThreadId)>,
     /// `cancel()` has been entered on the subscription: signals from now
     /// on come after cancel. Not before: until then the publisher has not
     /// been told.
@@ -70,7 +72,7 @@ pub(crate) struct State<T> {
     pub(crate) calling: Option<String>,
     pub(crate) sync_nexts: u64,
     pub(crate) sync_terminals: u64,
-    /// Signals that arrived after the probe cancelled.
+    /// Signals that arrived after cancel (see `is_after_cancel`).
     pub(crate) after_cancel: u64,
     /// Signals whose reaction (a request or cancel into the publisher) is
     /// still to be made or running.
@@ -132,6 +134,7 @@ impl<T> State<T> {
             cancel_decided: false,
             pending: VecDeque::new(),
             pending_since: None,
+            cancel_entered: None,
             cancelled: false,
             cancel_returned: false,
             quiet_since: None,
@@ -223,6 +226,31 @@ impl<T> State<T> {
     pub(crate) fn note_cancel(&mut self) {
         self.cancel_decided = true;
         self.cancelled = true;
+        self.cancel_entered
+            .get_or_insert((std::time::Instant::now(), std::thread::current().id()));
+    }
+
+    /// Whether a signal arriving now comes after cancel: once `cancel()`
+    /// has returned, or inside it on its own thread. One from another
+    /// thread while `cancel()` runs races with it (the publisher may not
+    /// have seen it yet), as one before it was entered does.
+    pub(crate) fn is_after_cancel(&self) -> bool {
+        self.cancel_returned
+            || self
+                .cancel_entered
+                .is_some_and(|(_, thread)| thread == std::thread::current().id())
+    }
+
+    /// Since when a cancel has been held back: decided but waiting for the
+    /// probe's turn, or entered and not returned.
+    pub(crate) fn cancel_held_since(&self) -> Option<std::time::Instant> {
+        if self.cancel_returned {
+            None
+        } else if let Some((entered, _)) = self.cancel_entered {
+            Some(entered)
+        } else {
+            self.pending_since.filter(|_| self.cancel_decided)
+        }
     }
 
     /// `cancel()` has returned: the clock of §1.8's bound starts now, or
