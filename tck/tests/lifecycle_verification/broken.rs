@@ -269,7 +269,21 @@ fn a_broken_merge_fails_the_rule_it_breaks(
 /// done.2), not waved through because the run had ended.
 #[test]
 fn a_late_output_without_its_tokens_fails_done_1_and_done_2() {
-    let results = verify_stage(crate::worker::Workers(crate::worker::InHand::DeliverBare));
+    // Patient: the stage hops to its worker thread, and nothing is waited
+    // out (every datum is done at once), so a loaded machine costs time,
+    // not verdicts.
+    let env = TestEnv::builder()
+        .timeout(Duration::from_secs(2))
+        .no_signal_timeout(Duration::from_millis(15))
+        .prompt(Duration::from_millis(500))
+        .build();
+    let results =
+        LifecycleVerification::new(crate::worker::Workers(crate::worker::InHand::DeliverBare))
+            .env(env)
+            .cases(24)
+            .seed(0)
+            .run_all()
+            .unwrap();
     assert_only_failed(&results, &["done.1", "done.2"]);
     insta::assert_snapshot!("late_bare_output_rules", broken_rules(&results));
     // Which script shows it first depends on the worker's timing: the

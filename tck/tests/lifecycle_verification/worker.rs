@@ -96,18 +96,20 @@ struct Intake {
 
 impl Subscriber<Tracked<u64>> for Intake {
     fn on_subscribe(&mut self, upstream: Arc<dyn Subscription>) {
-        let Some(downstream) = self.downstream.take() else {
+        let Some(mut downstream) = self.downstream.take() else {
             upstream.cancel();
             return;
         };
-        let subscription = Arc::new(WorkerSubscription {
+        // Greets downstream here; every later signal comes from the
+        // worker, started after this returns (§1.3: one at a time).
+        downstream.on_subscribe(Arc::new(WorkerSubscription {
             shared: self.shared.clone(),
             upstream,
-        });
+        }));
         let (shared, in_hand) = (self.shared.clone(), self.in_hand);
         std::thread::Builder::new()
             .name("stage-worker".into())
-            .spawn(move || work(&shared, downstream, subscription, in_hand))
+            .spawn(move || work(&shared, downstream, in_hand))
             .expect("the worker thread starts");
     }
 
@@ -124,14 +126,9 @@ impl Subscriber<Tracked<u64>> for Intake {
     }
 }
 
-/// The worker: every signal downstream comes from here, one at a time.
-fn work(
-    shared: &Shared,
-    mut downstream: Box<dyn Subscriber<Tracked<u64>>>,
-    subscription: Arc<WorkerSubscription>,
-    in_hand: InHand,
-) {
-    downstream.on_subscribe(subscription);
+/// The worker: every signal downstream after `on_subscribe` comes from
+/// here, one at a time.
+fn work(shared: &Shared, mut downstream: Box<dyn Subscriber<Tracked<u64>>>, in_hand: InHand) {
     let mut seen = 0;
     loop {
         let mut state = shared.state.lock();
