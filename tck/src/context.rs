@@ -175,6 +175,9 @@ struct State {
     last_event: std::collections::HashMap<String, String>,
     /// How many signals (`on_…` events) have been traced.
     signals: u64,
+    /// How many steps (calls into the code under test) have returned or
+    /// unwound.
+    steps_ended: u64,
     deferred: Vec<Box<dyn FnOnce() + Send>>,
     scenario: Option<String>,
     /// The rule a probe unwinds the code under test for (see
@@ -403,6 +406,12 @@ impl RuleCx {
         self.inner.state.lock().signals
     }
 
+    /// How many steps have ended so far: a call returning is progress the
+    /// watchdog tells from a hang, as a signal is.
+    pub(crate) fn steps_ended(&self) -> u64 {
+        self.inner.state.lock().steps_ended
+    }
+
     /// Runs `f` as a named step (`"request(1)"`), so that a panic or a hang
     /// inside it is reported as "in request(1)" against `rule`. If `f`
     /// unwinds the step is remembered as the one that panicked (for the
@@ -488,6 +497,7 @@ impl RuleCx {
     fn end_step(&self, id: u64, unwinding: bool) {
         // Steps of different threads interleave, so remove by identity.
         let mut state = self.inner.state.lock();
+        state.steps_ended += 1;
         if let Some(at) = state.steps.iter().rposition(|s| s.id == id) {
             let step = state.steps.remove(at);
             // An unwind passes the innermost step first; outer steps of the

@@ -6,7 +6,7 @@
 //! |---|---|---|---|
 //! | [`TestEnv::timeout`] | `RS_TCK_TIMEOUT_MS` | 1000 ms | waiting for a signal that must come (an `on_next`, a terminal signal, the subscriber being dropped) |
 //! | [`TestEnv::no_signal_timeout`] | `RS_TCK_NO_SIGNAL_MS` | 15 ms | showing that a signal does *not* come; this window dominates the run time, so it is short |
-//! | [`TestEnv::watchdog`] | `RS_TCK_WATCHDOG_MS` | 5000 ms | one whole rule test; past it the rule fails with "watchdog: …" and names the call that never returned. While signals are still arriving the wait goes on, up to 3 watchdogs (`runner::WATCHDOG_PROGRESS_CAP`): slow progress is not a hang |
+//! | [`TestEnv::watchdog`] | `RS_TCK_WATCHDOG_MS` | 5000 ms | one whole rule test; past it the rule fails with "watchdog: …" and names the call that never returned. While signals are still arriving, a call into the code under test returns, or one that began less than four fifths of a watchdog ago is still running, the wait goes on, up to 3 watchdogs (`runner::WATCHDOG_PROGRESS_CAP`): slow progress is not a hang |
 //! | [`TestEnv::prompt`] | `RS_TCK_PROMPT_MS` | 250 ms | how long `request` and `cancel` may take to return (§3.4, §3.5) |
 //! | [`TestEnv::idle`] | `RS_TCK_IDLE_MS` | 100 ms | the longer quiet window of one scenario per verification: a subscription without demand that nobody touches gets nothing (§1.1); watched beside the test's other scenarios, so it rarely lengthens the test |
 //!

@@ -4,8 +4,10 @@
 //! Each rule runs on a dedicated, named thread (`rs-tck:<test>`) with an
 //! explicit stack of [`RULE_STACK_SIZE`] bytes, under `catch_unwind`, while
 //! the calling thread waits at most [`TestEnv::watchdog`] — longer, up to
-//! [`WATCHDOG_PROGRESS_CAP`] watchdogs, only while signals keep arriving (a
-//! slow but progressing publisher on a loaded machine is not stuck). So:
+//! [`WATCHDOG_PROGRESS_CAP`] watchdogs, only while signals keep arriving or
+//! a call into the code under test that began recently is still running (a
+//! slow but progressing publisher on a loaded machine, or one whose
+//! `request` takes seconds once, is not stuck). So:
 //!
 //! * a publisher that panics in `subscribe`, `request` or `cancel` yields
 //!   `Failed` with "expected request(1) to return normally; actual: it
@@ -292,6 +294,8 @@ fn is_own(own: &str, failed: &str) -> bool {
 
 /// The rule thread did not report within the watchdog.
 struct Stuck {
+    /// Whether the runner waited past the watchdog.
+    extended: bool,
     /// Signals traced during the last stretch before the watchdog fired.
     signals_late: u64,
     /// How long that stretch was, in milliseconds.
@@ -300,19 +304,24 @@ struct Stuck {
     waited_ms: u128,
 }
 
-/// How many watchdogs a rule test that is still receiving signals may run
-/// for in all: a correct but slow publisher on a loaded machine (a thread hop
-/// per element, a few hundred signals a second) is making progress, not
-/// stuck, and slowness alone must not fail a rule that is not about timing.
-/// The cap keeps a run finite whatever the code under test does.
+/// How many watchdogs a rule test that is still receiving signals, or
+/// still inside a call that began recently, may run for in all: a correct
+/// but slow publisher on a loaded machine (a thread hop per element, a few
+/// hundred signals a second), or one whose `request` takes seconds once, is
+/// making progress, not stuck, and slowness alone must not fail a rule that
+/// is not about timing (§3.4's own test warns about it). The cap keeps a
+/// run finite whatever the code under test does.
 pub const WATCHDOG_PROGRESS_CAP: u32 = 3;
 
 /// Waits for the rule thread's report: at least the watchdog, in stretches
 /// of a fifth of it so that a publisher still emitting at the end can be
 /// told from one that is stuck. Past the watchdog, waiting goes on one
-/// stretch at a time while every stretch brings new signals, up to
-/// [`WATCHDOG_PROGRESS_CAP`] watchdogs in all; the first silent stretch (or
-/// the cap) ends it.
+/// stretch at a time while every stretch brings new signals, a call into
+/// the code under test that returned, or one still running that began less
+/// than four fifths of a watchdog ago (a call is named stuck only once it
+/// alone has run for most of a watchdog), up to [`WATCHDOG_PROGRESS_CAP`]
+/// watchdogs in all; the first stretch with none of these (or the cap)
+/// ends it.
 fn wait_watched<T>(
     cx: &RuleCx,
     env: &TestEnv,
@@ -327,13 +336,23 @@ fn wait_watched<T>(
     let mut waited = watchdog - last;
     loop {
         let before = cx.signals();
+        let returned_before = cx.steps_ended();
         if let Ok(report) = receiver.recv_timeout(last) {
             return Ok(report);
         }
         waited += last;
         let signals_late = cx.signals() - before;
-        if signals_late == 0 || waited + last > cap {
+        let now = cx.elapsed();
+        // A call that returned in the stretch, or one running that began
+        // recently: the rule is between or inside slow calls, not stuck.
+        let call_progress = cx.steps_ended() != returned_before
+            || cx
+                .running_steps()
+                .iter()
+                .any(|step| now.saturating_sub(step.started) < watchdog - last);
+        if (signals_late == 0 && !call_progress) || waited + last > cap {
             return Err(Stuck {
+                extended: waited > watchdog,
                 signals_late,
                 late_ms: last.as_millis(),
                 waited_ms: waited.as_millis(),
@@ -341,10 +360,15 @@ fn wait_watched<T>(
         }
         if waited <= watchdog {
             cx.trace(format!(
-                "watchdog: {} ms passed with signals still arriving \
-                 ({signals_late} in the last {} ms): waiting on, up to {} ms",
+                "watchdog: {} ms passed with {signals_late} signals in the last {} ms{}: \
+                 waiting on, up to {} ms",
                 watchdog.as_millis(),
                 last.as_millis(),
+                if call_progress {
+                    " and calls returning or a call that began recently still running"
+                } else {
+                    ""
+                },
                 cap.as_millis()
             ));
         }
@@ -356,18 +380,20 @@ fn wait_watched<T>(
 /// publisher that kept emitting, or the bare timeout.
 fn watchdog_failure(cx: &RuleCx, env: &TestEnv, stuck: &Stuck) -> Failure {
     let Stuck {
+        extended,
         signals_late,
         late_ms,
         waited_ms,
     } = *stuck;
     let ms = env.watchdog().as_millis();
-    let head = if waited_ms > ms {
-        // Signals were still arriving at the watchdog: the runner waited on
-        // while they kept coming.
+    let head = if extended {
+        // Signals were still arriving, or a recent call still running, at
+        // the watchdog: the runner waited on while the rule made progress.
         format!(
             "watchdog: the rule did not finish within {waited_ms} ms \
              (the {ms} ms watchdog, RS_TCK_WATCHDOG_MS, extended while signals \
-             kept arriving, up to {WATCHDOG_PROGRESS_CAP}×)"
+             kept arriving or calls kept returning or running, \
+             up to {WATCHDOG_PROGRESS_CAP}×)"
         )
     } else {
         format!("watchdog: the rule did not finish within {ms} ms")
@@ -742,6 +768,54 @@ mod tests {
         assert!(message.contains("(the 2000 ms watchdog"), "{message}");
         assert!(message.contains("request(1) never returned"), "{message}");
         assert!(!message.contains("kept emitting"), "{message}");
+    }
+
+    /// A call that began late in the rule and takes long (a `request`
+    /// blocking once) is slow, not stuck: the watchdog waits for it.
+    #[test]
+    fn a_slow_call_still_running_at_the_watchdog_may_finish() {
+        let env = TestEnv::builder()
+            .watchdog(Duration::from_millis(1000))
+            .build();
+        let result = run_rule(&meta(), &env, |cx| {
+            let (_keep, never) = crossbeam_channel::bounded::<()>(0);
+            // Four slow calls, 2.1 s in all, with short waits of the
+            // test's own between them (no signal, no call running): no
+            // call alone runs for most of a watchdog.
+            for _ in 0..4 {
+                cx.step("3.16", "request(1)", || {
+                    let _ = never.recv_timeout(Duration::from_millis(500));
+                });
+                let _ = never.recv_timeout(Duration::from_millis(30));
+            }
+            Ok(Outcome::Passed)
+        });
+        assert_eq!(result.verdict, Verdict::Passed, "{:?}", result.message);
+    }
+
+    /// A call that began late and never returns is named once it alone has
+    /// run for most of a watchdog, in the extended message.
+    #[test]
+    fn a_late_call_that_never_returns_is_named_after_its_own_watchdog() {
+        let env = TestEnv::builder()
+            .watchdog(Duration::from_millis(500))
+            .build();
+        let (_keep, never) = crossbeam_channel::bounded::<()>(0);
+        let result = run_rule(&meta(), &env, move |cx| {
+            cx.step("3.16", "request(1)", || {
+                let _ = never.recv_timeout(Duration::from_millis(350));
+            });
+            cx.step("3.5", "cancel()", || {
+                let _ = never.recv();
+            });
+            Ok(Outcome::Passed)
+        });
+        let message = result.message.unwrap();
+        assert!(message.contains("— cancel() never returned"), "{message}");
+        assert!(
+            message.contains("calls kept returning or running"),
+            "{message}"
+        );
     }
 
     #[test]

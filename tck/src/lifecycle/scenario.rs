@@ -281,7 +281,7 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
     let stage = cx.step(cx.rule(), "create_stage(inputs)", || {
         factory.create_stage(boxed)
     });
-    let down = Arc::new(Downstream::<F::Output>::new(shared.clone()));
+    let down = Arc::new(Downstream::<F::Output>::new(cx, shared.clone()));
     cx.step(cx.rule(), "subscribe(recorder)", || {
         stage.subscribe(Box::new(Recorder(down.clone())))
     });
@@ -372,6 +372,11 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
 
     let held = {
         let mut state = down.state.lock();
+        // From now on downstream keeps nothing: an output still in flight
+        // (a stage's worker may deliver after cancel, §1.8, §3.12) is
+        // judged as it arrives and let go at once, never held until the
+        // end and then blamed on the stage.
+        state.released = true;
         seen.early.append(&mut state.early);
         seen.uncarried.append(&mut state.uncarried);
         std::mem::take(&mut state.held)
@@ -390,6 +395,17 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
     let mut undone = shared.wait_done(&issued, timeout);
     undone.sort_unstable();
     seen.undone = undone;
+    // An output still in flight when the data were done is judged too:
+    // once the stage lets go of the recorder nothing more can come. A
+    // stage that keeps it (§3.13 is not this verification's business) is
+    // given the release bound.
+    let _ = down.wait(release_bound, |d| d.dropped.then_some(()));
+    {
+        // Late outputs, judged as they arrived.
+        let mut state = down.state.lock();
+        seen.early.append(&mut state.early);
+        seen.uncarried.append(&mut state.uncarried);
+    }
     let mut twice: Vec<u64> = shared
         .book
         .lock()
@@ -650,6 +666,7 @@ impl Subscription for InputSubscription {
 }
 
 struct Downstream<O> {
+    cx: RuleCx,
     ledger: Arc<Ledger>,
     state: Mutex<DownState<O>>,
     changed: Condvar,
@@ -659,6 +676,11 @@ struct DownState<O> {
     subscription: Option<Arc<dyn Subscription>>,
     terminal: Option<Option<String>>,
     held: Vec<O>,
+    /// Downstream has dropped its outputs for good (the run ended): an
+    /// output arriving later is judged and dropped at once.
+    released: bool,
+    /// The stage has dropped the recorder: no output can come any more.
+    dropped: bool,
     /// Every datum some delivered output was made from.
     delivered_ids: BTreeSet<u64>,
     early: Vec<String>,
@@ -666,13 +688,16 @@ struct DownState<O> {
 }
 
 impl<O> Downstream<O> {
-    fn new(ledger: Arc<Ledger>) -> Self {
+    fn new(cx: &RuleCx, ledger: Arc<Ledger>) -> Self {
         Downstream {
+            cx: cx.clone(),
             ledger,
             state: Mutex::new(DownState {
                 subscription: None,
                 terminal: None,
                 held: Vec::new(),
+                released: false,
+                dropped: false,
                 delivered_ids: BTreeSet::new(),
                 early: Vec::new(),
                 uncarried: Vec::new(),
@@ -697,7 +722,8 @@ impl<O> Downstream<O> {
 }
 
 /// The downstream subscriber: checks each output as it arrives and holds
-/// it until the schedule consumes it or the run ends.
+/// it until the schedule consumes it or the run ends; once the run has
+/// ended, drops it at once.
 struct Recorder<O>(Arc<Downstream<O>>);
 
 impl<O: Lineage + Send + 'static> Subscriber<O> for Recorder<O> {
@@ -732,9 +758,17 @@ impl<O: Lineage + Send + 'static> Subscriber<O> for Recorder<O> {
                 "an output made from {inputs:?} carries the tokens {tokens:?}, not those of {missing:?}"
             ));
         }
-        state.delivered_ids.extend(inputs);
-        state.held.push(output);
-        drop(state);
+        state.delivered_ids.extend(inputs.iter().copied());
+        if state.released {
+            drop(state);
+            self.0.cx.trace(format!(
+                "an output made from {inputs:?} arrived after downstream dropped its outputs: dropped at once"
+            ));
+            drop(output);
+        } else {
+            state.held.push(output);
+            drop(state);
+        }
         self.0.changed.notify_all();
     }
 
@@ -745,6 +779,13 @@ impl<O: Lineage + Send + 'static> Subscriber<O> for Recorder<O> {
 
     fn on_complete(&mut self) {
         self.0.state.lock().terminal = Some(None);
+        self.0.changed.notify_all();
+    }
+}
+
+impl<O> Drop for Recorder<O> {
+    fn drop(&mut self) {
+        self.0.state.lock().dropped = true;
         self.0.changed.notify_all();
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
 
-use super::state::{Entered, State};
+use super::state::{Entered, Pending, State};
 use super::{Shared, Signal};
 
 /// What the probe does inside a signal, after releasing its lock (calls
@@ -79,7 +79,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 format!("{} followed it", kind_of(&description)),
             ));
         }
-        let cancelled_before = state.cancelled;
+        let after_cancel = state.is_after_cancel();
         let mut reaction = on_signal(&mut state, shared, &description);
         let cancelling_inside = std::mem::take(&mut state.cancelling_inside);
         // A set-aside on_next (beyond demand, already a §1.1 violation) is
@@ -106,7 +106,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 }
             }
         }
-        if cancelled_before && !is_subscribe {
+        if after_cancel && !is_subscribe {
             state.after_cancel += 1;
             if (state.behaviour.stop_runaway || state.cancelled_beyond_n || state.cancelled_flood)
                 && state.after_cancel > super::RUNAWAY_LIMIT
@@ -136,6 +136,20 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 cx.unwinding_for(rule);
                 reaction = Reaction::Stop;
             }
+        } else if let Some(since) = state.cancel_held_since() {
+            // A cancel still waiting for the probe's turn, or still
+            // running, is not "after cancel" (the publisher may not have
+            // been told), but a call that holds the turn, or a cancel that
+            // runs, past the watchdog's cap has long been named stuck: the
+            // harness then stops a thread still signalling into the ended
+            // rule, as it stops a runaway.
+            let cap = cx.env().watchdog() * crate::runner::WATCHDOG_PROGRESS_CAP;
+            if (state.behaviour.stop_runaway || state.cancelled_beyond_n || state.cancelled_flood)
+                && since.elapsed() > cap
+            {
+                cx.unwinding_for("1.8");
+                reaction = Reaction::Stop;
+            }
         }
         let reacting = !matches!(reaction, Reaction::None);
         if reacting {
@@ -162,26 +176,18 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                         "request({}) from {from}",
                         crate::probe::show_demand(n)
                     ));
-                    let result = shared.serially(&what, || {
-                        cx.try_step("3.16", what.clone(), || subscription.request(n))
-                    });
-                    if let Err(failure) = result {
-                        cx.record(failure);
-                    }
+                    shared.call_when_free(what, Pending::Request(n, subscription));
                 }
             }
             Reaction::Cancel(subscription) => {
                 let what = shared.event(&format!("cancel() from {description}"));
-                let result = shared.serially(&what, || {
-                    cx.try_step("3.15", what.clone(), || subscription.cancel())
-                });
-                shared.state.lock().note_cancel_returned();
-                if let Err(failure) = result {
-                    // A cancel that panicked (§3.15) may not have reached
-                    // the publisher: what follows is not §1.8's.
-                    cancel_failed = true;
-                    cx.record(failure);
-                }
+                shared.call_when_free(what, Pending::Cancel(subscription));
+                // Made inside this on_next only if the turn was free; one
+                // still waiting for another thread's call races that call.
+                // A cancel that panicked (§3.15) may not have reached the
+                // publisher: what follows is not §1.8's.
+                let state = shared.state.lock();
+                cancel_failed = !state.cancel_returned || state.cancel_panicked;
             }
             Reaction::CancelExtra(extra) => {
                 let what = shared.event("cancel() of the extra subscription");
@@ -213,7 +219,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
     /// cancelled or terminated meanwhile.
     fn live_subscription(&self, n: u64) -> Option<Arc<dyn Subscription>> {
         let mut state = self.shared.state.lock();
-        if state.cancelled || state.terminal.is_some() {
+        if state.cancel_decided || state.terminal.is_some() {
             return None;
         }
         state.note_request(n);
@@ -360,13 +366,13 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     // of them (one inside `subscribe`, before any request,
                     // never hands it control): past the runaway limit the
                     // probe cancels, and unwinds a flood that goes on.
-                    if state.nexts - state.offered > super::RUNAWAY_LIMIT && !state.cancelled {
+                    if state.nexts - state.offered > super::RUNAWAY_LIMIT && !state.cancel_decided {
                         if let Some(subscription) = state.subscription.clone() {
                             cx.trace(format!(
                                 "more than {} on_next beyond demand: the probe cancels",
                                 super::RUNAWAY_LIMIT
                             ));
-                            state.note_cancel();
+                            state.decide_cancel();
                             state.cancelled_flood = true;
                             return Reaction::Cancel(subscription);
                         }
@@ -379,7 +385,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 state.sync_nexts += 1;
             }
             state.push(Signal::Next(element));
-            if state.cancelled || state.terminal.is_some() {
+            if state.cancel_decided || state.terminal.is_some() {
                 return Reaction::None;
             }
             if let Some(n) = state.behaviour.created_for {
@@ -396,7 +402,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                         ));
                     }
                     if let Some(subscription) = state.subscription.clone() {
-                        state.note_cancel();
+                        state.decide_cancel();
                         state.cancelled_beyond_n = true;
                         return Reaction::Cancel(subscription);
                     }
@@ -416,14 +422,14 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     ));
                 }
                 if let Some(subscription) = state.subscription.clone() {
-                    state.note_cancel();
+                    state.decide_cancel();
                     return Reaction::Cancel(subscription);
                 }
                 return Reaction::None;
             }
             if state.behaviour.cancel_after == Some(state.offered) {
                 if let Some(subscription) = state.subscription.clone() {
-                    state.note_cancel();
+                    state.decide_cancel();
                     // Strict only if no call of another thread is under
                     // way: the cancel is then the last word the publisher
                     // hears (a call on this thread is the publisher's own
@@ -587,9 +593,10 @@ mod tests {
     #[test]
     fn a_signal_from_another_thread_while_one_runs_breaks_1_3() {
         // The second on_next's request waits its turn (§2.7) behind the
-        // blocked one; a short timeout ends that wait.
+        // blocked one; a short watchdog ends that wait.
         let env = TestEnv::builder()
             .timeout(std::time::Duration::from_millis(50))
+            .watchdog(std::time::Duration::from_millis(50))
             .build();
         let cx = RuleCx::new("1.3", "spec_1_03", env);
         let probe = Probe::<u64>::new(&cx, "probe").request_on_next(1);
@@ -621,6 +628,61 @@ mod tests {
             "§1.3: expected signals to reach the subscriber one at a time; actual: on_next #2 \
              (value 1) entered while another signal was still running on another thread"
         );
+    }
+
+    /// A publisher whose `request` hands the demand to its worker thread
+    /// and waits until the worker has delivered it: legal (§3.4 is a
+    /// SHOULD), and a probe that waited inside `on_next` for its turn to
+    /// cancel would deadlock it.
+    struct HandsOff {
+        subscriber: OnceLock<Handle>,
+        cancels: AtomicU64,
+        /// How many `on_next` arrived before `cancel()` was entered.
+        before_cancel: AtomicU64,
+        delivered: AtomicU64,
+    }
+
+    impl Subscription for HandsOff {
+        fn request(&self, n: u64) {
+            let subscriber = self.subscriber.get().unwrap().clone();
+            let worker = std::thread::spawn(move || {
+                for element in 0..n {
+                    subscriber.next_signal(element);
+                }
+            });
+            worker.join().unwrap();
+            self.delivered.fetch_add(n, Ordering::SeqCst);
+        }
+        fn cancel(&self) {
+            self.cancels.fetch_add(1, Ordering::SeqCst);
+            self.before_cancel
+                .store(self.delivered.load(Ordering::SeqCst), Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_cancel_decided_during_the_probes_own_request_waits_for_it_without_blocking_the_signal() {
+        let cx = RuleCx::new("1.8", "spec_1_08", TestEnv::default());
+        let probe = Probe::<u64>::new(&cx, "probe").cancel_after(1);
+        let handle = attach(&probe);
+        let subscription = Arc::new(HandsOff {
+            subscriber: OnceLock::new(),
+            cancels: AtomicU64::new(0),
+            before_cancel: AtomicU64::new(0),
+            delivered: AtomicU64::new(0),
+        });
+        let _ = subscription.subscriber.set(handle.clone());
+        handle.subscribe_signal(subscription.clone());
+        // The cancel decided inside on_next #1 waits for this request; the
+        // worker goes on meanwhile, and the request returns.
+        probe.request(3).unwrap();
+        assert_eq!(subscription.cancels.load(Ordering::SeqCst), 1);
+        assert_eq!(subscription.before_cancel.load(Ordering::SeqCst), 3);
+        let state = probe.shared.state.lock();
+        assert!(state.cancel_returned);
+        assert_eq!(state.after_cancel, 0, "signals before cancel() was entered");
+        drop(state);
+        assert!(!cx.has_failed(), "{:?}", cx.first_failure());
     }
 
     /// Its `Drop` panics.

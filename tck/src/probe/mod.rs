@@ -24,7 +24,14 @@
 //! before has returned, a happens-before edge, never overlapping. A call
 //! from inside a signal that itself runs inside the probe's `request` on
 //! the same thread is a nested call (§3.3), not an overlap, and goes
-//! through.
+//! through. A call the probe decides inside a signal (a request from
+//! `on_subscribe` or `on_next`; a cancel: `cancel_after`, an element beyond
+//! `created_for`, §3.3, a flood) never waits there for its turn: if a call
+//! of the probe's is still running on another thread, the thread that
+//! frees the turn makes it. Signals count as "after cancel"
+//! from when `cancel()` is entered, never while the probe itself held it
+//! back; a wait for the turn behind a slow call is waited out, and waits
+//! that follow it start when it returned.
 //!
 //! A violation is recorded in the [rule context](crate::context::RuleCx)
 //! and fails the rule, whichever thread saw it.
@@ -440,18 +447,36 @@ impl<T: Debug + Send + 'static> Probe<T> {
 
 impl<T> Shared<T> {
     /// Runs `call`, the call `what` on the subscription, once no other
-    /// thread is inside one (§2.7). Waiting longer than the timeout for
-    /// the call before to return fails §3.4 (`request` returns in a
-    /// timely manner), saying which call held its turn and for how long.
+    /// thread is inside one (§2.7).
+    ///
+    /// A call before it that is slow (a `request` blocking for seconds) is
+    /// waited for: the turn is the probe's own serialisation, so the wait
+    /// is not the target's doing, and whatever `what` then waits for is
+    /// measured from when it is made. Only a call still running after
+    /// [`WATCHDOG_PROGRESS_CAP`](crate::runner::WATCHDOG_PROGRESS_CAP)
+    /// watchdogs (the runner has named it stuck by then) fails §3.4,
+    /// saying which call held the turn and for how long.
     pub(crate) fn serially<R>(
         &self,
         what: &str,
         call: impl FnOnce() -> Result<R, Failure>,
     ) -> Result<R, Failure> {
         let started = Instant::now();
-        let Some(_turn) = self.calls.try_lock_for(self.cx.env().timeout()) else {
+        let env = self.cx.env();
+        let cap = env.watchdog() * crate::runner::WATCHDOG_PROGRESS_CAP;
+        let _turn = loop {
+            if let Some(turn) = self.calls.try_lock_for(env.timeout()) {
+                break turn;
+            }
             let before = self.state.lock().calling.clone();
             let before = before.as_deref().unwrap_or("the call before it");
+            if started.elapsed() < cap {
+                self.cx.trace(format!(
+                    "{what} waits for {before} to return ({} ms so far; the probe's calls on one subscription are serial, §2.7)",
+                    started.elapsed().as_millis()
+                ));
+                continue;
+            }
             return Err(self.cx.failure_of(
                 "3.4",
                 format!(
@@ -470,7 +495,91 @@ impl<T> Shared<T> {
         };
         let result = call();
         self.state.lock().calling = outer;
+        drop(_turn);
+        self.run_pending();
         result
+    }
+
+    /// Makes `call` (described as `what`, decided inside a signal) as soon
+    /// as the probe's turn is free, without waiting for it on this thread:
+    /// a call of the probe's still running on another thread (a `request`
+    /// that has not returned) makes it when it returns; on the thread
+    /// that holds the turn (a nested call, §3.3) it is made at once. The
+    /// signal that decided it returns meanwhile, so a publisher whose
+    /// `request` waits for its worker's `on_next` is not deadlocked by the
+    /// probe, and what arrives before `cancel()` is entered is not after
+    /// cancel.
+    pub(crate) fn call_when_free(&self, what: String, call: state::Pending) {
+        {
+            let mut state = self.state.lock();
+            state.pending.push_back((what, call));
+            state.pending_since.get_or_insert_with(Instant::now);
+            // Until the call is made, quiet means nothing.
+            state.reacting += 1;
+        }
+        self.run_pending();
+        let waiting = {
+            let state = self.state.lock();
+            (!state.pending.is_empty()).then(|| state.calling.clone())
+        };
+        if let Some(before) = waiting {
+            self.cx.trace(self.event(&format!(
+                "a call decided inside a signal waits until {} returns (the probe's calls on one subscription are serial, §2.7)",
+                before.as_deref().unwrap_or("the call before it")
+            )));
+        }
+    }
+
+    /// Makes the pending calls, in order, while the turn is free. Both the
+    /// thread that leaves one pending and every thread that frees the turn
+    /// look, each after its own change, so no call is lost.
+    fn run_pending(&self) {
+        while let Some(_turn) = self.calls.try_lock() {
+            let (what, call, outer) = {
+                let mut state = self.state.lock();
+                let Some((what, call)) = state.pending.pop_front() else {
+                    return;
+                };
+                if state.pending.is_empty() {
+                    state.pending_since = None;
+                }
+                state.calls_made += 1;
+                let outer = state.calling.replace(what.clone());
+                (what, call, outer)
+            };
+            let result = match call {
+                state::Pending::Request(n, subscription) => {
+                    // A request decided before the probe cancelled or the
+                    // stream ended is no longer made.
+                    let stale = {
+                        let state = self.state.lock();
+                        state.cancelled || state.terminal.is_some()
+                    };
+                    if stale {
+                        Ok(())
+                    } else {
+                        self.cx.try_step("3.16", what, || subscription.request(n))
+                    }
+                }
+                state::Pending::Cancel(subscription) => {
+                    self.state.lock().note_cancel();
+                    let result = self.cx.try_step("3.15", what, || subscription.cancel());
+                    let mut state = self.state.lock();
+                    state.note_cancel_returned();
+                    state.cancel_panicked |= result.is_err();
+                    result
+                }
+            };
+            {
+                let mut state = self.state.lock();
+                state.calling = outer;
+                state.reacting -= 1;
+            }
+            self.changed.notify_all();
+            if let Err(failure) = result {
+                self.cx.record(failure);
+            }
+        }
     }
 
     /// `what`, prefixed with the probe's label unless it is the default
@@ -515,7 +624,7 @@ impl<T: Debug + Send + 'static> Drop for Probe<T> {
         let mut state = self.shared.state.lock();
         // Breaks the cycle probe → subscription → subscriber → probe.
         let subscription = state.subscription.take();
-        let open = state.terminal.is_none() && !state.cancelled;
+        let open = state.terminal.is_none() && !state.cancel_decided;
         state.queue.clear();
         drop(state);
         let Some(subscription) = subscription else {

@@ -38,6 +38,21 @@ pub(crate) struct State<T> {
     /// The signal being handled was set aside (see `set_aside`).
     pub(crate) just_set_aside: bool,
     pub(crate) terminal: Option<String>,
+    /// The probe has decided to cancel: it requests no more and decides
+    /// nothing else. The cancel itself may wait for the probe's turn
+    /// (§2.7); see `cancelled`.
+    pub(crate) cancel_decided: bool,
+    /// Calls decided inside signals, waiting for the turn held by a call
+    /// of the probe's on another thread, in order, each with its
+    /// description: whoever frees the turn makes them.
+    pub(crate) pending: VecDeque<(String, Pending)>,
+    /// Since when calls have waited for the turn.
+    pub(crate) pending_since: Option<std::time::Instant>,
+    /// When, and on which thread, `cancel()` was first entered.
+    pub(crate) cancel_entered: Option<(std::time::Instant, ThreadId)>,
+    /// `cancel()` has been entered on the subscription: signals from now
+    /// on come after cancel. Not before: until then the publisher has not
+    /// been told.
     pub(crate) cancelled: bool,
     /// A `cancel()` call has returned: from then on a request is a no-op
     /// (§3.6) and adds no demand. A request racing with a `cancel()` still
@@ -57,7 +72,7 @@ pub(crate) struct State<T> {
     pub(crate) calling: Option<String>,
     pub(crate) sync_nexts: u64,
     pub(crate) sync_terminals: u64,
-    /// Signals that arrived after the probe cancelled.
+    /// Signals that arrived after cancel (see `is_after_cancel`).
     pub(crate) after_cancel: u64,
     /// Signals whose reaction (a request or cancel into the publisher) is
     /// still to be made or running.
@@ -83,6 +98,9 @@ pub(crate) struct State<T> {
     /// excuses one, the cancel happened before the publisher got control
     /// back).
     pub(crate) cancelled_inside: bool,
+    /// The probe's `cancel()` panicked (§3.15): it may not have reached the
+    /// publisher.
+    pub(crate) cancel_panicked: bool,
     /// The order elements came in, by the declared identity.
     pub(crate) order: super::identity::Order,
     /// `on_next` calls still running, by stack address (§3.3).
@@ -90,6 +108,14 @@ pub(crate) struct State<T> {
     entry: Entry,
     /// Invariants already reported, so a flood reports each once.
     reported: Vec<&'static str>,
+}
+
+/// A call on the subscription the probe decided inside a signal.
+pub(crate) enum Pending {
+    /// `request(n)`, from `on_subscribe` or `on_next`.
+    Request(u64, Arc<dyn Subscription>),
+    /// `cancel()`.
+    Cancel(Arc<dyn Subscription>),
 }
 
 /// Who is inside the subscriber right now (§1.3, §3.3).
@@ -123,6 +149,10 @@ impl<T> State<T> {
             beyond_demand: None,
             just_set_aside: false,
             terminal: None,
+            cancel_decided: false,
+            pending: VecDeque::new(),
+            pending_since: None,
+            cancel_entered: None,
             cancelled: false,
             cancel_returned: false,
             quiet_since: None,
@@ -141,6 +171,7 @@ impl<T> State<T> {
             calls_made: 0,
             calls_at_cancel: 0,
             cancelled_inside: false,
+            cancel_panicked: false,
             order: super::identity::Order::default(),
             stack: StackNesting::default(),
             entry: Entry::default(),
@@ -209,8 +240,41 @@ impl<T> State<T> {
         self.just_set_aside = true;
     }
 
+    /// The probe decides to cancel (from inside a signal); the call
+    /// follows when the turn is free.
+    pub(crate) fn decide_cancel(&mut self) {
+        self.cancel_decided = true;
+    }
+
+    /// `cancel()` is being entered on the subscription.
     pub(crate) fn note_cancel(&mut self) {
+        self.cancel_decided = true;
         self.cancelled = true;
+        self.cancel_entered
+            .get_or_insert((std::time::Instant::now(), std::thread::current().id()));
+    }
+
+    /// Whether a signal arriving now comes after cancel: once `cancel()`
+    /// has returned, or inside it on its own thread. One from another
+    /// thread while `cancel()` runs races with it (the publisher may not
+    /// have seen it yet), as one before it was entered does.
+    pub(crate) fn is_after_cancel(&self) -> bool {
+        self.cancel_returned
+            || self
+                .cancel_entered
+                .is_some_and(|(_, thread)| thread == std::thread::current().id())
+    }
+
+    /// Since when a cancel has been held back: decided but waiting for the
+    /// probe's turn, or entered and not returned.
+    pub(crate) fn cancel_held_since(&self) -> Option<std::time::Instant> {
+        if self.cancel_returned {
+            None
+        } else if let Some((entered, _)) = self.cancel_entered {
+            Some(entered)
+        } else {
+            self.pending_since.filter(|_| self.cancel_decided)
+        }
     }
 
     /// `cancel()` has returned: the clock of §1.8's bound starts now, or

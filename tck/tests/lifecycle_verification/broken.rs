@@ -262,3 +262,35 @@ fn a_broken_merge_fails_the_rule_it_breaks(
     let message_snapshot = format!("{snapshots}_{}", rule.replace('.', "_"));
     insta::assert_snapshot!(message_snapshot, message(&results, rule));
 }
+
+/// A worker that, seeing the cancel, lets go of the datum in hand and then
+/// delivers its bare value: the late output is judged as it arrives (the
+/// datum was done before it, done.1, and it carries none of its tokens,
+/// done.2), not waved through because the run had ended.
+#[test]
+fn a_late_output_without_its_tokens_fails_done_1_and_done_2() {
+    // Patient: the stage hops to its worker thread, and nothing is waited
+    // out (every datum is done at once), so a loaded machine costs time,
+    // not verdicts.
+    let env = TestEnv::builder()
+        .timeout(Duration::from_secs(2))
+        .no_signal_timeout(Duration::from_millis(15))
+        .prompt(Duration::from_millis(500))
+        .build();
+    let results =
+        LifecycleVerification::new(crate::worker::Workers(crate::worker::InHand::DeliverBare))
+            .env(env)
+            .cases(24)
+            .seed(0)
+            .run_all()
+            .unwrap();
+    assert_only_failed(&results, &["done.1", "done.2"]);
+    insta::assert_snapshot!("late_bare_output_rules", broken_rules(&results));
+    // Which script shows it first depends on the worker's timing: the
+    // message is checked for what it must say, not snapshotted.
+    let text = message(&results, "done.1");
+    assert!(
+        text.contains(" cancel → done.1: expected no datum done before every output made from it was delivered; actual: an output made from ["),
+        "{text}"
+    );
+}

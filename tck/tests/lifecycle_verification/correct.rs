@@ -107,3 +107,10 @@ datum_lifecycle_verification!(
         turns: Turns::Arrival
     }
 );
+
+// Unusual but correct: a worker thread that finishes the datum in hand
+// after cancel(), delivering its output late (§1.8, §3.12).
+datum_lifecycle_verification!(
+    worker_delivering_after_cancel,
+    crate::worker::Workers(crate::worker::InHand::Deliver)
+);

@@ -7,3 +7,4 @@ mod merge;
 mod pair;
 mod relay;
 mod two_inputs;
+mod worker;

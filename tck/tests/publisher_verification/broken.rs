@@ -151,3 +151,28 @@ fn a_publisher_thread_ignoring_cancel_fails_only_its_own_rules() {
     let result = results.iter().find(|r| r.test == "spec_1_08").unwrap();
     insta::assert_snapshot!(result.message.as_deref().unwrap());
 }
+
+/// A `request` that never returns, made after calls that returned, is
+/// still named stuck: the watchdog waits for a call that began recently
+/// (slow is not broken), but no longer than most of a watchdog for that
+/// call alone, and never past its cap.
+#[test]
+fn a_request_hanging_late_is_still_named_stuck() {
+    let results = verify(Fault::HangsInThirdRequest);
+    insta::assert_snapshot!("HangsInThirdRequest_rules", broken_rules(&results));
+    let cap = self_test_env().watchdog() * reactive_streams_tck::runner::WATCHDOG_PROGRESS_CAP;
+    for result in results.iter().filter(|r| r.verdict == Verdict::Failed) {
+        let message = result.message.as_deref().unwrap_or_default();
+        assert!(
+            message.contains(" never returned: still running at the watchdog"),
+            "{}: {message}",
+            result.test
+        );
+        assert!(
+            result.duration_ms < cap.as_millis() as f64 + 1000.0,
+            "{}: {} ms",
+            result.test,
+            result.duration_ms
+        );
+    }
+}

@@ -6,7 +6,9 @@ use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::PublisherFactory;
 
-use crate::unusual::{assert_accepted, AlwaysEmpty, JustOnes, LazyEnds, SerialOnly};
+use crate::unusual::{
+    assert_accepted, AlwaysEmpty, HandOff, JustOnes, LazyEnds, SerialOnly, SlowFirstRequest,
+};
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
     PublisherExtendedVerification::new(factory)
@@ -19,6 +21,11 @@ fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
 #[test]
 fn a_publisher_finding_its_end_lazily_passes() {
     assert_eq!(assert_accepted(&results(LazyEnds)), Vec::<String>::new());
+}
+
+#[test]
+fn a_publisher_handing_each_request_to_its_worker_passes() {
+    assert_eq!(assert_accepted(&results(HandOff)), Vec::<String>::new());
 }
 
 #[test]
@@ -40,4 +47,18 @@ fn a_just_like_publisher_passes_its_schedules() {
         assert_accepted(&results(JustOnes)),
         ["tck_extended_stress: needs publishers of up to 99 elements; the factory's max_elements() is 1"]
     );
+}
+
+/// The first `request` on each subscription blocks for 2 s: schedules and
+/// stress pass with the default timing. Every case makes a subscription,
+/// so the budget is smaller than the others' (64 schedules, 8 stress
+/// iterations: about 2 s per round of 8 schedules).
+#[test]
+fn a_publisher_whose_first_request_blocks_for_seconds_passes() {
+    let results = PublisherExtendedVerification::new(SlowFirstRequest)
+        .config(crate::extended::config(64, 8))
+        .run_all()
+        .unwrap();
+    assert_eq!(assert_accepted(&results), Vec::<String>::new());
+    crate::verdicts::assert_all_passed("slow first request", &results);
 }

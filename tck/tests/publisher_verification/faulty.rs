@@ -66,6 +66,9 @@ pub enum Fault {
     SlowRequest,
     /// The first `cancel` of each subscription blocks for a while.
     SlowCancel,
+    /// The third `request` of each subscription never returns: a hang
+    /// that shows only once a test is under way, after calls that returned.
+    HangsInThirdRequest,
     /// `subscribe` panics.
     PanicsInSubscribe,
     /// Only the first subscriber of a publisher ever hears anything.
@@ -273,6 +276,12 @@ impl Subscription for Faulty1 {
             }
             state.requests += 1;
             state.asked_at_end |= state.end == Some(state.next);
+            if fault == Fault::HangsInThirdRequest && state.requests == 3 {
+                drop(state);
+                let (_keep, never) = crossbeam_channel::bounded::<()>(0);
+                let _ = never.recv();
+                unreachable!("nothing is ever sent");
+            }
             let ignore = state.done || (state.cancelled && fault != Fault::IgnoresCancel);
             if !ignore {
                 if n == 0 {

@@ -20,6 +20,7 @@ mod factories;
 mod late_calls;
 mod resubscribing;
 mod self_cancelling;
+mod slow;
 mod stops;
 mod unusual;
 #[path = "../support/verdicts.rs"]

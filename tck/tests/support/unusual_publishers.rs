@@ -8,6 +8,8 @@
 //! | [`Pull`] of length 0, [`AlwaysEmpty`] | always empty: `max_elements() == 0` |
 //! | [`Pull`] of length 1, [`JustOnes`] | can only make exactly one element: `min_elements() == max_elements() == 1` |
 //! | [`Pull`] with `serial_only` | relies on §2.7: a call of `request` or `cancel` that overlaps another one from a different thread panics, saying so |
+//! | [`HandOff`] | `request` hands the demand to the publisher's worker thread and returns once the worker has delivered the element it asked for: a probe that cancels from inside that `on_next` must not wait there for its own `request` |
+//! | [`Pull`] with `slow_first_request`, [`SlowFirstRequest`] | the first `request` on each subscription blocks for [`SLOW_REQUEST`] (a lazy connection being opened), then the publisher behaves: §3.4 asks `request` to return "in a timely manner", a SHOULD, so this is a warning naming the call, never a failure of any other rule |
 //!
 //! Shared by the quick (`publisher_verification`) and the extended
 //! (`extended_verification`) self-tests.
@@ -32,7 +34,13 @@ pub struct Pull {
     pub lazy_end: bool,
     /// Whether overlapping calls on a subscription are reported (§2.7).
     pub serial_only: bool,
+    /// Whether the first `request` of each subscription blocks for
+    /// [`SLOW_REQUEST`] before it does anything.
+    pub slow_first_request: bool,
 }
+
+/// How long [`SlowFirstRequest`]'s first `request` blocks.
+pub const SLOW_REQUEST: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Publisher<u64> for Pull {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
@@ -45,6 +53,7 @@ impl Publisher<u64> for Pull {
             lazy_end: self.lazy_end,
             calls: self.serial_only.then(|| Mutex::new(None)),
             last_caller: Mutex::new(None),
+            slow: std::sync::atomic::AtomicBool::new(self.slow_first_request),
             // A request from inside on_subscribe only adds demand.
             state: Trampoline::new(PullState {
                 source: source.peekable(),
@@ -66,6 +75,8 @@ struct PullSubscription {
     calls: Option<Mutex<Option<(ThreadId, u32)>>>,
     /// The thread of the last outermost call.
     last_caller: Mutex<Option<ThreadId>>,
+    /// The next `request` blocks first (see [`Pull::slow_first_request`]).
+    slow: std::sync::atomic::AtomicBool,
     state: Trampoline<PullState, Box<dyn Subscriber<u64>>>,
 }
 
@@ -152,6 +163,11 @@ impl PullSubscription {
 
 impl Subscription for PullSubscription {
     fn request(&self, n: u64) {
+        if self.slow.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            // The target's own slowness (a connection being opened), not
+            // a synchronisation: nothing else waits for it.
+            std::thread::sleep(SLOW_REQUEST);
+        }
         self.serially(&format!("request({n})"), || {
             {
                 let mut state = self.state.state();
@@ -192,6 +208,7 @@ impl PublisherFactory for LazyEnds {
             count: elements,
             lazy_end: true,
             serial_only: false,
+            slow_first_request: false,
         })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
@@ -210,6 +227,7 @@ impl PublisherFactory for AlwaysEmpty {
             count: 0,
             lazy_end: false,
             serial_only: false,
+            slow_first_request: false,
         })
     }
     fn max_elements(&self) -> u64 {
@@ -228,6 +246,7 @@ impl PublisherFactory for JustOnes {
             count: 1,
             lazy_end: false,
             serial_only: false,
+            slow_first_request: false,
         })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
@@ -251,9 +270,155 @@ impl PublisherFactory for SerialOnly {
             count: elements,
             lazy_end: false,
             serial_only: true,
+            slow_first_request: false,
         })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         failed()
+    }
+}
+
+/// Publishers whose first `request` on each subscription blocks for
+/// [`SLOW_REQUEST`], then behave.
+pub struct SlowFirstRequest;
+
+impl PublisherFactory for SlowFirstRequest {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Pull {
+            count: elements,
+            lazy_end: false,
+            serial_only: false,
+            slow_first_request: true,
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        failed()
+    }
+}
+
+/// Publishers that hand each request to their worker thread and return
+/// from `request` only once the worker has delivered the first element it
+/// asked for (or the stream has stopped): a synchronous hand-off. Every
+/// signal comes from the worker, `on_subscribe` included; a `request` made
+/// on the worker (from inside `on_next`) only adds demand.
+///
+/// The freedom it uses: `request` may take as long as an `on_next`
+/// (§3.4 only asks for "timely"), and a subscriber that decides to cancel
+/// inside that `on_next` must not wait there for its own `request` to
+/// return: that would deadlock the hand-off.
+pub struct HandOff;
+
+impl PublisherFactory for HandOff {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(HandOffPublisher { count: elements })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        failed()
+    }
+}
+
+struct HandOffPublisher {
+    count: u64,
+}
+
+#[derive(Default)]
+struct HandOffState {
+    demand: u64,
+    /// `request(0)` arrived: the worker fails the stream (§3.9).
+    illegal: bool,
+    cancelled: bool,
+    /// Completed, failed or cancelled: nothing more is delivered.
+    stopped: bool,
+    /// How many elements the worker has delivered (`on_next` returned).
+    delivered: u64,
+}
+
+struct HandOffShared {
+    state: Mutex<HandOffState>,
+    changed: parking_lot::Condvar,
+    worker: std::sync::OnceLock<ThreadId>,
+}
+
+impl Publisher<u64> for HandOffPublisher {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let count = self.count;
+        let shared = Arc::new(HandOffShared {
+            state: Mutex::new(HandOffState::default()),
+            changed: parking_lot::Condvar::new(),
+            worker: std::sync::OnceLock::new(),
+        });
+        let subscription = Arc::new(HandOffSubscription(shared.clone()));
+        std::thread::spawn(move || {
+            let _ = shared.worker.set(std::thread::current().id());
+            subscriber.on_subscribe(subscription);
+            loop {
+                let signal = {
+                    let mut state = shared.state.lock();
+                    loop {
+                        if state.stopped {
+                            return;
+                        }
+                        if state.illegal {
+                            state.stopped = true;
+                            break Signal::Error(StreamError::illegal_demand(0));
+                        }
+                        if state.delivered == count {
+                            state.stopped = true;
+                            break Signal::Complete;
+                        }
+                        if state.demand > 0 {
+                            state.demand = demand::fulfil(state.demand, 1);
+                            break Signal::Next(state.delivered);
+                        }
+                        shared.changed.wait(&mut state);
+                    }
+                };
+                match signal {
+                    Signal::Next(element) => {
+                        subscriber.on_next(element);
+                        shared.state.lock().delivered += 1;
+                    }
+                    Signal::Complete => subscriber.on_complete(),
+                    Signal::Error(error) => subscriber.on_error(error),
+                }
+                shared.changed.notify_all();
+            }
+        });
+    }
+}
+
+struct HandOffSubscription(Arc<HandOffShared>);
+
+impl Subscription for HandOffSubscription {
+    fn request(&self, n: u64) {
+        let shared = &self.0;
+        let mut state = shared.state.lock();
+        if state.stopped {
+            return;
+        }
+        if n == 0 {
+            state.illegal = true;
+        } else {
+            state.demand = demand::add(state.demand, n);
+        }
+        shared.changed.notify_all();
+        if shared.worker.get() == Some(&std::thread::current().id()) {
+            return;
+        }
+        // The hand-off: wait until the worker has delivered the next
+        // element (or stopped).
+        let target = state.delivered + 1;
+        while !state.stopped && state.delivered < target {
+            shared.changed.wait(&mut state);
+        }
+    }
+
+    fn cancel(&self) {
+        let mut state = self.0.state.lock();
+        state.cancelled = true;
+        state.stopped = true;
+        self.0.changed.notify_all();
     }
 }
