@@ -9,7 +9,9 @@ pub mod taking;
 
 use reactive_streams_tck::extended::ProcessorExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
+use reactive_streams_tck::processor::testkit::IdentityProcessor;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+use reactive_streams_tck::testkit::broken_rules;
 use reactive_streams_tck::{processor_extended_verification, processor_verification};
 use rstest::rstest;
 
@@ -84,3 +86,51 @@ processor_verification!(take_0, Takes(0));
 processor_verification!(take_3, Takes(3));
 processor_extended_verification!(take_0_extended, Takes(0));
 processor_extended_verification!(take_3_extended, Takes(3));
+
+/// Broken: an identity processor declaring at most 2 outputs, which emits
+/// every input. Its publishers of up to 2 outputs are right, so the quick
+/// verification and the extended schedules see nothing wrong; the
+/// extended upstream scripts feed it more and catch the third output
+/// (`tck.extended_upstream`, and nothing else).
+struct OverEmits;
+
+impl ProcessorFactory for OverEmits {
+    type Input = u64;
+    type Output = u64;
+    type Processor = IdentityProcessor<u64>;
+
+    fn create_processor(&self) -> IdentityProcessor<u64> {
+        IdentityProcessor::new()
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn max_outputs(&self) -> u64 {
+        2
+    }
+
+    fn supports_multiple_subscribers(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_processor_emitting_more_than_its_max_outputs_fails_the_extended_upstream_scripts() {
+    let quick = ProcessorVerification::new(OverEmits)
+        .env(generous())
+        .run_all();
+    crate::verdicts::assert_quick_misses(quick);
+    let results = ProcessorExtendedVerification::new(OverEmits)
+        .env(crate::extended::short_timeout_env())
+        .config(crate::extended::config(200, 10))
+        .run_all()
+        .unwrap();
+    insta::assert_snapshot!("over_emits_rules", broken_rules(&results));
+    let upstream = crate::extended::failed(&results, "tck_extended_upstream");
+    insta::assert_snapshot!(
+        "over_emits",
+        crate::extended::redact_numbers(upstream.message.as_deref().unwrap_or_default())
+    );
+}
