@@ -227,8 +227,9 @@ fn unmet<F: ProcessorFactory>(
     if def.needs.elements > max {
         let plural = if def.needs.elements == 1 { "" } else { "s" };
         return Some(format!(
-            "needs {} output{plural}; the factory's max_outputs() is {max}: the processor ends its own upstream subscription after at most {max}",
-            show_outputs(def.needs.elements)
+            "needs {} output{plural}; the factory's max_outputs() is {max}: the processor ends its own upstream subscription after at most {max} output{}",
+            show_outputs(def.needs.elements),
+            if max == 1 { "" } else { "s" }
         ));
     }
     if def.needs.failed_publisher && max == 0 && !publisher.factory.recovers_from_errors() {

@@ -149,7 +149,8 @@ fn too_few_outputs<F: ProcessorFactory>(factory: &F, outputs: u64) -> Option<Out
     let max = factory.max_outputs();
     (max < outputs).then(|| {
         Outcome::Skipped(format!(
-            "needs {outputs} outputs with the upstream subscription still open; the factory's max_outputs() is {max}: the processor ends its own upstream subscription after at most {max}"
+            "needs {outputs} outputs with the upstream subscription still open; the factory's max_outputs() is {max}: the processor ends its own upstream subscription after at most {max} output{}",
+            if max == 1 { "" } else { "s" }
         ))
     })
 }

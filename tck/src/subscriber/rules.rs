@@ -399,6 +399,7 @@ fn prepared_for_terminal<X: Subject>(
         stage.driver.drop_subscriber()?;
     }
     if self_cancelled.len() == 2 {
+        self_cancelled.dedup();
         return Ok(Outcome::Skipped(format!(
             "needs a subscriber still subscribed when {} arrives; {}",
             terminal.name(),

@@ -38,7 +38,7 @@ use reactive_streams::{demand, Publisher, Subscriber};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::config::ExtendedConfigError;
 use crate::explore::{extended_builder, scripted, Scripted, Settings};
-use crate::outcome::{RuleResult, Verification};
+use crate::outcome::{RuleResult, Verdict, Verification};
 use crate::probe::{Probe, Signal};
 use crate::processor::as_publisher::AsPublisher;
 use crate::processor::passing;
@@ -657,12 +657,20 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
                 factory: self.factory.clone(),
                 idle: env.watchdog(),
             });
-            return PublisherExtendedVerification::new(fed)
+            let mut result = PublisherExtendedVerification::new(fed)
                 .reported_as(Verification::Processor)
                 .target(self.settings.target.clone())
                 .env(env)
                 .config(config)
-                .run(test);
+                .run(test)?;
+            // A skip names the declaration the user wrote: a processor's
+            // `max_elements()` is its factory's `max_outputs()`.
+            if result.verdict == Verdict::Skipped {
+                result.message = result
+                    .message
+                    .map(|m| m.replace("max_elements()", "max_outputs()"));
+            }
+            return Ok(result);
         }
         let factory = self.factory.clone();
         Ok(scripted(
