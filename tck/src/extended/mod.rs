@@ -87,6 +87,7 @@
 //! | | `recovers_from_errors` | no failed-publisher schedules; upstream scripts accept a fallback after an upstream error |
 //! | | `propagates_cancellation` | upstream scripts check that a downstream `cancel()` reaches upstream only when `true` |
 //! | | `max_upstream_demand` | the bound upstream scripts check after every step |
+//! | | `max_outputs` | schedules only create publishers of up to that many outputs, stress is skipped below 99; upstream scripts accept `on_complete` (and a cancelled upstream) once that many came out, and fail a further output |
 //! | | `supports_multiple_subscribers` | schedules subscribe one subscriber (a processor is a hot stage) |
 //! | | `max_sync_recursion_depth`, `run_stochastic` | as for publishers |
 //! | [`SubscriberBlackboxFactory`](crate::subscriber::SubscriberBlackboxFactory) | `trigger_request` | the nudge of signal scripts and stress |

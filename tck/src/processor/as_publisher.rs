@@ -72,12 +72,14 @@ impl<F: ProcessorFactory> PublisherFactory for AsPublisher<F> {
 
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<F::Output>>> {
         // A processor that recovers from upstream errors is no failed
-        // publisher when its upstream fails.
-        (!self.factory.recovers_from_errors()).then(|| self.fed(Ending::Failure))
+        // publisher when its upstream fails, nor is one that never has an
+        // output: it may end its upstream subscription before the error.
+        (!self.factory.recovers_from_errors() && self.factory.max_outputs() > 0)
+            .then(|| self.fed(Ending::Failure))
     }
 
     fn max_elements(&self) -> u64 {
-        u64::MAX
+        self.factory.max_outputs()
     }
 
     /// The output's ordinal among the outputs, from the input it came from:

@@ -132,6 +132,22 @@ pub trait ProcessorFactory: Send + Sync + 'static {
         true
     }
 
+    /// The most outputs the processor ever emits to a subscriber; `u64::MAX`
+    /// (the default) means no limit. As
+    /// [`PublisherFactory::max_elements`](crate::publisher::PublisherFactory::max_elements)
+    /// for the processor's output side.
+    ///
+    /// Declare it for a processor that ends its own upstream subscription,
+    /// as a `take(k)` does: after at most `k` outputs it cancels upstream
+    /// and completes downstream (with `k = 0`, it may cancel from inside
+    /// `on_subscribe`). The rule tests that need more outputs are skipped,
+    /// saying so; the others accept `on_complete` once `k` outputs came out
+    /// and a cancelled upstream, and the extended verification checks that
+    /// no more than `k` ever come out.
+    fn max_outputs(&self) -> u64 {
+        u64::MAX
+    }
+
     /// Whether the processor recovers from an upstream `on_error` instead
     /// of passing it on (§4.2). Default `false`. When `true`, §4.2 checks
     /// that it then treats its upstream as cancelled, the publisher rules
@@ -204,7 +220,7 @@ fn publisher_part<F: ProcessorFactory>(
 ) -> Body<ProcessorSubject<F>> {
     Arc::new(move |cx: &RuleCx, subject: &ProcessorSubject<F>| {
         crate::publisher::declare_identity(cx, |subject: &ProcessorSubject<F>| &subject.publisher);
-        if let Some(reason) = def.needs.unmet(&subject.publisher) {
+        if let Some(reason) = unmet(&def, &subject.publisher) {
             return Ok(Outcome::Skipped(reason));
         }
         if delivers::needs_delivery(name, def.needs.elements) {
@@ -212,6 +228,38 @@ fn publisher_part<F: ProcessorFactory>(
         }
         (def.run)(cx, &subject.publisher)
     })
+}
+
+/// Why a publisher rule test cannot run against the processor, in the
+/// processor's declarations.
+fn unmet<F: ProcessorFactory>(
+    def: &RuleDef<AsPublisher<F>>,
+    publisher: &AsPublisher<F>,
+) -> Option<String> {
+    let max = publisher.factory.max_outputs();
+    if def.needs.elements > max {
+        let plural = if def.needs.elements == 1 { "" } else { "s" };
+        return Some(format!(
+            "needs {} output{plural}; the factory's max_outputs() is {max}: the processor ends its own upstream subscription after at most {max} output{}",
+            show_outputs(def.needs.elements),
+            if max == 1 { "" } else { "s" }
+        ));
+    }
+    if def.needs.failed_publisher && max == 0 && !publisher.factory.recovers_from_errors() {
+        return Some(String::from(
+            "needs a processor whose upstream fails; the factory's max_outputs() is 0: the processor may end its own upstream subscription before any upstream signal",
+        ));
+    }
+    def.needs.unmet(publisher)
+}
+
+/// An output count, `u64::MAX` as unbounded.
+fn show_outputs(n: u64) -> String {
+    if n == u64::MAX {
+        String::from("unbounded")
+    } else {
+        n.to_string()
+    }
 }
 
 /// Runs the parts of one rule test in turn: the first failure ends it;

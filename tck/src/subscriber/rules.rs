@@ -355,6 +355,9 @@ fn prepared_for_terminal<X: Subject>(
     terminal: Terminal,
     rule: &'static str,
 ) -> RuleBody {
+    // A scenario in which the subscriber cancelled by itself first (a
+    // processor's take(k)) judges only that the signal is accepted.
+    let mut self_cancelled = Vec::new();
     for requested in [false, true] {
         let mut stage = subject.stage(cx)?;
         if requested {
@@ -374,8 +377,13 @@ fn prepared_for_terminal<X: Subject>(
             stage.driver.subscribe()?;
         }
         stage.driver.signal_rule(rule);
+        let cancelled_first = cancelled_by_itself::<X>(&stage);
         terminal.deliver::<X>(&mut stage)?;
-        if terminal.may_be_recovered(subject) {
+        if let Some(Outcome::Skipped(reason)) = cancelled_first {
+            // After its own cancel, a signal is to be accepted (§2.8), not
+            // processed: returning normally is what is checked.
+            self_cancelled.push(reason);
+        } else if terminal.may_be_recovered(subject) {
             // It may switch to a fallback: completing, or staying open,
             // is as right as passing the error on. Accepting the signal
             // (returning normally) is what is checked.
@@ -389,6 +397,14 @@ fn prepared_for_terminal<X: Subject>(
             }
         }
         stage.driver.drop_subscriber()?;
+    }
+    if self_cancelled.len() == 2 {
+        self_cancelled.dedup();
+        return Ok(Outcome::Skipped(format!(
+            "needs a subscriber still subscribed when {} arrives; {}",
+            terminal.name(),
+            self_cancelled.join("; ")
+        )));
     }
     Ok(Outcome::Passed)
 }

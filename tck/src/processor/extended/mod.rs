@@ -24,7 +24,10 @@
 //!   everything, its `on_error` reaches downstream (§4.2; unless the factory
 //!   declares `recovers_from_errors()`), and a downstream `cancel()`
 //!   reaches upstream (when the factory declares
-//!   `propagates_cancellation()`). Failures shrink to a minimal script.
+//!   `propagates_cancellation()`). A processor declaring
+//!   [`max_outputs`](ProcessorFactory::max_outputs) `k` (a `take(k)`) may
+//!   cancel upstream and complete downstream once `k` came out, and never
+//!   emits more. Failures shrink to a minimal script.
 
 use std::fmt;
 use std::sync::Arc;
@@ -35,7 +38,7 @@ use reactive_streams::{demand, Publisher, Subscriber};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::config::ExtendedConfigError;
 use crate::explore::{extended_builder, scripted, Scripted, Settings};
-use crate::outcome::{RuleResult, Verification};
+use crate::outcome::{RuleResult, Verdict, Verification};
 use crate::probe::{Probe, Signal};
 use crate::processor::as_publisher::AsPublisher;
 use crate::processor::passing;
@@ -78,6 +81,10 @@ impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
 
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<F::Output>>> {
         self.0.create_failed_publisher()
+    }
+
+    fn max_elements(&self) -> u64 {
+        self.0.max_elements()
     }
 
     fn max_sync_recursion_depth(&self) -> u32 {
@@ -236,11 +243,20 @@ struct Model {
     cancelled: bool,
     completed: bool,
     errored: bool,
+    /// The factory's [`max_outputs`](ProcessorFactory::max_outputs): the
+    /// processor may end its stream itself once that many came out.
+    max_outputs: u64,
 }
 
 impl Model {
     fn owed(&self) -> u64 {
-        self.outputs.min(self.requested)
+        self.outputs.min(self.requested).min(self.max_outputs)
+    }
+
+    /// Outputs that make the stream complete once the upstream completed:
+    /// every passing input, up to the declared most.
+    fn all_outputs(&self) -> u64 {
+        self.outputs.min(self.max_outputs)
     }
 
     /// Inputs sent that a declared filter drops: a conforming filter asks
@@ -290,7 +306,10 @@ pub(crate) fn run<F: ProcessorFactory>(cx: &RuleCx, f: &F, script: &UpstreamScri
     let mut probe = Probe::new(cx, "probe")
         .depth_bound(f.max_sync_recursion_depth())
         .stop_runaway();
-    let mut model = Model::default();
+    let mut model = Model {
+        max_outputs: f.max_outputs(),
+        ..Model::default()
+    };
     for &n in &script.on_subscribe {
         probe = probe.request_on_subscribe(n);
         model.requested = demand::add(model.requested, n);
@@ -444,7 +463,7 @@ fn settle<F: ProcessorFactory>(
     }
     if model.is_open()
         && model.upstream == Some(Terminal::Complete)
-        && model.delivered == model.outputs
+        && model.delivered == model.all_outputs()
     {
         let Ok(signal) = probe.expect_signal() else {
             return Err(cx.failure_of(
@@ -482,6 +501,15 @@ fn check<F: ProcessorFactory>(
     match signal {
         Signal::Next(element) => {
             model.delivered += 1;
+            if model.delivered > model.max_outputs {
+                return Err(cx.failure(
+                    format!(
+                        "at most {} on_next downstream: the factory's max_outputs() is {}",
+                        model.max_outputs, model.max_outputs
+                    ),
+                    crate::probe::show_next(model.delivered, &element),
+                ));
+            }
             // After an upstream error, a recovering processor may emit
             // from its fallback: only downstream demand bounds it then.
             let fallback = model.upstream == Some(Terminal::Error) && f.recovers_from_errors();
@@ -514,7 +542,10 @@ fn check<F: ProcessorFactory>(
             let passed_on =
                 model.upstream == Some(Terminal::Complete) && model.delivered >= model.outputs;
             let recovered = model.upstream == Some(Terminal::Error) && f.recovers_from_errors();
-            if !passed_on && !recovered {
+            // A processor declaring at most k outputs (a take(k)) ends its
+            // stream itself once k came out.
+            let ended_itself = model.delivered >= model.max_outputs;
+            if !passed_on && !recovered && !ended_itself {
                 return Err(cx.failure(
                     format!(
                         "on_complete downstream only after upstream's, once all {} came out",
@@ -623,12 +654,20 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
         )?;
         if test != "tck_extended_upstream" {
             let fed = Fed(AsPublisher::new(self.factory.clone(), env.watchdog()));
-            return PublisherExtendedVerification::new(fed)
+            let mut result = PublisherExtendedVerification::new(fed)
                 .reported_as(Verification::Processor)
                 .target(self.settings.target.clone())
                 .env(env)
                 .config(config)
-                .run(test);
+                .run(test)?;
+            // A skip names the declaration the user wrote: a processor's
+            // `max_elements()` is its factory's `max_outputs()`.
+            if result.verdict == Verdict::Skipped {
+                result.message = result
+                    .message
+                    .map(|m| m.replace("max_elements()", "max_outputs()"));
+            }
+            return Ok(result);
         }
         let factory = self.factory.clone();
         Ok(scripted(
