@@ -187,7 +187,10 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 // A cancel that panicked (§3.15) may not have reached the
                 // publisher: what follows is not §1.8's.
                 let state = shared.state.lock();
-                cancel_failed = !state.cancel_returned || state.cancel_panicked;
+                let made_here = state
+                    .cancel_entered
+                    .is_some_and(|(_, thread)| thread == std::thread::current().id());
+                cancel_failed = !(state.cancel_returned && made_here) || state.cancel_panicked;
             }
             Reaction::CancelExtra(extra) => {
                 let what = shared.event("cancel() of the extra subscription");

@@ -272,6 +272,15 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self
     }
 
+    /// The probe subscribes to a publisher that may have signalled to
+    /// others before (a subscription after another one was cancelled): a
+    /// hot publisher's late subscriber misses earlier elements, so its
+    /// first element may be any, and identity is checked from there on.
+    pub fn joins_later(self) -> Self {
+        self.shared.state.lock().order.from_start = false;
+        self
+    }
+
     /// Holds "eventually" in §1.8 to a bound: a signal that begins more
     /// than the larger of the no-signal window and the prompt bound after `cancel()` returned and the signal
     /// running at that moment (if any) finished fails §1.8 as it arrives,
@@ -532,13 +541,20 @@ impl<T> Shared<T> {
 
     /// Makes the pending calls, in order, while the turn is free. Both the
     /// thread that leaves one pending and every thread that frees the turn
-    /// look, each after its own change, so no call is lost.
+    /// look, each after its own change, so no call is lost: a thread that
+    /// finds nothing pending looks once more after it let go of the turn,
+    /// since a call queued meanwhile found the turn taken and left it here.
     fn run_pending(&self) {
-        while let Some(_turn) = self.calls.try_lock() {
+        while let Some(turn) = self.calls.try_lock() {
             let (what, call, outer) = {
                 let mut state = self.state.lock();
                 let Some((what, call)) = state.pending.pop_front() else {
-                    return;
+                    drop(state);
+                    drop(turn);
+                    if self.state.lock().pending.is_empty() {
+                        return;
+                    }
+                    continue;
                 };
                 if state.pending.is_empty() {
                     state.pending_since = None;

@@ -464,7 +464,10 @@ pub fn spec_3_14<F: PublisherFactory>() -> RuleDef<F> {
         // Silence here is no breach of this MAY rule: a request left
         // unanswered breaks §3.8 whether the publisher still serves or has
         // shut down, and the probe files it there.
-        let second = subscribed(Probe::new(cx, "second").created_for(n), &*publisher)?;
+        let second = subscribed(
+            Probe::new(cx, "second").created_for(n).joins_later(),
+            &*publisher,
+        )?;
         second.request(1)?;
         let answer = second.expect_signal_as(
             "the new subscriber's request(1) answered by on_next (still serving) or on_error / on_complete (shut down)",
