@@ -51,6 +51,11 @@ impl Pull {
 #[derive(Clone)]
 pub struct Pacer {
     inner: Arc<Mutex<State>>,
+    /// [`Pull::Later`]: the pacer's helper thread, started at its first
+    /// use (one per pacer, not one per request: a thread started for every
+    /// element made the pacer so slow on a loaded machine that a stall of
+    /// over a second between two elements was common).
+    helper: Arc<std::sync::OnceLock<std::sync::mpsc::Sender<Pacer>>>,
 }
 
 struct State {
@@ -106,6 +111,7 @@ impl Pacer {
 
     fn build(pull: Pull, fallback: Option<Vec<u64>>) -> Self {
         Pacer {
+            helper: Arc::default(),
             inner: Arc::new(Mutex::new(State {
                 pull,
                 fallback,
@@ -246,11 +252,19 @@ impl Pacer {
     /// [`Pull::Later`]: a helper thread comes by and lets the drain ask
     /// upstream.
     fn later(&self) {
-        let pacer = self.clone();
-        std::thread::spawn(move || {
-            pacer.inner.lock().later_due = true;
-            pacer.drain();
+        let helper = self.helper.get_or_init(|| {
+            let (sender, visits) = std::sync::mpsc::channel::<Pacer>();
+            // Ends when the last clone of the pacer (and so the sender) is
+            // gone; a queued visit holds a clone, so none is lost.
+            std::thread::spawn(move || {
+                for pacer in visits {
+                    pacer.inner.lock().later_due = true;
+                    pacer.drain();
+                }
+            });
+            sender
         });
+        let _ = helper.send(self.clone());
     }
 }
 
