@@ -259,8 +259,10 @@ pub fn spec_1_08<F: PublisherFactory>() -> RuleDef<F> {
         probe.expect_quiet("cancel()")?;
 
         // A cancel from inside the last on_next: the terminal signal that
-        // would have followed must not (the probe also fails any signal
-        // that begins after that on_next returned).
+        // would have followed must not. The probe fails any signal after
+        // that on_next returned when the cancel was made inside it; one it
+        // had to queue behind its own `request(3)`, still running on this
+        // thread, races what the publisher sends meanwhile (issue 26 §1).
         cx.scenario("publisher of 3, request(3), cancel() inside the 3rd (last) on_next");
         let publisher = create(cx, f, 3)?;
         let probe = subscribed(
@@ -269,9 +271,11 @@ pub fn spec_1_08<F: PublisherFactory>() -> RuleDef<F> {
         )?;
         probe.request(3)?;
         probe.expect_next_n(3)?;
-        probe.expect_no_signal_as(
+        // The probe judges what arrives meanwhile; this wait only gives it
+        // the time to arrive.
+        let _ = probe.expect_no_signal_as(
             "no signal after the on_next that called cancel() had returned, not even on_complete",
-        )?;
+        );
 
         // A cancel from another thread than the publisher's, while its
         // worker may be between its check and its on_next.
