@@ -365,6 +365,21 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
         })
     }
 
+    /// Raises the request limit to `limit` and, pulling, requests once
+    /// from the test's thread: a sink that held back (its limit reached,
+    /// nothing outstanding) goes on pulling from inside each emission.
+    pub fn request_more(&self, limit: u64) -> Result<(), Failure> {
+        let pulling = {
+            let mut state = self.shared.state.lock();
+            state.plan.request_limit = state.plan.request_limit.max(limit);
+            state.plan.mode == Mode::Pull
+        };
+        if pulling {
+            self.request()?;
+        }
+        Ok(())
+    }
+
     /// Waits until `n` emissions arrived in total, or the stream ended.
     /// Neither within the timeout fails `tck.create_n`: the factory
     /// promised `wanted`.

@@ -120,7 +120,10 @@ pub trait SourceFactory: Send + Sync + 'static {
     }
 
     /// Whether one source serves several sinks at once (default `true`).
-    /// `false` leaves out the scenarios with several sinks on one source.
+    /// Declared, each sink's stream is its own: `tck.create_n` checks that
+    /// one sink stopping, starting again or reaching its end neither
+    /// pauses, ends nor rewinds another. `false` leaves out the scenarios
+    /// with several sinks on one source.
     fn supports_multiple_sinks(&self) -> bool {
         true
     }

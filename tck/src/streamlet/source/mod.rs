@@ -46,6 +46,7 @@
 mod factory;
 #[doc(hidden)]
 pub mod rules;
+mod several_sinks;
 
 pub use factory::{SourceFactory, SourceKind};
 

@@ -13,10 +13,10 @@ use crate::context::{Failure, Outcome, RuleCx};
 use crate::streamlet::probe::{Mode, Progress, SinkProbe};
 use crate::streamlet::suite::{show, RuleDef};
 
-type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
-type Probe<F> = SinkProbe<<F as SourceFactory>::Element>;
+pub(super) type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
+pub(super) type Probe<F> = SinkProbe<<F as SourceFactory>::Element>;
 
-fn elements<F: SourceFactory>(f: &F, n: u64) -> Option<String> {
+pub(super) fn elements<F: SourceFactory>(f: &F, n: u64) -> Option<String> {
     let max = f.max_elements();
     let plural = if n == 1 { "" } else { "s" };
     (max < n).then(|| {
@@ -29,12 +29,12 @@ fn ending<F: SourceFactory>(f: &F) -> Option<String> {
 }
 
 /// `min(n, max_elements())`.
-fn up_to<F: SourceFactory>(f: &F, n: u64) -> u64 {
+pub(super) fn up_to<F: SourceFactory>(f: &F, n: u64) -> u64 {
     n.min(f.max_elements())
 }
 
 /// `create_source(n)` as a step: a panic fails the rule under test.
-fn create<F: SourceFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<Src<F>, Failure> {
+pub(super) fn create<F: SourceFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<Src<F>, Failure> {
     cx.try_step(cx.rule(), format!("create_source({})", show(n)), || {
         f.create_source(n)
     })
@@ -48,7 +48,7 @@ fn create_failed<F: SourceFactory>(cx: &RuleCx, f: &F) -> Result<Option<Src<F>>,
 }
 
 /// `probe` connected to `source` and greeted.
-fn greeted<T: std::fmt::Debug + Send + 'static>(
+pub(super) fn greeted<T: std::fmt::Debug + Send + 'static>(
     probe: SinkProbe<T>,
     source: &dyn Source<T>,
 ) -> Result<SinkProbe<T>, Failure> {
@@ -84,7 +84,7 @@ fn stop_reason() -> StreamError {
     StreamError::msg("the TCK stops the stream")
 }
 
-fn modes<F: SourceFactory>(f: &F) -> &'static [Mode] {
+pub(super) fn modes<F: SourceFactory>(f: &F) -> &'static [Mode] {
     f.kind().modes()
 }
 
@@ -117,7 +117,9 @@ pub fn tck_greets<F: SourceFactory>() -> RuleDef<F> {
 }
 
 /// `tck.create_n`: `create_source(n)` delivers exactly `n` elements, then
-/// ends, as the factory promises.
+/// ends, as the factory promises — to each sink of a source serving
+/// several, whatever another sink does with its own stream (see
+/// `several_sinks`).
 pub fn tck_create_n<F: SourceFactory>() -> RuleDef<F> {
     RuleDef::needing(ending, |cx, f| {
         for &mode in modes(f) {
@@ -140,6 +142,7 @@ pub fn tck_create_n<F: SourceFactory>() -> RuleDef<F> {
                 }
             }
         }
+        super::several_sinks::several_sinks(cx, f)?;
         Ok(Outcome::Passed)
     })
 }
