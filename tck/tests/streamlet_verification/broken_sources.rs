@@ -2,7 +2,8 @@
 //! condition must fail naming it.
 //!
 //! Most are a synchronous pullable source ([`Buggy`]) with one bug switched
-//! on; the ones that need a thread or several sinks have their own type.
+//! on; the ones that need a thread or several sinks have their own type
+//! (the crosstalk between several sinks: [`SharedLog`]).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -12,6 +13,9 @@ use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};
 use reactive_streams_tck::streamlet::testkit::{PullRange, PullState};
 use reactive_streams_tck::testkit::{Trampoline, Turn};
+
+pub use crate::shared_log::Crosstalk;
+use crate::shared_log::SharedLog;
 
 /// One bug each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,6 +362,9 @@ pub enum BadSource {
     FailsOnGreet,
     Broadcast,
     EchoesLatest,
+    /// One source serving several sinks, where what one sink does with its
+    /// stream reaches the others (tck.create_n).
+    Crosstalk(Crosstalk),
 }
 
 impl SourceFactory for BadSource {
@@ -372,6 +379,7 @@ impl SourceFactory for BadSource {
             BadSource::Broadcast => Box::new(Broadcast::default()),
             BadSource::EchoesLatest => Box::new(EchoesLatest { count: elements }),
             BadSource::FailsOnGreet => Box::new(PullRange::new(elements)),
+            BadSource::Crosstalk(crosstalk) => Box::new(SharedLog::with(elements, Some(crosstalk))),
         }
     }
 
@@ -382,7 +390,9 @@ impl SourceFactory for BadSource {
 
     fn kind(&self) -> SourceKind {
         match self {
-            BadSource::Buggy(_) | BadSource::FailsOnGreet => SourceKind::Pullable,
+            BadSource::Buggy(_) | BadSource::FailsOnGreet | BadSource::Crosstalk(_) => {
+                SourceKind::Pullable
+            }
             BadSource::Broadcast => SourceKind::Listenable,
             BadSource::EchoesLatest => SourceKind::Hybrid,
         }
@@ -392,9 +402,13 @@ impl SourceFactory for BadSource {
         true
     }
 
-    /// Declared by the one bug that needs it: the others keep their exact
+    /// Declared by the bugs that need it: the others keep their exact
     /// rule sets.
     fn element_index(&self, data: &u64) -> Option<u64> {
-        matches!(self, BadSource::Buggy(Bug::RepeatsOne)).then_some(*data)
+        matches!(
+            self,
+            BadSource::Buggy(Bug::RepeatsOne) | BadSource::Crosstalk(_)
+        )
+        .then_some(*data)
     }
 }

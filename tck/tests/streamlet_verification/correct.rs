@@ -39,6 +39,16 @@ impl ThreadSource {
         }
     }
 
+    /// Listenable at its own pace: one push per `tick` (at once on a
+    /// request), pause and resume.
+    pub fn paced(count: u64, tick: Duration) -> Self {
+        ThreadSource {
+            count,
+            tick: Some(tick),
+            resumes: true,
+        }
+    }
+
     /// Hybrid: pushes every millisecond and on every request.
     pub fn hybrid(count: u64) -> Self {
         ThreadSource {

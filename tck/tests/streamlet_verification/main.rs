@@ -5,6 +5,8 @@
 //!   the documented test paths.
 //! * Each broken source and sink fails the rule test of the condition it
 //!   breaks, with a message pinned by an insta snapshot.
+//! * Several sinks on one source (`several_sinks.rs`): sources serving
+//!   them independently pass the quick and the extended verification.
 //! * The extended verification's self-tests (`extended_*.rs`): conforming
 //!   sources and sinks pass generated scripts; broken ones fail with a
 //!   minimal script or the stress.
@@ -21,6 +23,8 @@ mod extended_stress;
 mod extended_unusual;
 mod late_sinks;
 mod racing_sources;
+mod several_sinks;
+mod shared_log;
 mod unusual_sinks;
 #[path = "../support/verdicts.rs"]
 mod verdicts;
@@ -36,7 +40,7 @@ use reactive_streams_tck::{streamlet_sink_verification, streamlet_source_verific
 use rstest::rstest;
 
 use broken_sinks::{BadSink, Bug as SinkBug};
-use broken_sources::{BadSource, Bug as SourceBug};
+use broken_sources::{BadSource, Bug as SourceBug, Crosstalk};
 use correct::{GoodSink, GoodSource};
 
 // The macros, as a user writes them.
@@ -189,6 +193,26 @@ fn test_rule(test: &str) -> String {
 #[case::hybrid_echoes_latest(BadSource::EchoesLatest, "tck_create_n", "tck.create_n")]
 #[case::repeats_one(
     BadSource::Buggy(SourceBug::RepeatsOne),
+    "tck_create_n",
+    "tck.create_n"
+)]
+#[case::pauses_all_on_stop(
+    BadSource::Crosstalk(Crosstalk::PausesAllOnStop),
+    "tck_create_n",
+    "tck.create_n"
+)]
+#[case::ends_others_on_end(
+    BadSource::Crosstalk(Crosstalk::EndsOthersOnEnd),
+    "tck_create_n",
+    "tck.create_n"
+)]
+#[case::ends_others_on_stop(
+    BadSource::Crosstalk(Crosstalk::EndsOthersOnStop),
+    "tck_create_n",
+    "tck.create_n"
+)]
+#[case::rewinds_others_on_restart(
+    BadSource::Crosstalk(Crosstalk::RewindsOthersOnRestart),
     "tck_create_n",
     "tck.create_n"
 )]

@@ -56,7 +56,7 @@ pub(super) fn several_sinks<F: SourceFactory>(cx: &RuleCx, f: &F) -> Result<(), 
     }
     let n = up_to(f, 3);
     for &mode in modes(f) {
-        for other in [Other::Leaves, Other::Restarts, Other::Ends] {
+        for other in [Other::Leaves, Other::Ends, Other::Restarts] {
             if other == Other::Restarts && !f.supports_restart() {
                 continue;
             }
@@ -122,7 +122,7 @@ fn one_of_two<F: SourceFactory>(
                 "sink B: exactly {n} elements before its end, whatever sink A does \
                  (the factory declares supports_multiple_sinks())"
             ),
-            format!("{received} elements"),
+            format!("sink B ended after {received} element(s)"),
         ));
     }
     Ok(())
