@@ -120,10 +120,13 @@ pub trait SourceFactory: Send + Sync + 'static {
     }
 
     /// Whether one source serves several sinks at once (default `true`).
-    /// Declared, each sink's stream is its own: `tck.create_n` checks that
-    /// one sink stopping, starting again or reaching its end neither
-    /// pauses, ends nor rewinds another. `false` leaves out the scenarios
-    /// with several sinks on one source.
+    /// Declared, each sink's stream is its own, `n` elements for each:
+    /// `tck.create_n` checks that one sink stopping, starting again or
+    /// reaching its end neither pauses, ends nor rewinds another (a sink
+    /// starting later than another may miss what was sent before, as from
+    /// a hot source). `false` leaves out the scenarios with several sinks
+    /// on one source; declare it for a source that shares one run of
+    /// elements out among its sinks (a work queue).
     fn supports_multiple_sinks(&self) -> bool {
         true
     }
