@@ -21,6 +21,7 @@ mod extended_broken;
 mod extended_correct;
 mod extended_stress;
 mod extended_unusual;
+mod hot_once;
 mod late_sinks;
 mod racing_sources;
 mod several_sinks;

@@ -8,16 +8,22 @@
 //! * [`Independent::PacedThreads`]: listenable, a thread per sink, each at
 //!   its own pace (every other sink connected waits half a millisecond
 //!   between pushes, the rest push back to back).
+//! * [`HotOnce`]: listenable and hot, one run of data for every sink, as
+//!   the protocol's timer example: a sink starting late misses what went
+//!   by, and gets the end when it starts after the run.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use reactive_streams::{Sink, Source};
 use reactive_streams_tck::extended::SourceExtendedVerification;
+use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind, SourceVerification};
 use rstest::rstest;
 
 use crate::correct::ThreadSource;
+use crate::hot_once::HotOnce;
 use crate::shared_log::SharedLog;
 
 /// The sources serving their sinks independently.
@@ -25,6 +31,7 @@ use crate::shared_log::SharedLog;
 pub enum Independent {
     SharedLog,
     PacedThreads,
+    HotOnce,
 }
 
 /// A thread per connected sink; the pace alternates with each connect.
@@ -51,13 +58,14 @@ impl SourceFactory for Independent {
                 count: elements,
                 connected: AtomicU64::new(0),
             }),
+            Independent::HotOnce => Box::new(HotOnce::new(elements)),
         }
     }
 
     fn kind(&self) -> SourceKind {
         match self {
             Independent::SharedLog => SourceKind::Pullable,
-            Independent::PacedThreads => SourceKind::Listenable,
+            Independent::PacedThreads | Independent::HotOnce => SourceKind::Listenable,
         }
     }
 
@@ -65,24 +73,81 @@ impl SourceFactory for Independent {
         true
     }
 
-    /// Both deliver `0..n`: element `i` is `i`.
+    /// Each delivers `0..n`: element `i` is `i`.
     fn element_index(&self, data: &u64) -> Option<u64> {
         Some(*data)
+    }
+}
+
+/// `inner`, counting the most sinks any one of its sources had.
+struct Counted {
+    inner: Independent,
+    most_sinks: Arc<AtomicU64>,
+}
+
+struct CountedSource {
+    inner: Box<dyn Source<u64>>,
+    sinks: AtomicU64,
+    most_sinks: Arc<AtomicU64>,
+}
+
+impl Source<u64> for CountedSource {
+    fn connect(&self, sink: Box<dyn Sink<u64>>) {
+        let sinks = self.sinks.fetch_add(1, Ordering::Relaxed) + 1;
+        self.most_sinks.fetch_max(sinks, Ordering::Relaxed);
+        self.inner.connect(sink);
+    }
+}
+
+impl SourceFactory for Counted {
+    type Element = u64;
+
+    fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
+        Box::new(CountedSource {
+            inner: self.inner.create_source(elements),
+            sinks: AtomicU64::new(0),
+            most_sinks: self.most_sinks.clone(),
+        })
+    }
+
+    fn kind(&self) -> SourceKind {
+        self.inner.kind()
+    }
+
+    fn supports_restart(&self) -> bool {
+        self.inner.supports_restart()
+    }
+
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        self.inner.element_index(data)
     }
 }
 
 #[rstest]
 #[case::shared_log(Independent::SharedLog)]
 #[case::paced_threads(Independent::PacedThreads)]
+#[case::hot_once(Independent::HotOnce)]
 fn sources_serving_sinks_independently_pass_the_quick_verification(#[case] factory: Independent) {
     let results = SourceVerification::new(factory).run_all().unwrap();
     assert_eq!(crate::failed_tests(&results), Vec::<String>::new());
     assert_eq!(crate::skipped_tests(&results), Vec::<&str>::new());
+    // The several-sinks scenarios ran: one source had two sinks.
+    let counted = Counted {
+        inner: factory,
+        most_sinks: Arc::default(),
+    };
+    let most_sinks = counted.most_sinks.clone();
+    let result = SourceVerification::new(counted)
+        .run("tck_create_n")
+        .unwrap();
+    assert_eq!(result.verdict, Verdict::Passed, "{:?}", result.message);
+    assert_eq!(most_sinks.load(Ordering::Relaxed), 2);
 }
 
 #[rstest]
 #[case::shared_log(Independent::SharedLog)]
 #[case::paced_threads(Independent::PacedThreads)]
+#[case::hot_once(Independent::HotOnce)]
 fn sources_serving_sinks_independently_pass_the_extended_verification(
     #[case] factory: Independent,
 ) {
