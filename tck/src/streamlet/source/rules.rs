@@ -13,10 +13,10 @@ use crate::context::{Failure, Outcome, RuleCx};
 use crate::streamlet::probe::{Mode, Progress, SinkProbe};
 use crate::streamlet::suite::{show, RuleDef};
 
-pub(super) type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
+type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
 pub(super) type Probe<F> = SinkProbe<<F as SourceFactory>::Element>;
 
-pub(super) fn elements<F: SourceFactory>(f: &F, n: u64) -> Option<String> {
+fn elements<F: SourceFactory>(f: &F, n: u64) -> Option<String> {
     let max = f.max_elements();
     let plural = if n == 1 { "" } else { "s" };
     (max < n).then(|| {
