@@ -267,7 +267,9 @@ where
     }
 
     /// Stops emitting (elements and terminal alike) and forgets pending
-    /// demand, until [`Drain::resume`]. Used for Streamlet `stop`.
+    /// demand, until [`Drain::resume`]. Used for Streamlet `stop`. From a
+    /// thread other than the one running the loop, it returns only once a
+    /// run in flight has ended, so nothing is emitted after it returns.
     pub fn pause(&self) {
         self.flags
             .fetch_or(PAUSED | PAUSED_IN_RUN, Ordering::AcqRel);
@@ -276,6 +278,14 @@ where
             // Stopped from inside a signal: forget what was asked for in
             // this run too.
             self.reentrant.store(0, Ordering::Relaxed);
+        } else {
+            // A run on another thread may have looked at the flags just
+            // before they changed and be about to emit. Wait for that run
+            // to end (it stops at its next look), so that nothing begins
+            // once `stop` has returned (Streamlet rule 2). The run holds
+            // `live` only while it emits; no signal of this drain is made
+            // on this thread, so the wait cannot be on ourselves.
+            drop(self.live.lock());
         }
     }
 
