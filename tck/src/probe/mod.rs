@@ -397,6 +397,26 @@ impl<T: Debug + Send + 'static> Probe<T> {
         })
     }
 
+    /// Lets go of the subscription without `cancel()`, as a Rust subscriber
+    /// does that drops its handle: the probe drops its reference and makes
+    /// no call on the subscription again. The spec does not make a drop a
+    /// cancel, so the publisher may go on serving the demand outstanding
+    /// (the probe still checks what arrives) or stop. A panic in the
+    /// subscription's `Drop` is §3.15, as for [`Probe::cancel`].
+    pub fn drop_subscription(&self) -> Result<(), Failure> {
+        self.expect_subscribed()?;
+        let what = self.event("dropping the subscription handle, without cancel()");
+        self.shared.serially(&what, || {
+            let subscription = self.shared.state.lock().subscription.take();
+            match subscription {
+                Some(subscription) => self
+                    .cx()
+                    .try_step("3.15", what.clone(), || drop(subscription)),
+                None => Ok(()),
+            }
+        })
+    }
+
     /// How many `on_next` arrived so far within demand (an `on_next`
     /// beyond demand is a §1.1 violation, set aside and not counted).
     pub fn received(&self) -> u64 {
