@@ -441,6 +441,14 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self.shared.state.lock().cancelled_beyond_n
     }
 
+    /// Whether the probe set aside an `on_next` beyond demand (a §1.1
+    /// violation, or §3.6's): the test's own checks since then judged a
+    /// stream with an element missing, and their failures are filed
+    /// under that rule.
+    pub(crate) fn saw_beyond_demand(&self) -> bool {
+        self.shared.state.lock().beyond_demand.is_some()
+    }
+
     /// Whether the publisher has dropped the subscriber.
     pub fn is_dropped(&self) -> bool {
         self.shared.state.lock().dropped

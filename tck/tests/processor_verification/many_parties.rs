@@ -4,9 +4,9 @@
 //!
 //! [`Fanouts`] is correct but unusual, written from the spec text: a
 //! multicast with a buffer per subscriber, serving each at its own pace (no
-//! slowest-subscriber lock-step). It asks upstream for what its hungriest
-//! subscriber still lacks plus a prefetch of [`PREFETCH`], so slower
-//! subscribers' buffers fill; an upstream error reaches every subscriber at
+//! slowest-subscriber lock-step). Once a subscriber has asked, it asks
+//! upstream for what its hungriest subscriber still lacks plus a prefetch
+//! of [`PREFETCH`], so slower subscribers' buffers fill; an upstream error reaches every subscriber at
 //! once (§4.2), completion follows each buffer; a subscriber arriving later
 //! gets what arrives from then on. When its last subscriber cancels, it
 //! cancels upstream.
@@ -92,6 +92,8 @@ struct SlotState {
     subscriber: Option<Box<dyn Subscriber<u64>>>,
     queue: VecDeque<u64>,
     demand: u64,
+    /// A `request` was made.
+    asked: bool,
     /// The terminal signal owed once the queue is empty (an error: at once).
     terminal: Option<Option<StreamError>>,
     cancelled: bool,
@@ -128,7 +130,9 @@ impl Stage {
             let mut wanted = 0;
             for slot in &state.slots {
                 let slot = slot.state.lock();
-                if slot.cancelled || slot.over {
+                // No prefetch before a subscriber has asked: subscribers
+                // arriving together all see the stream from its start.
+                if slot.cancelled || slot.over || !slot.asked {
                     continue;
                 }
                 let want =
@@ -356,6 +360,7 @@ impl Subscription for FanoutSubscription {
                 state.illegal = true;
             } else {
                 state.demand = demand::add(state.demand, n);
+                state.asked = true;
             }
         }
         self.stage.drain(&self.slot);

@@ -190,7 +190,7 @@ fn rest_of_stream<T: std::fmt::Debug + Send + 'static>(
     for _ in 0..=n {
         let signal = probe
             .expect_signal_as("the rest of the stream from where it joined, then on_complete")
-            .map_err(|failure| as_lost_demand(cx, failure, why))?;
+            .map_err(|failure| as_lost_demand(cx, probe, failure, why))?;
         match signal {
             Signal::Next(_) => {}
             Signal::Complete => return Ok(()),
@@ -216,7 +216,7 @@ fn owed<T: std::fmt::Debug + Send + 'static>(
 ) -> Result<(), Failure> {
     for _ in 0..k {
         if let Err(failure) = probe.expect_next() {
-            return Err(as_lost_demand(cx, failure, why));
+            return Err(as_lost_demand(cx, probe, failure, why));
         }
     }
     Ok(())
@@ -229,12 +229,19 @@ fn ended<T: std::fmt::Debug + Send + 'static>(
 ) -> Result<(), Failure> {
     probe
         .expect_complete_at_end()
-        .map_err(|failure| as_lost_demand(cx, failure, "all its elements delivered"))
+        .map_err(|failure| as_lost_demand(cx, probe, failure, "all its elements delivered"))
 }
 
-/// A miss of the test's own check, filed as lost demand.
-fn as_lost_demand(cx: &RuleCx, failure: Failure, why: &str) -> Failure {
-    if failure.rule != cx.rule() {
+/// A miss of the test's own check, filed as lost demand; a failure the
+/// probe filed under another rule, or under the excess it set aside (which
+/// is §1.1, this very test's rule in `spec_1_01`), stays as it is.
+fn as_lost_demand<T: std::fmt::Debug + Send + 'static>(
+    cx: &RuleCx,
+    probe: &Probe<T>,
+    failure: Failure,
+    why: &str,
+) -> Failure {
+    if failure.rule != cx.rule() || probe.saw_beyond_demand() {
         return failure;
     }
     cx.failure_of(
