@@ -14,10 +14,10 @@
 //!   same thread twice; it keeps serving a subscription whose handle was
 //!   dropped.
 //!
-//! And two broken multicasts, each failing exactly the rule it breaks:
-//! one whose new subscriber resets the others' demand, one that addresses
-//! its subscriptions by position and shifts them when it lets a dropped
-//! one go.
+//! And broken multicasts, each failing exactly the rule it breaks: one
+//! whose new subscriber resets the others' demand, one that addresses its
+//! subscriptions by position and shifts them when it lets a dropped one
+//! go, one whose failure reaches its first subscriber only.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -46,6 +46,10 @@ pub enum Flaw {
     /// removed, shifting the later ones: their calls then reach a
     /// neighbour's place or none (§3.8).
     ShiftsOnDrop,
+    /// Its failed publisher hands its error to the first subscriber only
+    /// (taken, not copied); later ones get `on_complete` (§1.4: a
+    /// publisher that fails signals `on_error`, to each subscriber).
+    FailsOnlyTheFirst,
 }
 
 /// Hot multicasts of `0..n` (see the [module](self) docs).
@@ -57,7 +61,11 @@ impl PublisherFactory for HotMulticasts {
         Box::new(Hub::new(elements, self.0))
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(Failed { hops: false }))
+        Some(Box::new(Failed {
+            hops: false,
+            error: Mutex::new(Some(StreamError::msg("the source failed"))),
+            once: self.0 == Flaw::FailsOnlyTheFirst,
+        }))
     }
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
@@ -359,7 +367,11 @@ impl PublisherFactory for ThreadHoppers {
         Box::new(Hopper { count: elements })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(Failed { hops: true }))
+        Some(Box::new(Failed {
+            hops: true,
+            error: Mutex::new(Some(StreamError::msg("the source failed"))),
+            once: false,
+        }))
     }
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
@@ -528,6 +540,9 @@ impl Subscription for HopSubscription {
 /// then `on_error` (§1.4, §1.9); from a thread of their own if `hops`.
 struct Failed {
     hops: bool,
+    error: Mutex<Option<StreamError>>,
+    /// [`Flaw::FailsOnlyTheFirst`].
+    once: bool,
 }
 
 /// Nothing to request or cancel: the error is on its way.
@@ -540,9 +555,20 @@ impl Subscription for Ended {
 
 impl Publisher<u64> for Failed {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let error = {
+            let mut error = self.error.lock();
+            if self.once {
+                error.take()
+            } else {
+                error.clone()
+            }
+        };
         let mut fail = move || {
             subscriber.on_subscribe(Arc::new(Ended));
-            subscriber.on_error(StreamError::msg("the source failed"));
+            match error {
+                Some(error) => subscriber.on_error(error),
+                None => subscriber.on_complete(),
+            }
         };
         if self.hops {
             std::thread::spawn(fail);
@@ -601,6 +627,7 @@ fn a_publisher_signalling_from_a_new_thread_each_time_passes_the_extended_verifi
 #[rstest]
 #[case::late_joiner_resets(Flaw::LateJoinerResets)]
 #[case::shifts_on_drop(Flaw::ShiftsOnDrop)]
+#[case::fails_only_the_first(Flaw::FailsOnlyTheFirst)]
 fn a_flawed_multicast_fails_exactly_the_rule_it_breaks(#[case] flaw: Flaw) {
     let results = quick(HotMulticasts(flaw));
     insta::assert_snapshot!(format!("{flaw:?}_rules"), broken_rules(&results));
