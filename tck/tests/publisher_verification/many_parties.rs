@@ -313,11 +313,15 @@ impl HubShared {
     }
 }
 
+/// A member's subscriber, taken out to be signalled (if it was there).
+type Taken = Option<Box<dyn Subscriber<u64>>>;
+
 enum Step {
-    Drop(Option<Box<dyn Subscriber<u64>>>),
-    Error(Option<Box<dyn Subscriber<u64>>>),
-    Complete(Option<Box<dyn Subscriber<u64>>>),
-    Next(u64, Vec<(u64, Option<Box<dyn Subscriber<u64>>>)>),
+    Drop(Taken),
+    Error(Taken),
+    Complete(Taken),
+    /// One element to every member present, by id.
+    Next(u64, Vec<(u64, Taken)>),
 }
 
 struct MemberSubscription {
@@ -563,7 +567,7 @@ impl Publisher<u64> for Failed {
                 error.clone()
             }
         };
-        let mut fail = move || {
+        let fail = move || {
             subscriber.on_subscribe(Arc::new(Ended));
             match error {
                 Some(error) => subscriber.on_error(error),
