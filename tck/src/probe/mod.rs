@@ -397,6 +397,26 @@ impl<T: Debug + Send + 'static> Probe<T> {
         })
     }
 
+    /// Lets go of the subscription without `cancel()`, as a Rust subscriber
+    /// does that drops its handle: the probe drops its reference and makes
+    /// no call on the subscription again. The spec does not make a drop a
+    /// cancel, so the publisher may go on serving the demand outstanding
+    /// (the probe still checks what arrives) or stop. A panic in the
+    /// subscription's `Drop` is §3.15, as for [`Probe::cancel`].
+    pub fn drop_subscription(&self) -> Result<(), Failure> {
+        self.expect_subscribed()?;
+        let what = self.event("dropping the subscription handle, without cancel()");
+        self.shared.serially(&what, || {
+            let subscription = self.shared.state.lock().subscription.take();
+            match subscription {
+                Some(subscription) => self
+                    .cx()
+                    .try_step("3.15", what.clone(), || drop(subscription)),
+                None => Ok(()),
+            }
+        })
+    }
+
     /// How many `on_next` arrived so far within demand (an `on_next`
     /// beyond demand is a §1.1 violation, set aside and not counted).
     pub fn received(&self) -> u64 {
@@ -419,6 +439,14 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// `n` it was created for (see [`Probe::created_for`]).
     pub fn cancelled_beyond_n(&self) -> bool {
         self.shared.state.lock().cancelled_beyond_n
+    }
+
+    /// Whether the probe set aside an `on_next` beyond demand (a §1.1
+    /// violation, or §3.6's): the test's own checks since then judged a
+    /// stream with an element missing, and their failures are filed
+    /// under that rule.
+    pub(crate) fn saw_beyond_demand(&self) -> bool {
+        self.shared.state.lock().beyond_demand.is_some()
     }
 
     /// Whether the publisher has dropped the subscriber.

@@ -20,6 +20,7 @@ mod extended_unusual;
 mod factories;
 mod filtering;
 mod flawed;
+mod many_parties;
 mod self_cancelling;
 mod unusual;
 #[path = "../support/verdicts.rs"]

@@ -21,6 +21,7 @@ mod extended_correct;
 mod extended_unusual;
 mod faulty;
 mod flawed;
+mod many_parties;
 mod unusual;
 #[path = "../support/verdicts.rs"]
 mod verdicts;

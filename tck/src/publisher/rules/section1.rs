@@ -11,7 +11,9 @@ use crate::publisher::{Needs, PublisherFactory, RuleDef};
 
 /// §1.1: never more `on_next` than requested. The probe counts demand and
 /// fails the moment an `on_next` exceeds it; the no-signal windows give an
-/// extra element the chance to show.
+/// extra element the chance to show. For a publisher of several
+/// subscribers, also per subscriber when one joins later (its demand
+/// neither steals nor resets an earlier one's: a lost element is §3.8).
 pub fn spec_1_01<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(4), |cx, f| {
         let n = up_to(f, 10);
@@ -26,6 +28,8 @@ pub fn spec_1_01<F: PublisherFactory>() -> RuleDef<F> {
         probe.request(2)?;
         probe.expect_next_n(2)?;
         probe.expect_no_signal_as("no on_next beyond the 3 requested")?;
+        drop(probe);
+        super::several::joining_later(cx, f)?;
         Ok(Outcome::Passed)
     })
 }
@@ -94,7 +98,8 @@ pub fn spec_1_03<F: PublisherFactory>() -> RuleDef<F> {
     )
 }
 
-/// §1.4: a failed publisher signals `on_error` (after `on_subscribe`).
+/// §1.4: a failed publisher signals `on_error` (after `on_subscribe`), to
+/// every subscriber of one that declares several.
 pub fn spec_1_04<F: PublisherFactory>() -> RuleDef<F> {
     def(
         Needs {
@@ -110,9 +115,33 @@ pub fn spec_1_04<F: PublisherFactory>() -> RuleDef<F> {
             probe.request(1)?;
             let expected = "on_error from the failed publisher";
             match probe.expect_terminal_as(expected)? {
-                Signal::Error(_) => Ok(Outcome::Passed),
-                other => Err(cx.failure(expected, format!("{} arrived", other.describe()))),
+                Signal::Error(_) => {}
+                other => return Err(cx.failure(expected, format!("{} arrived", other.describe()))),
             }
+            if f.supports_multiple_subscribers() {
+                // The failure reaches every subscriber, with or without
+                // demand, not only the one that saw it first.
+                cx.scenario("failed publisher of several subscribers: two more subscribe, one requests 1, the other nothing");
+                let with_demand = subscribed(Probe::new(cx, "second"), &*publisher)?;
+                let without = subscribed(Probe::new(cx, "third"), &*publisher)?;
+                with_demand.request(1)?;
+                for (probe, label) in [
+                    (&with_demand, "second (request(1))"),
+                    (&without, "third (no request)"),
+                ] {
+                    let expected = "on_error from the failed publisher at every subscriber";
+                    match probe.expect_terminal_as(expected)? {
+                        Signal::Error(_) => {}
+                        other => {
+                            return Err(cx.failure(
+                                expected,
+                                format!("{label}: {} arrived", other.describe()),
+                            ))
+                        }
+                    }
+                }
+            }
+            Ok(Outcome::Passed)
         },
     )
 }

@@ -233,7 +233,9 @@ pub fn spec_3_07<F: PublisherFactory>() -> RuleDef<F> {
 /// §3.8: demand adds up — across calls, and (stochastic) across threads
 /// requesting at the same instant: two threads lined up by a barrier each
 /// request 1, round after round, and exactly two elements must come per
-/// round (a lost request stalls, an extra element breaks §1.1).
+/// round (a lost request stalls, an extra element breaks §1.1). For a
+/// publisher of several subscribers, also when another subscriber drops
+/// its subscription handle without cancelling.
 pub fn spec_3_08<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(7), |cx, f| {
         let n = up_to(f, 20);
@@ -273,6 +275,7 @@ pub fn spec_3_08<F: PublisherFactory>() -> RuleDef<F> {
             probe
                 .expect_no_signal_as(&format!("no on_next beyond the {} requested", 2 * ROUNDS))?;
         }
+        super::several::dropping_one(cx, f)?;
         Ok(Outcome::Passed)
     })
 }

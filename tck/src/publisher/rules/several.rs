@@ -8,21 +8,26 @@
 //! own demand is §1.1 (the probe reports it, per subscriber). What every
 //! subscriber present has asked for is owed: an owed element that does not
 //! come is demand lost (§3.8: `request` registers elements "to the
-//! respective subscriber"), whether another subscriber's demand or its
-//! cancel took it. A multicast may go at the pace of its slowest
-//! subscriber, so nothing is owed to one while another present still
-//! lacks demand.
+//! respective subscriber"), whether another subscriber's demand, its
+//! joining, its cancel or its dropped handle took it. A multicast may go
+//! at the pace of its slowest subscriber, so nothing is owed to one while
+//! another present still lacks demand.
+//!
+//! A subscriber that joins after elements flowed may have missed them (a
+//! hot publisher): it is owed the rest of the stream from wherever it
+//! joined, in order (the probe's identity check), then `on_complete`.
 
 use super::{create, show, subscribed, up_to};
 use crate::context::{Failure, RuleCx};
-use crate::probe::Probe;
+use crate::probe::{Probe, Signal};
 use crate::publisher::PublisherFactory;
 
 /// The rule an owed element that never comes breaks.
 const LOST_DEMAND: &str = "3.8";
 
-/// The scenarios, for a factory of several subscribers and at least 3
-/// elements.
+/// The scenarios `spec_1_11` runs, for a factory of several subscribers
+/// and at least 3 elements. (Each test spends its own time budget: the
+/// late joiner and the dropped handle run in `spec_1_01` and `spec_3_08`.)
 pub(crate) fn several_subscribers<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
     let n = up_to(f, 6);
     if n < 3 {
@@ -30,6 +35,28 @@ pub(crate) fn several_subscribers<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Re
     }
     unequal_demand(cx, f, n)?;
     one_cancels(cx, f, n)
+}
+
+/// The late-joiner scenario, for a factory of several subscribers and at
+/// least 3 elements (run by `spec_1_01`: each subscriber gets at most its
+/// own demand, also when another joins later).
+pub(crate) fn joining_later<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+    let n = up_to(f, 6);
+    if !f.supports_multiple_subscribers() || n < 3 {
+        return Ok(());
+    }
+    late_joiner(cx, f, n)
+}
+
+/// The dropped-handle scenario, for a factory of several subscribers and
+/// at least 3 elements (run by `spec_3_08`: demand is registered to the
+/// subscriber that asked, whatever becomes of another).
+pub(crate) fn dropping_one<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+    let n = up_to(f, 6);
+    if !f.supports_multiple_subscribers() || n < 3 {
+        return Ok(());
+    }
+    one_dropped(cx, f, n)
 }
 
 /// Three subscribers requesting `n`, 2 and 1, then the rest: none gets
@@ -81,6 +108,103 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     ended(cx, &second)
 }
 
+/// A subscriber that joins later neither steals nor resets an earlier
+/// one's demand. The pacer asks for 1 and the first for all `n`, so a
+/// multicast going at its slowest subscriber's pace still owes the first
+/// `n − 1` when the late one joins (a cold publisher has sent them all:
+/// nothing left to lose). The late one asks for everything, then the
+/// pacer: each early subscriber gets all `n`, and the late one the rest
+/// of the stream from wherever it joined, in order, then `on_complete`.
+fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
+    cx.scenario(format!(
+        "publisher of {n}, a pacer requests 1 and the first subscriber {n}; a late subscriber joins and requests {}, then the pacer the rest",
+        n + 1
+    ));
+    let publisher = create(cx, f, n)?;
+    let pacer = subscribed(Probe::new(cx, "pacer").created_for(n), &*publisher)?;
+    let first = subscribed(Probe::new(cx, "first").created_for(n), &*publisher)?;
+    first.request(n)?;
+    pacer.request(1)?;
+    owed(cx, &pacer, 1, "requested 1")?;
+    owed(cx, &first, 1, &format!("requested {}", show(n)))?;
+    let late = subscribed(
+        Probe::new(cx, "late").created_for(n).joins_later(),
+        &*publisher,
+    )?;
+    // One more than the stream has: a publisher that finds its end only
+    // when asked for more has demand left to complete with (§1.5).
+    late.request(n + 1)?;
+    pacer.request(n - 1)?;
+    let why = format!(
+        "requested {} in all, before and after a later subscriber joined",
+        show(n)
+    );
+    owed(cx, &first, n - 1, &why)?;
+    ended(cx, &first)?;
+    owed(cx, &pacer, n - 1, &why)?;
+    ended(cx, &pacer)?;
+    rest_of_stream(cx, &late, n)
+}
+
+/// Two subscribers; the first asks for everything, the second for 2; once
+/// each has 2, the first drops its subscription handle
+/// without cancelling (a Rust subscriber letting go of it). The spec does
+/// not make that a cancel: the publisher may go on serving the dropped
+/// one's demand or stop, and is judged on neither. The second then asks
+/// for the rest and gets it, in order, then `on_complete`: its
+/// subscription did not shift onto the dropped one's place or cross with
+/// it. The dropped one asked for all,
+/// so even a multicast at its slowest subscriber's pace is not held back
+/// by it.
+fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
+    cx.scenario(format!(
+        "publisher of {n}, two subscribers request {n} and 2; once each has 2, the first drops its subscription handle (no cancel), the second requests the rest"
+    ));
+    let publisher = create(cx, f, n)?;
+    let dropped = subscribed(Probe::new(cx, "dropped").created_for(n), &*publisher)?;
+    let second = subscribed(Probe::new(cx, "second").created_for(n), &*publisher)?;
+    dropped.request(n)?;
+    second.request(2)?;
+    owed(cx, &dropped, 2, &format!("requested {}", show(n)))?;
+    owed(cx, &second, 2, "requested 2")?;
+    dropped.drop_subscription()?;
+    second.request(n - 2)?;
+    owed(
+        cx,
+        &second,
+        n - 2,
+        "requested the rest after another subscriber dropped its subscription handle",
+    )?;
+    ended(cx, &second)
+}
+
+/// What a late subscriber that asked for more than `n` is owed: the rest
+/// of the stream from wherever it joined (at most `n` elements, in order:
+/// the probe checks), then `on_complete`.
+fn rest_of_stream<T: std::fmt::Debug + Send + 'static>(
+    cx: &RuleCx,
+    probe: &Probe<T>,
+    n: u64,
+) -> Result<(), Failure> {
+    let why = "requested the whole stream after joining late";
+    for _ in 0..=n {
+        let signal = probe
+            .expect_signal_as("the rest of the stream from where it joined, then on_complete")
+            .map_err(|failure| as_lost_demand(cx, probe, failure, why))?;
+        match signal {
+            Signal::Next(_) => {}
+            Signal::Complete => return Ok(()),
+            Signal::Error(error) => {
+                return Err(cx.failure(
+                    "the rest of the stream, then on_complete",
+                    format!("late: on_error({error}) arrived"),
+                ))
+            }
+        }
+    }
+    ended(cx, probe)
+}
+
 /// The next `k` elements at `probe`, owed by its own demand: one that does
 /// not come is demand lost (§3.8), unless the probe already saw a rule
 /// broken first (its failure says which).
@@ -92,7 +216,7 @@ fn owed<T: std::fmt::Debug + Send + 'static>(
 ) -> Result<(), Failure> {
     for _ in 0..k {
         if let Err(failure) = probe.expect_next() {
-            return Err(as_lost_demand(cx, failure, why));
+            return Err(as_lost_demand(cx, probe, failure, why));
         }
     }
     Ok(())
@@ -105,12 +229,19 @@ fn ended<T: std::fmt::Debug + Send + 'static>(
 ) -> Result<(), Failure> {
     probe
         .expect_complete_at_end()
-        .map_err(|failure| as_lost_demand(cx, failure, "all its elements delivered"))
+        .map_err(|failure| as_lost_demand(cx, probe, failure, "all its elements delivered"))
 }
 
-/// A miss of the test's own check, filed as lost demand.
-fn as_lost_demand(cx: &RuleCx, failure: Failure, why: &str) -> Failure {
-    if failure.rule != cx.rule() {
+/// A miss of the test's own check, filed as lost demand; a failure the
+/// probe filed under another rule, or under the excess it set aside (which
+/// is §1.1, this very test's rule in `spec_1_01`), stays as it is.
+fn as_lost_demand<T: std::fmt::Debug + Send + 'static>(
+    cx: &RuleCx,
+    probe: &Probe<T>,
+    failure: Failure,
+    why: &str,
+) -> Failure {
+    if failure.rule != cx.rule() || probe.saw_beyond_demand() {
         return failure;
     }
     cx.failure_of(

@@ -1,0 +1,416 @@
+//! Issue 27 §2 and §3 for processors: several subscribers at different
+//! paces, and a cancel from inside `on_next` while another element is in
+//! flight.
+//!
+//! [`Fanouts`] is correct but unusual, written from the spec text: a
+//! multicast with a buffer per subscriber, serving each at its own pace (no
+//! slowest-subscriber lock-step). Once a subscriber has asked, it asks
+//! upstream for what its hungriest subscriber still lacks plus a prefetch
+//! of [`PREFETCH`], so slower subscribers' buffers fill; an upstream error reaches every subscriber at
+//! once (§4.2), completion follows each buffer; a subscriber arriving later
+//! gets what arrives from then on. When its last subscriber cancels, it
+//! cancels upstream.
+//!
+//! Its broken twin keeps a cancelled subscriber's buffer until it drains
+//! (which never happens: nothing is delivered after a cancel) and cancels
+//! upstream only once no subscriber is left: with an element still in
+//! flight, the cancel never reaches upstream (`tck.cancel_propagates`).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use parking_lot::{Mutex, ReentrantMutex};
+use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams_tck::extended::ProcessorExtendedVerification;
+use reactive_streams_tck::outcome::RuleResult;
+use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+use reactive_streams_tck::testkit::broken_rules;
+
+use crate::factories::{generous, patient};
+
+/// How far each subscriber's buffer is filled beyond its demand.
+pub const PREFETCH: u64 = 2;
+
+/// [`Fanout`]s; `forgets_cancel_in_flight` makes the broken twin.
+pub struct Fanouts {
+    pub forgets_cancel_in_flight: bool,
+}
+
+impl ProcessorFactory for Fanouts {
+    type Input = u64;
+    type Output = u64;
+    type Processor = Fanout;
+
+    fn create_processor(&self) -> Fanout {
+        Fanout::new(self.forgets_cancel_in_flight)
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn element_index(&self, output: &u64) -> Option<u64> {
+        Some(*output)
+    }
+}
+
+/// A handle on one stage (see the [module](self) docs).
+#[derive(Clone)]
+pub struct Fanout {
+    stage: Arc<Stage>,
+}
+
+struct Stage {
+    forgets_cancel_in_flight: bool,
+    state: Mutex<StageState>,
+    /// Held around every call on the upstream subscription, so that they
+    /// are serial (§2.7); reentrant for an upstream delivering inside
+    /// `request`.
+    upstream_calls: ReentrantMutex<()>,
+}
+
+#[derive(Default)]
+struct StageState {
+    upstream: Option<Arc<dyn Subscription>>,
+    /// Asked for upstream, and received, so far.
+    requested: u64,
+    received: u64,
+    /// Upstream's terminal signal (`Some(None)`: completed).
+    ended: Option<Option<StreamError>>,
+    /// Cancelled upstream: nothing more comes.
+    shut: bool,
+    slots: Vec<Arc<Slot>>,
+}
+
+struct Slot {
+    state: Mutex<SlotState>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    /// `None` while a signal runs (or before `on_subscribe` returned).
+    subscriber: Option<Box<dyn Subscriber<u64>>>,
+    queue: VecDeque<u64>,
+    demand: u64,
+    /// A `request` was made.
+    asked: bool,
+    /// The terminal signal owed once the queue is empty (an error: at once).
+    terminal: Option<Option<StreamError>>,
+    cancelled: bool,
+    illegal: bool,
+    /// Nothing more is signalled.
+    over: bool,
+    draining: bool,
+    again: bool,
+}
+
+impl Fanout {
+    fn new(forgets_cancel_in_flight: bool) -> Self {
+        Fanout {
+            stage: Arc::new(Stage {
+                forgets_cancel_in_flight,
+                state: Mutex::new(StageState::default()),
+                upstream_calls: ReentrantMutex::new(()),
+            }),
+        }
+    }
+}
+
+impl Stage {
+    /// Asks upstream for what the hungriest subscriber lacks.
+    fn refill(&self) {
+        let (upstream, n) = {
+            let mut state = self.state.lock();
+            let Some(upstream) = state.upstream.clone() else {
+                return;
+            };
+            if state.ended.is_some() || state.shut {
+                return;
+            }
+            let mut wanted = 0;
+            for slot in &state.slots {
+                let slot = slot.state.lock();
+                // No prefetch before a subscriber has asked: subscribers
+                // arriving together all see the stream from its start.
+                if slot.cancelled || slot.over || !slot.asked {
+                    continue;
+                }
+                let want =
+                    demand::add(slot.demand, PREFETCH).saturating_sub(slot.queue.len() as u64);
+                wanted = wanted.max(want);
+            }
+            let outstanding = state.requested.saturating_sub(state.received);
+            if state.requested == u64::MAX || wanted <= outstanding {
+                return;
+            }
+            let n = wanted - outstanding;
+            state.requested = demand::add(state.requested, n);
+            (upstream, n)
+        };
+        let _turn = self.upstream_calls.lock();
+        upstream.request(n);
+    }
+
+    /// Cancels upstream once no subscriber is left.
+    fn maybe_shut(&self) {
+        let upstream = {
+            let mut state = self.state.lock();
+            if !state.slots.is_empty() || state.ended.is_some() || state.shut {
+                return;
+            }
+            state.shut = true;
+            state.upstream.clone()
+        };
+        if let Some(upstream) = upstream {
+            let _turn = self.upstream_calls.lock();
+            upstream.cancel();
+        }
+    }
+
+    fn forget(&self, slot: &Arc<Slot>) {
+        self.state.lock().slots.retain(|s| !Arc::ptr_eq(s, slot));
+    }
+
+    /// Signals what `slot` is owed, one thread at a time.
+    fn drain(&self, slot: &Arc<Slot>) {
+        {
+            let mut state = slot.state.lock();
+            if state.draining {
+                state.again = true;
+                return;
+            }
+            state.draining = true;
+        }
+        let mut delivered = false;
+        loop {
+            let mut state = slot.state.lock();
+            state.again = false;
+            if state.over || state.subscriber.is_none() {
+                state.draining = false;
+                return self.after_drain(delivered);
+            }
+            if state.cancelled {
+                state.over = true;
+                let subscriber = state.subscriber.take();
+                let in_flight = !state.queue.is_empty();
+                state.queue.clear();
+                state.draining = false;
+                drop(state);
+                drop(subscriber);
+                if !(self.forgets_cancel_in_flight && in_flight) {
+                    self.forget(slot);
+                    self.maybe_shut();
+                }
+                return;
+            }
+            let error = if state.illegal {
+                Some(StreamError::illegal_demand(0))
+            } else {
+                match &state.terminal {
+                    Some(Some(error)) => Some(error.clone()),
+                    _ => None,
+                }
+            };
+            if let Some(error) = error {
+                state.over = true;
+                state.queue.clear();
+                let mut subscriber = state.subscriber.take().expect("checked above");
+                state.draining = false;
+                drop(state);
+                subscriber.on_error(error);
+                self.forget(slot);
+                self.maybe_shut();
+                return;
+            }
+            if state.queue.is_empty() && state.terminal.is_some() {
+                state.over = true;
+                let mut subscriber = state.subscriber.take().expect("checked above");
+                state.draining = false;
+                drop(state);
+                subscriber.on_complete();
+                self.forget(slot);
+                return;
+            }
+            if state.demand > 0 && !state.queue.is_empty() {
+                let element = state.queue.pop_front().expect("checked above");
+                if state.demand != u64::MAX {
+                    state.demand -= 1;
+                }
+                let mut subscriber = state.subscriber.take().expect("checked above");
+                drop(state);
+                subscriber.on_next(element);
+                delivered = true;
+                slot.state.lock().subscriber = Some(subscriber);
+                continue;
+            }
+            if state.again {
+                continue;
+            }
+            state.draining = false;
+            drop(state);
+            return self.after_drain(delivered);
+        }
+    }
+
+    fn after_drain(&self, delivered: bool) {
+        if delivered {
+            self.refill();
+        }
+    }
+}
+
+impl Publisher<u64> for Fanout {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let slot = Arc::new(Slot {
+            state: Mutex::new(SlotState::default()),
+        });
+        {
+            let mut stage = self.stage.state.lock();
+            if let Some(ended) = &stage.ended {
+                slot.state.lock().terminal = Some(ended.clone());
+            } else if stage.shut {
+                slot.state.lock().terminal = Some(None);
+            } else {
+                stage.slots.push(slot.clone());
+            }
+        }
+        subscriber.on_subscribe(Arc::new(FanoutSubscription {
+            stage: self.stage.clone(),
+            slot: slot.clone(),
+        }));
+        slot.state.lock().subscriber = Some(subscriber);
+        self.stage.drain(&slot);
+        self.stage.refill();
+    }
+}
+
+impl Subscriber<u64> for Fanout {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        {
+            let mut state = self.stage.state.lock();
+            if state.upstream.is_some() || state.shut {
+                drop(state);
+                // A second upstream is refused (§2.5); one arriving after
+                // every subscriber left is not needed.
+                let _turn = self.stage.upstream_calls.lock();
+                subscription.cancel();
+                return;
+            }
+            state.upstream = Some(subscription);
+        }
+        self.stage.refill();
+    }
+
+    fn on_next(&mut self, element: u64) {
+        let slots = {
+            let mut state = self.stage.state.lock();
+            state.received += 1;
+            state.slots.clone()
+        };
+        for slot in &slots {
+            {
+                let mut state = slot.state.lock();
+                if state.cancelled || state.over {
+                    continue;
+                }
+                state.queue.push_back(element);
+            }
+            self.stage.drain(slot);
+        }
+        self.stage.refill();
+    }
+
+    fn on_error(&mut self, error: StreamError) {
+        self.end(Some(error));
+    }
+
+    fn on_complete(&mut self) {
+        self.end(None);
+    }
+}
+
+impl Fanout {
+    fn end(&self, error: Option<StreamError>) {
+        let slots = {
+            let mut state = self.stage.state.lock();
+            state.ended = Some(error.clone());
+            state.upstream = None;
+            state.slots.clone()
+        };
+        for slot in &slots {
+            slot.state.lock().terminal = Some(error.clone());
+            self.stage.drain(slot);
+        }
+    }
+}
+
+struct FanoutSubscription {
+    stage: Arc<Stage>,
+    slot: Arc<Slot>,
+}
+
+impl Subscription for FanoutSubscription {
+    fn request(&self, n: u64) {
+        {
+            let mut state = self.slot.state.lock();
+            if state.over || state.cancelled {
+                return;
+            }
+            if n == 0 {
+                state.illegal = true;
+            } else {
+                state.demand = demand::add(state.demand, n);
+                state.asked = true;
+            }
+        }
+        self.stage.drain(&self.slot);
+        self.stage.refill();
+    }
+
+    fn cancel(&self) {
+        {
+            let mut state = self.slot.state.lock();
+            if state.over || state.cancelled {
+                return;
+            }
+            state.cancelled = true;
+        }
+        self.stage.drain(&self.slot);
+    }
+}
+
+fn quick(forgets_cancel_in_flight: bool) -> Vec<RuleResult> {
+    ProcessorVerification::new(Fanouts {
+        forgets_cancel_in_flight,
+    })
+    .env(if forgets_cancel_in_flight {
+        patient()
+    } else {
+        generous()
+    })
+    .run_all()
+    .unwrap()
+}
+
+#[test]
+fn a_processor_serving_its_subscribers_at_their_own_paces_passes() {
+    let results = quick(false);
+    crate::verdicts::assert_no_failure_and_skips_explained("fan-out", &results);
+}
+
+#[test]
+fn a_processor_serving_its_subscribers_at_their_own_paces_passes_the_extended_verification() {
+    let results = ProcessorExtendedVerification::new(Fanouts {
+        forgets_cancel_in_flight: false,
+    })
+    .env(crate::extended::passing_env())
+    .config(crate::extended::config(200, 10))
+    .run_all()
+    .unwrap();
+    crate::verdicts::assert_passed_or_skipped_with_reason("fan-out", &results);
+}
+
+#[test]
+fn a_processor_forgetting_a_cancel_while_an_element_is_in_flight_fails_cancel_propagates() {
+    insta::assert_snapshot!(broken_rules(&quick(true)));
+}

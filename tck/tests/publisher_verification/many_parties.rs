@@ -1,0 +1,638 @@
+//! Issue 27 §2: several subscribers of one publisher.
+//!
+//! Two correct-but-unusual publishers, written from the spec text:
+//!
+//! - [`HotMulticasts`]: one source shared by every subscriber present, at
+//!   the pace of the slowest one (§1.1 holds per subscriber: an element
+//!   goes out once every subscriber present has demand); a subscriber
+//!   joining later misses what went before; a subscription whose handle
+//!   was dropped is treated as cancelled (the spec neither asks nor
+//!   forbids it).
+//! - [`ThreadHoppers`]: a cold range that makes each signal on a thread of
+//!   its own, started by the thread of the signal before once that signal
+//!   has returned: serial (§1.3) with a happens-before edge, never on the
+//!   same thread twice; it keeps serving a subscription whose handle was
+//!   dropped.
+//!
+//! And broken multicasts, each failing exactly the rule it breaks: one
+//! whose new subscriber resets the others' demand, one that addresses its
+//! subscriptions by position and shifts them when it lets a dropped one
+//! go, one whose failure reaches its first subscriber only.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use parking_lot::Mutex;
+use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams_tck::extended::PublisherExtendedVerification;
+use reactive_streams_tck::outcome::RuleResult;
+use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
+use reactive_streams_tck::testkit::broken_rules;
+use rstest::rstest;
+
+use crate::self_test_env;
+
+/// What is wrong with a [`Hub`], if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flaw {
+    /// Conforming.
+    None,
+    /// A new subscriber "starts everyone afresh": the demand of every
+    /// subscriber present is reset to 0 (§3.8: demand registered is owed
+    /// to the subscriber that asked).
+    LateJoinerResets,
+    /// Subscriptions are addressed by their position in the hub's list;
+    /// ended ones keep their place, but one whose handle was dropped is
+    /// removed, shifting the later ones: their calls then reach a
+    /// neighbour's place or none (§3.8).
+    ShiftsOnDrop,
+    /// Its failed publisher hands its error to the first subscriber only
+    /// (taken, not copied); later ones get `on_complete` (§1.4: a
+    /// publisher that fails signals `on_error`, to each subscriber).
+    FailsOnlyTheFirst,
+}
+
+/// Hot multicasts of `0..n` (see the [module](self) docs).
+pub struct HotMulticasts(pub Flaw);
+
+impl PublisherFactory for HotMulticasts {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Hub::new(elements, self.0))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failed {
+            hops: false,
+            error: Mutex::new(Some(StreamError::msg("the source failed"))),
+            once: self.0 == Flaw::FailsOnlyTheFirst,
+        }))
+    }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
+}
+
+/// One source, many subscribers.
+struct Hub {
+    shared: Arc<HubShared>,
+}
+
+struct HubShared {
+    flaw: Flaw,
+    state: Mutex<HubState>,
+}
+
+struct HubState {
+    /// The source's length and the next element.
+    count: u64,
+    next: u64,
+    members: Vec<Member>,
+    next_id: u64,
+    /// A thread is draining; `again`: look once more before letting go.
+    draining: bool,
+    again: bool,
+}
+
+struct Member {
+    id: u64,
+    /// `None` while a thread is signalling it (or greeting it).
+    subscriber: Option<Box<dyn Subscriber<u64>>>,
+    /// Who still holds the subscription.
+    handle: Weak<MemberSubscription>,
+    demand: u64,
+    cancelled: bool,
+    /// `request(0)` was made (§3.9).
+    illegal: bool,
+    /// Ended (kept in place only by [`Flaw::ShiftsOnDrop`]).
+    gone: bool,
+}
+
+impl Hub {
+    fn new(count: u64, flaw: Flaw) -> Self {
+        Hub {
+            shared: Arc::new(HubShared {
+                flaw,
+                state: Mutex::new(HubState {
+                    count,
+                    next: 0,
+                    members: Vec::new(),
+                    next_id: 0,
+                    draining: false,
+                    again: false,
+                }),
+            }),
+        }
+    }
+}
+
+impl Publisher<u64> for Hub {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let subscription = {
+            let mut state = self.shared.state.lock();
+            let id = state.next_id;
+            state.next_id += 1;
+            let position = state.members.len() as u64;
+            let subscription = Arc::new(MemberSubscription {
+                hub: self.shared.clone(),
+                key: if self.shared.flaw == Flaw::ShiftsOnDrop {
+                    Key::Position(position)
+                } else {
+                    Key::Id(id)
+                },
+            });
+            if self.shared.flaw == Flaw::LateJoinerResets {
+                for member in &mut state.members {
+                    member.demand = 0;
+                }
+            }
+            state.members.push(Member {
+                id,
+                subscriber: None,
+                handle: Arc::downgrade(&subscription),
+                demand: 0,
+                cancelled: false,
+                illegal: false,
+                gone: false,
+            });
+            subscription
+        };
+        let key = subscription.key;
+        subscriber.on_subscribe(subscription);
+        {
+            let mut state = self.shared.state.lock();
+            if let Some(member) = self.shared.find(&mut state, key) {
+                member.subscriber = Some(subscriber);
+            }
+        }
+        self.shared.drain();
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Key {
+    Id(u64),
+    Position(u64),
+}
+
+impl HubShared {
+    fn find<'a>(&self, state: &'a mut HubState, key: Key) -> Option<&'a mut Member> {
+        match key {
+            Key::Id(id) => state.members.iter_mut().find(|m| m.id == id),
+            Key::Position(at) => state.members.get_mut(at as usize),
+        }
+        .filter(|m| !m.gone)
+    }
+
+    /// [`Flaw::ShiftsOnDrop`] tidies up on every call: subscriptions
+    /// nobody holds are removed from the list, shifting the later ones.
+    fn tidy(&self, state: &mut HubState) {
+        if self.flaw == Flaw::ShiftsOnDrop {
+            state
+                .members
+                .retain(|m| m.gone || m.subscriber.is_none() || m.handle.strong_count() > 0);
+        }
+    }
+
+    /// Ends `member` at `at`: removed, or left in place as gone.
+    fn remove(&self, state: &mut HubState, at: usize) -> Option<Box<dyn Subscriber<u64>>> {
+        if self.flaw == Flaw::ShiftsOnDrop {
+            let member = &mut state.members[at];
+            member.gone = true;
+            member.subscriber.take()
+        } else {
+            state.members.remove(at).subscriber
+        }
+    }
+
+    /// One signal the drain loop makes, decided under the lock.
+    fn decide(&self, state: &mut HubState) -> Option<Step> {
+        // Subscriptions nobody holds any more are let go, as cancelled.
+        let mut at = 0;
+        while at < state.members.len() {
+            let member = &state.members[at];
+            if !member.gone && member.subscriber.is_some() && member.handle.strong_count() == 0 {
+                if self.flaw == Flaw::ShiftsOnDrop {
+                    state.members.remove(at);
+                    continue;
+                }
+                let subscriber = self.remove(state, at);
+                return Some(Step::Drop(subscriber));
+            }
+            at += 1;
+        }
+        let ready = |m: &Member| !m.gone && m.subscriber.is_some();
+        if let Some(at) = state.members.iter().position(|m| ready(m) && m.cancelled) {
+            return Some(Step::Drop(self.remove(state, at)));
+        }
+        if let Some(at) = state.members.iter().position(|m| ready(m) && m.illegal) {
+            let subscriber = self.remove(state, at);
+            return Some(Step::Error(subscriber));
+        }
+        if state.next == state.count {
+            if let Some(at) = state.members.iter().position(ready) {
+                return Some(Step::Complete(self.remove(state, at)));
+            }
+            return None;
+        }
+        let present: Vec<&Member> = state.members.iter().filter(|m| !m.gone).collect();
+        if present.is_empty()
+            || present
+                .iter()
+                .any(|m| m.subscriber.is_none() || m.demand == 0)
+        {
+            return None;
+        }
+        let element = state.next;
+        state.next += 1;
+        let mut taken = Vec::new();
+        for member in state.members.iter_mut().filter(|m| !m.gone) {
+            if member.demand != u64::MAX {
+                member.demand -= 1;
+            }
+            taken.push((member.id, member.subscriber.take()));
+        }
+        Some(Step::Next(element, taken))
+    }
+
+    fn drain(&self) {
+        {
+            let mut state = self.state.lock();
+            if state.draining {
+                state.again = true;
+                return;
+            }
+            state.draining = true;
+        }
+        loop {
+            let step = {
+                let mut state = self.state.lock();
+                state.again = false;
+                match self.decide(&mut state) {
+                    Some(step) => step,
+                    None => {
+                        state.draining = false;
+                        return;
+                    }
+                }
+            };
+            match step {
+                Step::Drop(subscriber) => drop(subscriber),
+                Step::Error(subscriber) => {
+                    if let Some(mut subscriber) = subscriber {
+                        subscriber.on_error(StreamError::illegal_demand(0));
+                    }
+                }
+                Step::Complete(subscriber) => {
+                    if let Some(mut subscriber) = subscriber {
+                        subscriber.on_complete();
+                    }
+                }
+                Step::Next(element, taken) => {
+                    let mut back = Vec::new();
+                    for (id, subscriber) in taken {
+                        if let Some(mut subscriber) = subscriber {
+                            let cancelled = {
+                                let state = self.state.lock();
+                                state.members.iter().any(|m| m.id == id && m.cancelled)
+                            };
+                            if !cancelled {
+                                subscriber.on_next(element);
+                            }
+                            back.push((id, subscriber));
+                        }
+                    }
+                    let mut state = self.state.lock();
+                    for (id, subscriber) in back {
+                        if let Some(member) = state.members.iter_mut().find(|m| m.id == id) {
+                            member.subscriber = Some(subscriber);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A member's subscriber, taken out to be signalled (if it was there).
+type Taken = Option<Box<dyn Subscriber<u64>>>;
+
+enum Step {
+    Drop(Taken),
+    Error(Taken),
+    Complete(Taken),
+    /// One element to every member present, by id.
+    Next(u64, Vec<(u64, Taken)>),
+}
+
+struct MemberSubscription {
+    hub: Arc<HubShared>,
+    key: Key,
+}
+
+impl Subscription for MemberSubscription {
+    fn request(&self, n: u64) {
+        {
+            let mut state = self.hub.state.lock();
+            self.hub.tidy(&mut state);
+            let Some(member) = self.hub.find(&mut state, self.key) else {
+                return;
+            };
+            if member.cancelled {
+                return;
+            }
+            if n == 0 {
+                member.illegal = true;
+            } else {
+                member.demand = demand::add(member.demand, n);
+            }
+        }
+        self.hub.drain();
+    }
+
+    fn cancel(&self) {
+        {
+            let mut state = self.hub.state.lock();
+            self.hub.tidy(&mut state);
+            if let Some(member) = self.hub.find(&mut state, self.key) {
+                member.cancelled = true;
+            }
+        }
+        self.hub.drain();
+    }
+}
+
+/// Cold ranges of `0..n` signalling each time from a new thread (see the
+/// [module](self) docs).
+pub struct ThreadHoppers;
+
+impl PublisherFactory for ThreadHoppers {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Hopper { count: elements })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failed {
+            hops: true,
+            error: Mutex::new(Some(StreamError::msg("the source failed"))),
+            once: false,
+        }))
+    }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
+}
+
+struct Hopper {
+    count: u64,
+}
+
+impl Publisher<u64> for Hopper {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
+        let hop = Arc::new(Hop {
+            state: Mutex::new(HopState {
+                subscriber: None,
+                greeting: Some(subscriber),
+                next: 0,
+                count: self.count,
+                demand: 0,
+                cancelled: false,
+                illegal: false,
+                running: true,
+            }),
+            threads: AtomicU64::new(0),
+        });
+        // on_subscribe too comes from a thread of its own.
+        Hop::hop(hop);
+    }
+}
+
+struct Hop {
+    state: Mutex<HopState>,
+    /// Threads started so far (each signal's own).
+    threads: AtomicU64,
+}
+
+struct HopState {
+    /// `None` while a thread is signalling.
+    subscriber: Option<Box<dyn Subscriber<u64>>>,
+    /// The subscriber before `on_subscribe`.
+    greeting: Option<Box<dyn Subscriber<u64>>>,
+    next: u64,
+    count: u64,
+    demand: u64,
+    cancelled: bool,
+    illegal: bool,
+    /// A thread is (or is about to be) signalling.
+    running: bool,
+}
+
+enum HopSignal {
+    Subscribe(Box<dyn Subscriber<u64>>),
+    Next(u64, Box<dyn Subscriber<u64>>),
+    Complete(Box<dyn Subscriber<u64>>),
+    Error(Box<dyn Subscriber<u64>>),
+}
+
+impl Hop {
+    /// Starts the thread that makes the next signal, if any.
+    fn hop(this: Arc<Hop>) {
+        this.threads.fetch_add(1, Ordering::Relaxed);
+        std::thread::spawn(move || {
+            let signal = {
+                let mut state = this.state.lock();
+                if let Some(subscriber) = state.greeting.take() {
+                    Some(HopSignal::Subscribe(subscriber))
+                } else if state.cancelled {
+                    drop(state.subscriber.take());
+                    state.running = false;
+                    None
+                } else if state.illegal {
+                    state.cancelled = true;
+                    state.subscriber.take().map(HopSignal::Error)
+                } else if state.next == state.count {
+                    state.cancelled = true;
+                    state.subscriber.take().map(HopSignal::Complete)
+                } else if state.demand > 0 {
+                    if state.demand != u64::MAX {
+                        state.demand -= 1;
+                    }
+                    let element = state.next;
+                    state.next += 1;
+                    state
+                        .subscriber
+                        .take()
+                        .map(|subscriber| HopSignal::Next(element, subscriber))
+                } else {
+                    state.running = false;
+                    None
+                }
+            };
+            let Some(signal) = signal else {
+                return;
+            };
+            let subscriber = match signal {
+                HopSignal::Subscribe(mut subscriber) => {
+                    let subscription: Arc<dyn Subscription> =
+                        Arc::new(HopSubscription { hop: this.clone() });
+                    subscriber.on_subscribe(subscription);
+                    Some(subscriber)
+                }
+                HopSignal::Next(element, mut subscriber) => {
+                    subscriber.on_next(element);
+                    Some(subscriber)
+                }
+                HopSignal::Complete(mut subscriber) => {
+                    subscriber.on_complete();
+                    None
+                }
+                HopSignal::Error(mut subscriber) => {
+                    subscriber.on_error(StreamError::illegal_demand(0));
+                    None
+                }
+            };
+            let Some(subscriber) = subscriber else {
+                this.state.lock().running = false;
+                return;
+            };
+            this.state.lock().subscriber = Some(subscriber);
+            // The next signal, if any, on the next thread.
+            Hop::hop(this);
+        });
+    }
+
+    fn wake(this: &Arc<Hop>) {
+        let start = {
+            let mut state = this.state.lock();
+            !std::mem::replace(&mut state.running, true)
+        };
+        if start {
+            Hop::hop(this.clone());
+        }
+    }
+}
+
+/// A dropped handle changes nothing: the threads share the state and
+/// serve the demand outstanding.
+struct HopSubscription {
+    hop: Arc<Hop>,
+}
+
+impl Subscription for HopSubscription {
+    fn request(&self, n: u64) {
+        let hop = &self.hop;
+        {
+            let mut state = hop.state.lock();
+            if state.cancelled {
+                return;
+            }
+            if n == 0 {
+                state.illegal = true;
+            } else {
+                state.demand = demand::add(state.demand, n);
+            }
+        }
+        Hop::wake(hop);
+    }
+
+    fn cancel(&self) {
+        self.hop.state.lock().cancelled = true;
+        Hop::wake(&self.hop);
+    }
+}
+
+/// A publisher that has failed: every subscriber gets `on_subscribe`,
+/// then `on_error` (§1.4, §1.9); from a thread of their own if `hops`.
+struct Failed {
+    hops: bool,
+    error: Mutex<Option<StreamError>>,
+    /// [`Flaw::FailsOnlyTheFirst`].
+    once: bool,
+}
+
+/// Nothing to request or cancel: the error is on its way.
+struct Ended;
+
+impl Subscription for Ended {
+    fn request(&self, _: u64) {}
+    fn cancel(&self) {}
+}
+
+impl Publisher<u64> for Failed {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let error = {
+            let mut error = self.error.lock();
+            if self.once {
+                error.take()
+            } else {
+                error.clone()
+            }
+        };
+        let fail = move || {
+            subscriber.on_subscribe(Arc::new(Ended));
+            match error {
+                Some(error) => subscriber.on_error(error),
+                None => subscriber.on_complete(),
+            }
+        };
+        if self.hops {
+            std::thread::spawn(fail);
+        } else {
+            fail();
+        }
+    }
+}
+
+fn quick<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
+    PublisherVerification::new(factory)
+        .env(self_test_env())
+        .run_all()
+        .expect("the factory is configured to run every rule")
+}
+
+fn extended<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
+    PublisherExtendedVerification::new(factory)
+        .env(crate::extended::passing_env())
+        .config(crate::extended::config(300, 20))
+        .run_all()
+        .unwrap()
+}
+
+#[test]
+fn a_hot_multicast_at_its_slowest_subscribers_pace_passes() {
+    let skipped = crate::unusual::assert_accepted(&quick(HotMulticasts(Flaw::None)));
+    assert!(skipped.is_empty(), "{skipped:#?}");
+}
+
+/// Not yet: the generated schedules model every subscriber as served on
+/// its own from element 0 (a cold publisher), so a second subscriber of a
+/// multicast at its slowest subscriber's pace, or one joining late, is
+/// failed under §3.8 / `tck.create_n_gives_exactly_n` though the quick
+/// verification and the spec accept it ("create_publisher(2); first:
+/// subscribe; second: subscribe; first: request(1) → §3.8").
+#[test]
+#[ignore = "false alarm of the extended schedules for multicasts: see the doc comment"]
+fn a_hot_multicast_passes_the_extended_verification() {
+    let skipped = crate::unusual::assert_accepted(&extended(HotMulticasts(Flaw::None)));
+    assert!(skipped.is_empty(), "{skipped:#?}");
+}
+
+#[test]
+fn a_publisher_signalling_from_a_new_thread_each_time_passes() {
+    let skipped = crate::unusual::assert_accepted(&quick(ThreadHoppers));
+    assert!(skipped.is_empty(), "{skipped:#?}");
+}
+
+#[test]
+fn a_publisher_signalling_from_a_new_thread_each_time_passes_the_extended_verification() {
+    let skipped = crate::unusual::assert_accepted(&extended(ThreadHoppers));
+    assert!(skipped.is_empty(), "{skipped:#?}");
+}
+
+#[rstest]
+#[case::late_joiner_resets(Flaw::LateJoinerResets)]
+#[case::shifts_on_drop(Flaw::ShiftsOnDrop)]
+#[case::fails_only_the_first(Flaw::FailsOnlyTheFirst)]
+fn a_flawed_multicast_fails_exactly_the_rule_it_breaks(#[case] flaw: Flaw) {
+    let results = quick(HotMulticasts(flaw));
+    insta::assert_snapshot!(format!("{flaw:?}_rules"), broken_rules(&results));
+}
