@@ -1,6 +1,6 @@
 //! Issue 27 §2: several subscribers of one publisher.
 //!
-//! Two correct-but-unusual publishers, written from the spec text:
+//! Three correct-but-unusual publishers, written from the spec text:
 //!
 //! - [`HotMulticasts`]: one source shared by every subscriber present, at
 //!   the pace of the slowest one (§1.1 holds per subscriber: an element
@@ -8,6 +8,10 @@
 //!   joining later misses what went before; a subscription whose handle
 //!   was dropped is treated as cancelled (the spec neither asks nor
 //!   forbids it).
+//! - [`Prefetchers`]: a hot publisher whose source starts on the first
+//!   subscribe, filling a small buffer per subscriber before any request,
+//!   so a second subscriber, even one subscribed before anyone requested,
+//!   may start a few elements into the stream.
 //! - [`ThreadHoppers`]: a cold range that makes each signal on a thread of
 //!   its own, started by the thread of the signal before once that signal
 //!   has returned: serial (§1.3) with a happens-before edge, never on the
@@ -361,6 +365,229 @@ impl Subscription for MemberSubscription {
     }
 }
 
+/// How many elements a [`Prefetchers`] publisher pulls into each
+/// subscriber's buffer before anyone asks.
+const PREFETCH: usize = 2;
+
+/// Hot publishers of `0..n` that start on the first subscribe: the source
+/// fills every present subscriber's buffer up to [`PREFETCH`] elements
+/// before any request, and moves on only while every buffer has room. A subscriber arriving once the first's buffer
+/// holds elements 0 and 1 starts at element 2: it misses them, as a late
+/// joiner of a hot publisher does (the spec does not say where a
+/// subscriber starts; §1.1 per subscriber and §3.8 hold). Each buffer is
+/// delivered within its subscriber's own demand; `on_complete` follows the
+/// source's end once a buffer is empty.
+pub struct Prefetchers;
+
+impl PublisherFactory for Prefetchers {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Prefetcher {
+            shared: Arc::new(Mutex::new(Prefetch {
+                count: elements,
+                next: 0,
+                members: Vec::new(),
+                next_id: 0,
+                draining: false,
+            })),
+        })
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failed {
+            hops: false,
+            error: Mutex::new(Some(StreamError::msg("the source failed"))),
+            once: false,
+        }))
+    }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
+}
+
+struct Prefetcher {
+    shared: Arc<Mutex<Prefetch>>,
+}
+
+struct Prefetch {
+    count: u64,
+    /// The source's next element.
+    next: u64,
+    members: Vec<Buffered>,
+    next_id: u64,
+    /// One thread signals at a time; others leave their change behind.
+    draining: bool,
+}
+
+struct Buffered {
+    id: u64,
+    /// `None` until `on_subscribe` returned, and while being signalled.
+    subscriber: Option<Box<dyn Subscriber<u64>>>,
+    buffer: std::collections::VecDeque<u64>,
+    demand: u64,
+    cancelled: bool,
+    illegal: bool,
+}
+
+/// One signal, decided under the lock.
+enum Prefetched {
+    Drop(Box<dyn Subscriber<u64>>),
+    Error(Box<dyn Subscriber<u64>>),
+    Complete(Box<dyn Subscriber<u64>>),
+    Next(u64, u64, Box<dyn Subscriber<u64>>),
+}
+
+impl Prefetch {
+    fn decide(&mut self) -> Option<Prefetched> {
+        let ready = |m: &Buffered| m.subscriber.is_some();
+        if let Some(at) = self.members.iter().position(|m| ready(m) && m.cancelled) {
+            let member = self.members.remove(at);
+            return member.subscriber.map(Prefetched::Drop);
+        }
+        if let Some(at) = self.members.iter().position(|m| ready(m) && m.illegal) {
+            let member = self.members.remove(at);
+            return member.subscriber.map(Prefetched::Error);
+        }
+        loop {
+            if let Some(member) = self
+                .members
+                .iter_mut()
+                .find(|m| m.subscriber.is_some() && m.demand > 0 && !m.buffer.is_empty())
+            {
+                if member.demand != u64::MAX {
+                    member.demand -= 1;
+                }
+                let element = member.buffer.pop_front()?;
+                return Some(Prefetched::Next(
+                    member.id,
+                    element,
+                    member.subscriber.take()?,
+                ));
+            }
+            if let Some(at) = self
+                .members
+                .iter()
+                .position(|m| ready(m) && m.buffer.is_empty() && self.next == self.count)
+            {
+                let member = self.members.remove(at);
+                return member.subscriber.map(Prefetched::Complete);
+            }
+            // The source moves on while every buffer has room.
+            let room = |m: &Buffered| m.buffer.len() < PREFETCH;
+            if self.next == self.count || self.members.is_empty() || !self.members.iter().all(room)
+            {
+                return None;
+            }
+            let element = self.next;
+            self.next += 1;
+            for member in &mut self.members {
+                member.buffer.push_back(element);
+            }
+        }
+    }
+}
+
+fn prefetch_drain(shared: &Arc<Mutex<Prefetch>>) {
+    {
+        let mut state = shared.lock();
+        if std::mem::replace(&mut state.draining, true) {
+            return;
+        }
+    }
+    loop {
+        let step = {
+            let mut state = shared.lock();
+            match state.decide() {
+                Some(step) => step,
+                None => {
+                    state.draining = false;
+                    return;
+                }
+            }
+        };
+        match step {
+            Prefetched::Drop(subscriber) => drop(subscriber),
+            Prefetched::Error(mut subscriber) => {
+                subscriber.on_error(StreamError::illegal_demand(0))
+            }
+            Prefetched::Complete(mut subscriber) => subscriber.on_complete(),
+            Prefetched::Next(id, element, mut subscriber) => {
+                subscriber.on_next(element);
+                let mut state = shared.lock();
+                if let Some(member) = state.members.iter_mut().find(|m| m.id == id) {
+                    member.subscriber = Some(subscriber);
+                }
+            }
+        }
+    }
+}
+
+impl Publisher<u64> for Prefetcher {
+    fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let id = {
+            let mut state = self.shared.lock();
+            let id = state.next_id;
+            state.next_id += 1;
+            state.members.push(Buffered {
+                id,
+                subscriber: None,
+                buffer: std::collections::VecDeque::new(),
+                demand: 0,
+                cancelled: false,
+                illegal: false,
+            });
+            id
+        };
+        // The source starts now, before any request: the buffers fill.
+        prefetch_drain(&self.shared);
+        subscriber.on_subscribe(Arc::new(PrefetchSubscription {
+            shared: self.shared.clone(),
+            id,
+        }));
+        {
+            let mut state = self.shared.lock();
+            if let Some(member) = state.members.iter_mut().find(|m| m.id == id) {
+                member.subscriber = Some(subscriber);
+            }
+        }
+        prefetch_drain(&self.shared);
+    }
+}
+
+struct PrefetchSubscription {
+    shared: Arc<Mutex<Prefetch>>,
+    id: u64,
+}
+
+impl Subscription for PrefetchSubscription {
+    fn request(&self, n: u64) {
+        {
+            let mut state = self.shared.lock();
+            let Some(member) = state.members.iter_mut().find(|m| m.id == self.id) else {
+                return;
+            };
+            if member.cancelled {
+                return;
+            }
+            if n == 0 {
+                member.illegal = true;
+            } else {
+                member.demand = demand::add(member.demand, n);
+            }
+        }
+        prefetch_drain(&self.shared);
+    }
+
+    fn cancel(&self) {
+        {
+            let mut state = self.shared.lock();
+            if let Some(member) = state.members.iter_mut().find(|m| m.id == self.id) {
+                member.cancelled = true;
+            }
+        }
+        prefetch_drain(&self.shared);
+    }
+}
+
 /// Cold ranges of `0..n` signalling each time from a new thread (see the
 /// [module](self) docs).
 pub struct ThreadHoppers;
@@ -603,16 +830,25 @@ fn a_hot_multicast_at_its_slowest_subscribers_pace_passes() {
     assert!(skipped.is_empty(), "{skipped:#?}");
 }
 
-/// Not yet: the generated schedules model every subscriber as served on
-/// its own from element 0 (a cold publisher), so a second subscriber of a
-/// multicast at its slowest subscriber's pace, or one joining late, is
-/// failed under §3.8 / `tck.create_n_gives_exactly_n` though the quick
-/// verification and the spec accept it ("create_publisher(2); first:
-/// subscribe; second: subscribe; first: request(1) → §3.8").
+/// The generated schedules once failed it (issue 27): they modelled every
+/// subscriber as served on its own from element 0, so
+/// "create_publisher(2); first: subscribe; second: subscribe; first:
+/// request(1)" was a false §3.8.
 #[test]
-#[ignore = "false alarm of the extended schedules for multicasts: see the doc comment"]
 fn a_hot_multicast_passes_the_extended_verification() {
     let skipped = crate::unusual::assert_accepted(&extended(HotMulticasts(Flaw::None)));
+    assert!(skipped.is_empty(), "{skipped:#?}");
+}
+
+#[test]
+fn a_hot_publisher_prefetching_on_the_first_subscribe_passes() {
+    let skipped = crate::unusual::assert_accepted(&quick(Prefetchers));
+    assert!(skipped.is_empty(), "{skipped:#?}");
+}
+
+#[test]
+fn a_hot_publisher_prefetching_on_the_first_subscribe_passes_the_extended_verification() {
+    let skipped = crate::unusual::assert_accepted(&extended(Prefetchers));
     assert!(skipped.is_empty(), "{skipped:#?}");
 }
 

@@ -23,10 +23,12 @@ const FAILED: &str = "1.4";
 /// The rule a `request(0)` is judged by.
 const ILLEGAL_DEMAND: &str = "3.9";
 
-struct Sub<T: Debug + Send + 'static> {
+struct Sub<'f, T: Debug + Send + 'static> {
     who: Who,
     probe: Probe<T>,
     model: SubModel,
+    /// The factory's `element_index`: where a later subscriber starts.
+    index: &'f dyn Fn(&T) -> Option<u64>,
 }
 
 /// Runs `schedule` as the body of one rule test.
@@ -43,6 +45,7 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
         made => create(cx, f, made.elements())?,
     };
     let depth = f.max_sync_recursion_depth();
+    let index = |element: &F::Element| f.element_index(element);
     let fresh_model = |model: SubModel| match schedule.made {
         Made::Failed => model.failing(),
         _ => model,
@@ -64,8 +67,9 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
         who: Who::First,
         probe: subscribed(probe, &*publisher)?,
         model: fresh_model(SubModel::with_reflexes(&schedule.reflexes)),
+        index: &index,
     }];
-    settle(cx, &mut subs[0], elements)?;
+    settle_all(cx, &mut subs, elements)?;
 
     for step in schedule.effective_steps() {
         if let Step::SubscribeSecond = step {
@@ -75,7 +79,8 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
             let mut probe = Probe::new(cx, Who::Second.label())
                 .depth_bound(depth)
                 .stop_runaway();
-            let mut model = fresh_model(SubModel::default());
+            // A later subscriber may start where the stream has got to.
+            let mut model = fresh_model(SubModel::joining(subs[0].model.delivered));
             if schedule.made == Made::Infinite {
                 probe = probe.cancel_after(INFINITE_CANCEL_INSIDE);
                 model.cancel_inside = Some(INFINITE_CANCEL_INSIDE);
@@ -84,21 +89,23 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
                 who: Who::Second,
                 probe: subscribed(probe, &*publisher)?,
                 model,
+                index: &index,
             });
         } else {
             apply(&step, &mut subs)?;
         }
-        for sub in &mut subs {
-            settle(cx, sub, elements)?;
-        }
+        settle_all(cx, &mut subs, elements)?;
     }
     conclude(cx, &mut subs, elements)?;
     drop(publisher);
     Ok(Outcome::Passed)
 }
 
-fn apply<T: Debug + Send + 'static>(step: &Step, subs: &mut [Sub<T>]) -> Result<(), Failure> {
-    fn target<T: Debug + Send + 'static>(subs: &mut [Sub<T>], who: Who) -> Option<&mut Sub<T>> {
+fn apply<T: Debug + Send + 'static>(step: &Step, subs: &mut [Sub<'_, T>]) -> Result<(), Failure> {
+    fn target<'a, 'f, T: Debug + Send + 'static>(
+        subs: &'a mut [Sub<'f, T>],
+        who: Who,
+    ) -> Option<&'a mut Sub<'f, T>> {
         subs.iter_mut().find(|s| s.who == who)
     }
     match *step {
@@ -147,12 +154,43 @@ fn request_from_thread<T: Debug + Send + 'static>(probe: &Probe<T>, n: u64) -> R
     })
 }
 
+/// Settles every subscriber, each paced by the others present, until what
+/// one got or gave up no longer changes what another is owed (a later
+/// subscriber's start becomes known, one cancels or ends).
+fn settle_all<T: Debug + Send + 'static>(
+    cx: &RuleCx,
+    subs: &mut [Sub<'_, T>],
+    elements: u64,
+) -> Result<(), Failure> {
+    // Paces only grow (demand adds up, subscribers leave), so this ends.
+    loop {
+        for at in 0..subs.len() {
+            subs[at].model.pace = pace_of(subs, at);
+            settle(cx, &mut subs[at], elements)?;
+        }
+        if (0..subs.len()).all(|at| pace_of(subs, at) == subs[at].model.pace) {
+            return Ok(());
+        }
+    }
+}
+
+/// The stream position every subscriber present but `at` has demand up
+/// to: `at` is owed nothing beyond it.
+fn pace_of<T: Debug + Send + 'static>(subs: &[Sub<'_, T>], at: usize) -> u64 {
+    subs.iter()
+        .enumerate()
+        .filter(|(other, sub)| *other != at && sub.model.is_present())
+        .map(|(_, sub)| sub.model.reach())
+        .min()
+        .unwrap_or(u64::MAX)
+}
+
 /// Waits until the publisher has given `sub` everything the model says it
 /// owes, checking each signal as it comes, then checks nothing more is
 /// already there.
 fn settle<T: Debug + Send + 'static>(
     cx: &RuleCx,
-    sub: &mut Sub<T>,
+    sub: &mut Sub<'_, T>,
     elements: u64,
 ) -> Result<(), Failure> {
     while !sub.model.is_cancelled() && sub.model.delivered < sub.model.owed(elements) {
@@ -242,7 +280,7 @@ fn owed_error(model: &SubModel, who: Who) -> (&'static str, String) {
 /// Checks whatever the probe already holds beyond what was checked.
 fn leftover<T: Debug + Send + 'static>(
     cx: &RuleCx,
-    sub: &mut Sub<T>,
+    sub: &mut Sub<'_, T>,
     elements: u64,
 ) -> Result<(), Failure> {
     while sub.probe.received() > sub.model.delivered
@@ -260,7 +298,7 @@ fn leftover<T: Debug + Send + 'static>(
 /// One signal to an open subscriber, against the model.
 fn check<T: Debug + Send + 'static>(
     cx: &RuleCx,
-    sub: &mut Sub<T>,
+    sub: &mut Sub<'_, T>,
     elements: u64,
     signal: Signal<T>,
 ) -> Result<(), Failure> {
@@ -269,6 +307,11 @@ fn check<T: Debug + Send + 'static>(
         Signal::Next(element) => {
             sub.model.delivered += 1;
             let number = sub.model.delivered;
+            if sub.model.start.is_none() && number == 1 {
+                sub.model.start = (sub.index)(&element);
+            }
+            // What is left of the stream from where it started.
+            let left = elements.saturating_sub(sub.model.start.unwrap_or(0));
             if sub.model.fails {
                 let (rule, expected) = owed_error(&sub.model, sub.who);
                 return Err(cx.failure_of(
@@ -277,32 +320,39 @@ fn check<T: Debug + Send + 'static>(
                     crate::probe::show_next(number, &element),
                 ));
             }
-            if sub.model.illegal_demand && number > sub.model.owed(elements) {
+            if sub.model.illegal_demand && number > sub.model.allowed(elements) {
                 let (rule, expected) = owed_error(&sub.model, sub.who);
                 return Err(cx.failure_of(
                     rule,
                     format!(
                         "{expected}, and no on_next beyond the {} demanded before",
-                        sub.model.owed(elements)
+                        sub.model.allowed(elements)
                     ),
                     crate::probe::show_next(number, &element),
                 ));
             }
-            if number > elements {
+            if number > left {
                 return Err(cx.failure_of(
                     CREATE_N,
-                    format!(
-                        "exactly {elements} on_next to {label} from create_publisher({elements})"
-                    ),
+                    if left == elements {
+                        format!(
+                            "exactly {elements} on_next to {label} from create_publisher({elements})"
+                        )
+                    } else {
+                        format!(
+                            "the {left} on_next left of create_publisher({elements}) to {label}, which joined at element {}",
+                            elements - left
+                        )
+                    },
                     crate::probe::show_next(number, &element),
                 ));
             }
-            if number > sub.model.owed(elements) {
+            if number > sub.model.allowed(elements) {
                 return Err(cx.failure_of(
                     "1.1",
                     format!(
                         "at most {} on_next to {label} (demand {})",
-                        sub.model.owed(elements),
+                        sub.model.allowed(elements),
                         demand_text(&sub.model)
                     ),
                     crate::probe::show_next(number, &element),
@@ -310,7 +360,13 @@ fn check<T: Debug + Send + 'static>(
             }
         }
         Signal::Complete => {
-            if sub.model.fails || (sub.model.illegal_demand && sub.model.delivered < elements) {
+            // A later subscriber whose start is not known may have joined
+            // anywhere, even after the end.
+            let left = match sub.model.start {
+                Some(start) => elements.saturating_sub(start),
+                None => sub.model.delivered,
+            };
+            if sub.model.fails || (sub.model.illegal_demand && sub.model.delivered < left) {
                 let (rule, expected) = owed_error(&sub.model, sub.who);
                 return Err(cx.failure_of(
                     rule,
@@ -325,10 +381,17 @@ fn check<T: Debug + Send + 'static>(
                     format!("on_complete after {} on_next", sub.model.delivered),
                 ));
             }
-            if sub.model.delivered < elements {
+            if sub.model.delivered < left {
                 return Err(cx.failure_of(
                     CREATE_N,
-                    format!("{elements} on_next to {label} before on_complete"),
+                    if left == elements {
+                        format!("{elements} on_next to {label} before on_complete")
+                    } else {
+                        format!(
+                            "the {left} on_next left of create_publisher({elements}) to {label}, which joined at element {}, before on_complete",
+                            elements - left
+                        )
+                    },
                     format!("on_complete after {}", sub.model.delivered),
                 ));
             }
@@ -362,7 +425,7 @@ fn check<T: Debug + Send + 'static>(
 /// (§3.13, §1.6).
 fn conclude<T: Debug + Send + 'static>(
     cx: &RuleCx,
-    subs: &mut [Sub<T>],
+    subs: &mut [Sub<'_, T>],
     elements: u64,
 ) -> Result<(), Failure> {
     if let Some(open) = subs.iter_mut().find(|s| s.model.is_open()) {

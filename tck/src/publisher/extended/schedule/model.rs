@@ -6,13 +6,23 @@
 //! is owed (after `request(0)`, §3.9; from a failed publisher) — and
 //! permissive where the protocol is (signals still in flight after
 //! `cancel`, an empty publisher completing without demand).
+//!
+//! With several subscribers present the model owes only what every
+//! conforming publisher of several subscribers owes (issue 27 §2): each
+//! subscriber gets at most its own demand (§1.1); an element is owed to a
+//! subscriber only once every subscriber present (neither cancelled nor
+//! terminated) has demand for it, since a multicast may go at the pace of
+//! its slowest subscriber; and a subscriber that joins after elements went
+//! out may start later in the stream (where it starts is known from its
+//! first element's `element_index`, where declared), then is owed the rest
+//! from there. Positions below are indices in the publisher's stream.
 
 use reactive_streams::demand;
 
 use super::Reflexes;
 
 /// One subscriber as the model sees it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct SubModel {
     /// Demand signalled from outside `on_next` (steps and `on_subscribe`),
     /// saturating at `u64::MAX` (§3.17).
@@ -35,6 +45,37 @@ pub(crate) struct SubModel {
     pub(crate) illegal_demand: bool,
     /// `on_error` received.
     pub(crate) errored: bool,
+    /// The stream position of its first element, once known: 0 for the
+    /// first subscriber of a fresh publisher; for a later one the
+    /// `element_index` of its first element (unknown without it).
+    pub(crate) start: Option<u64>,
+    /// A lower bound on where a later subscriber starts: what the first
+    /// had been given when it subscribed (a multicast does not go back;
+    /// a cold publisher starts it at 0 but holds nobody back).
+    pub(crate) joined_at: u64,
+    /// The stream position the other subscribers present have demand up
+    /// to (`u64::MAX`: nobody else holds this one back).
+    pub(crate) pace: u64,
+}
+
+impl Default for SubModel {
+    /// The first subscriber of a fresh publisher, before any demand.
+    fn default() -> Self {
+        SubModel {
+            requested: 0,
+            on_next: 0,
+            cancel_inside: None,
+            cancelled: false,
+            delivered: 0,
+            completed: false,
+            fails: false,
+            illegal_demand: false,
+            errored: false,
+            start: Some(0),
+            joined_at: 0,
+            pace: u64::MAX,
+        }
+    }
 }
 
 impl SubModel {
@@ -48,6 +89,16 @@ impl SubModel {
                 .fold(0, |r, n| demand::add(r, *n)),
             on_next: reflexes.on_next,
             cancel_inside: reflexes.cancel_inside,
+            ..SubModel::default()
+        }
+    }
+
+    /// A subscriber joining when the first had been given `joined_at`
+    /// elements: where it starts is unknown until its first element.
+    pub(crate) fn joining(joined_at: u64) -> Self {
+        SubModel {
+            joined_at,
+            start: None,
             ..SubModel::default()
         }
     }
@@ -83,15 +134,19 @@ impl SubModel {
         self.cancelled || self.cancel_inside.is_some_and(|k| self.delivered >= k)
     }
 
-    /// How many `on_next` the publisher owes in total, once it settles.
-    pub(crate) fn owed(&self, elements: u64) -> u64 {
+    /// How many `on_next` its own demand allows in total, from where it
+    /// started to the end of the stream: more is §1.1 (or beyond the
+    /// stream). Before a later subscriber's start is known, it may have
+    /// started at 0.
+    pub(crate) fn allowed(&self, elements: u64) -> u64 {
+        let remaining = elements.saturating_sub(self.start.unwrap_or(0));
         let flowing = if self.requested == 0 || self.fails {
             0
         } else if self.on_next > 0 {
             // Every on_next asks for more, so demand never runs out.
-            elements
+            remaining
         } else {
-            self.requested.min(elements)
+            self.requested.min(remaining)
         };
         match self.cancel_inside {
             Some(k) => flowing.min(k),
@@ -99,20 +154,68 @@ impl SubModel {
         }
     }
 
+    /// How many `on_next` the publisher owes in total, once it settles:
+    /// what its own demand allows, up to the position the others present
+    /// have demand for; nothing before a later subscriber's start is known.
+    /// After `request(0)` only `on_error` is owed: §3.9 does not ask for
+    /// the elements still outstanding first (a subscriber alone has had
+    /// them before its next step; one held back by another may not).
+    pub(crate) fn owed(&self, elements: u64) -> u64 {
+        let Some(start) = self.start else {
+            return 0;
+        };
+        let owed = self.allowed(elements).min(self.pace.saturating_sub(start));
+        if self.illegal_demand {
+            owed.min(self.delivered)
+        } else {
+            owed
+        }
+    }
+
+    /// The stream position this subscriber has demand up to, as the others
+    /// are held back by it (a lower bound: a later subscriber starts no
+    /// earlier than it joined, as far as a multicast goes).
+    pub(crate) fn reach(&self) -> u64 {
+        let start = self.start.unwrap_or(0).max(self.joined_at);
+        let demand = if self.requested == 0 {
+            0
+        } else if self.on_next > 0 {
+            u64::MAX
+        } else {
+            self.requested
+        };
+        let demand = match self.cancel_inside {
+            Some(k) => demand.min(k),
+            None => demand,
+        };
+        start.saturating_add(demand)
+    }
+
+    /// Present: it holds the others back. A subscriber owed `on_error`
+    /// (failed publisher, `request(0)`) is on its way out.
+    pub(crate) fn is_present(&self) -> bool {
+        self.is_open() && !self.fails && !self.illegal_demand
+    }
+
     /// Whether `on_complete` is owed once the owed elements have come: all
-    /// of them and one more were demanded, and nobody cancelled. With
-    /// exactly the elements demanded, `on_complete` may come or not: a
-    /// publisher may learn that it is exhausted only when asked for one
-    /// element more (§1.5 sets no deadline, §3.11 lets `request` complete).
+    /// of them and one more were demanded, by it and by every other
+    /// subscriber present, and nobody cancelled. With exactly the elements
+    /// demanded, `on_complete` may come or not: a publisher may learn that
+    /// it is exhausted only when asked for one element more (§1.5 sets no
+    /// deadline, §3.11 lets `request` complete).
     pub(crate) fn completion_owed(&self, elements: u64) -> bool {
-        let beyond = self.on_next > 0 || self.requested > elements;
+        let Some(start) = self.start else {
+            return false;
+        };
+        let beyond = self.on_next > 0 || self.requested > elements.saturating_sub(start);
         !self.is_cancelled()
             && !self.fails
             && !self.illegal_demand
             && !self.errored
             && self.requested > 0
-            && self.owed(elements) == elements
+            && start.saturating_add(self.owed(elements)) == elements
             && beyond
+            && self.pace > elements
     }
 
     /// Whether `on_error` is owed and has not come yet: the subscription
@@ -195,6 +298,29 @@ mod tests {
         model.request(u64::MAX);
         assert_eq!(model.owed(u64::MAX), 16);
         assert!(!model.completion_owed(u64::MAX));
+    }
+
+    #[test]
+    fn a_multicast_owes_only_what_every_subscriber_present_demands() {
+        let mut first = SubModel::default();
+        first.request(1);
+        let mut second = SubModel::joining(0);
+        first.pace = second.reach();
+        assert_eq!(first.owed(2), 0, "the second has no demand yet");
+        assert_eq!(first.allowed(2), 1);
+        second.request(5);
+        first.pace = second.reach();
+        assert_eq!(first.owed(2), 1);
+        assert_eq!(second.owed(2), 0, "where it starts is not known yet");
+        second.start = Some(1);
+        second.pace = first.reach();
+        assert_eq!(second.owed(2), 0, "the first has no demand for element 1");
+        first.request(5);
+        second.pace = first.reach();
+        assert_eq!(second.owed(2), 1);
+        assert!(second.completion_owed(2));
+        second.cancel();
+        assert!(!second.is_present());
     }
 
     #[test]
