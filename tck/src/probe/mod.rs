@@ -449,6 +449,12 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self.shared.state.lock().beyond_demand.is_some()
     }
 
+    /// The index of the element owed next, where the factory declares
+    /// `element_index` and the probe knows where its stream started.
+    pub(crate) fn index_owed(&self) -> Option<u64> {
+        self.shared.state.lock().order.owed()
+    }
+
     /// Whether the publisher has dropped the subscriber.
     pub fn is_dropped(&self) -> bool {
         self.shared.state.lock().dropped

@@ -64,7 +64,7 @@ pub const MAX_UPSTREAM_STEPS: usize = 10;
 /// fresh processor fed by the TCK's upstream, as the quick verification's
 /// [`AsPublisher`] makes it, except that a publisher of `n` is fed `n`
 /// inputs (as many as it takes for `n` to pass a declared filter) and
-/// serves one subscriber.
+/// serves as many subscribers as the processor declares.
 struct Fed<F>(AsPublisher<F>);
 
 impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
@@ -91,13 +91,12 @@ impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
         self.0.max_sync_recursion_depth()
     }
 
-    /// One subscriber per schedule: the publisher model owes every
-    /// subscriber all the elements, while a processor is a hot, multicast
-    /// stage (a late subscriber misses what went before; the slowest one
-    /// holds the others back). The quick verification checks how it serves
-    /// several.
+    /// As the processor declares: the schedules' model owes a later
+    /// subscriber only the rest of the stream from where it started, at
+    /// the pace of the slowest subscriber present, as a hot, multicast
+    /// stage serves them (issue 27).
     fn supports_multiple_subscribers(&self) -> bool {
-        false
+        self.0.supports_multiple_subscribers()
     }
 
     fn run_stochastic(&self) -> bool {

@@ -400,7 +400,20 @@ pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
                         "its next element, or on_complete if it joined later in the stream",
                     )? {
                         Signal::Next(_) => {}
-                        Signal::Complete => second_ended = true,
+                        Signal::Complete => {
+                            // Wherever it joined, it is owed the stream to
+                            // its end.
+                            if let Some(owed) = second.index_owed().filter(|owed| *owed < 3) {
+                                return Err(cx.failure(
+                                    format!("second: elements {owed} … 2, then on_complete"),
+                                    format!(
+                                        "second: on_complete after element {}",
+                                        owed.saturating_sub(1)
+                                    ),
+                                ));
+                            }
+                            second_ended = true;
+                        }
                         Signal::Error(error) => {
                             return Err(cx.failure(
                                 "its next element, or on_complete",

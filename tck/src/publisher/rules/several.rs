@@ -85,7 +85,7 @@ fn unequal_demand<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(),
     owed(cx, &first, n, &why)?;
     ended(cx, &first)?;
     for probe in [&second, &third] {
-        if !rest(cx, probe, n, &why)? {
+        if !rest(cx, probe, (n, n), &why)? {
             ended(cx, probe)?;
         }
     }
@@ -105,7 +105,7 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     first.request(2)?;
     second.request(2)?;
     owed(cx, &first, 2, "requested 2")?;
-    if rest(cx, &second, 2, "requested 2")? {
+    if rest(cx, &second, (2, n), "requested 2")? {
         return Ok(());
     }
     first.cancel()?;
@@ -113,7 +113,7 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     if rest(
         cx,
         &second,
-        n - 2,
+        (n - 2, n),
         "requested the rest after the first subscriber cancelled",
     )? {
         return Ok(());
@@ -140,7 +140,7 @@ fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     first.request(n)?;
     pacer.request(1)?;
     owed(cx, &pacer, 1, "requested 1")?;
-    let first_done = rest(cx, &first, 1, &format!("requested {}", show(n)))?;
+    let first_done = rest(cx, &first, (1, n), &format!("requested {}", show(n)))?;
     let late = subscribed(
         Probe::new(cx, "late").created_for(n).joins_later(),
         &*publisher,
@@ -153,7 +153,7 @@ fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
         "requested {} in all, before and after a later subscriber joined",
         show(n)
     );
-    if !first_done && !rest(cx, &first, n - 1, &why)? {
+    if !first_done && !rest(cx, &first, (n - 1, n), &why)? {
         ended(cx, &first)?;
     }
     owed(cx, &pacer, n - 1, &why)?;
@@ -181,7 +181,7 @@ fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     dropped.request(n)?;
     second.request(2)?;
     owed(cx, &dropped, 2, &format!("requested {}", show(n)))?;
-    if rest(cx, &second, 2, "requested 2")? {
+    if rest(cx, &second, (2, n), "requested 2")? {
         return Ok(());
     }
     dropped.drop_subscription()?;
@@ -189,7 +189,7 @@ fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     if rest(
         cx,
         &second,
-        n - 2,
+        (n - 2, n),
         "requested the rest after another subscriber dropped its subscription handle",
     )? {
         return Ok(());
@@ -208,7 +208,7 @@ fn rest_of_stream<T: std::fmt::Debug + Send + 'static>(
     if rest(
         cx,
         probe,
-        n + 1,
+        (n + 1, n),
         "requested the whole stream after joining late",
     )? {
         return Ok(());
@@ -223,13 +223,14 @@ fn later<T: std::fmt::Debug + Send + 'static>(cx: &RuleCx, label: &str, n: u64) 
 }
 
 /// The next `k` signals at a probe that may have started later in the
-/// stream, owed by its own demand: elements, or `on_complete` once the
-/// stream has nothing left from where it started (`true`: it ended). One
-/// that does not come is demand lost (§3.8).
+/// stream of `n`, owed by its own demand: elements, or `on_complete` once
+/// the stream has nothing left from where it started (`true`: it ended).
+/// One that does not come, or an end before the stream's (where
+/// `element_index` tells), is demand lost (§3.8).
 fn rest<T: std::fmt::Debug + Send + 'static>(
     cx: &RuleCx,
     probe: &Probe<T>,
-    k: u64,
+    (k, n): (u64, u64),
     why: &str,
 ) -> Result<bool, Failure> {
     for _ in 0..k {
@@ -238,7 +239,20 @@ fn rest<T: std::fmt::Debug + Send + 'static>(
             .map_err(|failure| as_lost_demand(cx, probe, failure, why))?;
         match signal {
             Signal::Next(_) => {}
-            Signal::Complete => return Ok(true),
+            Signal::Complete => {
+                // Wherever it joined, it is owed the stream to its end.
+                return match probe.index_owed() {
+                    Some(owed) if owed < n => Err(cx.failure_of(
+                        LOST_DEMAND,
+                        format!(
+                            "elements {owed} … {} of the publisher of {n}, then on_complete ({why})",
+                            n - 1
+                        ),
+                        format!("on_complete after element {}", owed.saturating_sub(1)),
+                    )),
+                    _ => Ok(true),
+                };
+            }
             Signal::Error(error) => {
                 return Err(cx.failure(
                     "the rest of the stream, then on_complete",

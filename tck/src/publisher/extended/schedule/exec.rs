@@ -80,7 +80,10 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
                 .depth_bound(depth)
                 .stop_runaway();
             // A later subscriber may start where the stream has got to.
-            let mut model = fresh_model(SubModel::joining(subs[0].model.delivered));
+            let mut model = fresh_model(SubModel::joining(
+                subs[0].model.delivered,
+                !subs[0].model.is_present(),
+            ));
             if schedule.made == Made::Infinite {
                 probe = probe.cancel_after(INFINITE_CANCEL_INSIDE);
                 model.cancel_inside = Some(INFINITE_CANCEL_INSIDE);
@@ -374,7 +377,7 @@ fn check<T: Debug + Send + 'static>(
                     format!("on_complete after {} on_next", sub.model.delivered),
                 ));
             }
-            if elements == u64::MAX {
+            if elements == u64::MAX && !(sub.model.after_all_left && sub.model.delivered == 0) {
                 return Err(cx.failure_of(
                     CREATE_N,
                     format!("no on_complete to {label} from the infinite create_publisher(∞)"),

@@ -56,6 +56,10 @@ pub(crate) struct SubModel {
     /// The stream position the other subscribers present have demand up
     /// to (`u64::MAX`: nobody else holds this one back).
     pub(crate) pace: u64,
+    /// It subscribed when every earlier subscriber had cancelled or ended:
+    /// a hot stage may have shut down with them and complete it at once,
+    /// even an infinite one.
+    pub(crate) after_all_left: bool,
 }
 
 impl Default for SubModel {
@@ -74,6 +78,7 @@ impl Default for SubModel {
             start: Some(0),
             joined_at: 0,
             pace: u64::MAX,
+            after_all_left: false,
         }
     }
 }
@@ -94,10 +99,12 @@ impl SubModel {
     }
 
     /// A subscriber joining when the first had been given `joined_at`
-    /// elements: where it starts is unknown until its first element.
-    pub(crate) fn joining(joined_at: u64) -> Self {
+    /// elements (and was still present, or not: `after_all_left`): where
+    /// it starts is unknown until its first element.
+    pub(crate) fn joining(joined_at: u64, after_all_left: bool) -> Self {
         SubModel {
             joined_at,
+            after_all_left,
             start: None,
             ..SubModel::default()
         }
@@ -304,7 +311,7 @@ mod tests {
     fn a_multicast_owes_only_what_every_subscriber_present_demands() {
         let mut first = SubModel::default();
         first.request(1);
-        let mut second = SubModel::joining(0);
+        let mut second = SubModel::joining(0, false);
         first.pace = second.reach();
         assert_eq!(first.owed(2), 0, "the second has no demand yet");
         assert_eq!(first.allowed(2), 1);
