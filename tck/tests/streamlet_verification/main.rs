@@ -17,6 +17,7 @@ mod declarations;
 mod extended;
 mod extended_broken;
 mod extended_correct;
+mod extended_identity;
 mod extended_stress;
 mod extended_unusual;
 mod late_sinks;
