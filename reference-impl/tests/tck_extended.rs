@@ -270,6 +270,11 @@ where
     fn supports_restart(&self) -> bool {
         true
     }
+
+    /// Both sources emit `0..n`: element `i` is `i`.
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        Some(*data)
+    }
 }
 
 streamlet_source_extended_verification!(
