@@ -84,11 +84,15 @@ fn passing_datum(output: &Tracked<u64>) -> Option<u64> {
 }
 
 /// Window `i` of 3 starts with datum `3i`.
+// The window's own type: `Indexed` takes a `fn(&Output)`.
+#[allow(clippy::ptr_arg)]
 fn window_index(window: &Vec<Tracked<u64>>) -> Option<u64> {
     window.first().map(|datum| datum.value / 3)
 }
 
 /// Sliding window `i` starts with datum `i`.
+// The window's own type: `Indexed` takes a `fn(&Output)`.
+#[allow(clippy::ptr_arg)]
 fn slide_index(window: &Vec<Tracked<u64>>) -> Option<u64> {
     window.first().map(|datum| datum.value)
 }

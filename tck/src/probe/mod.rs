@@ -277,7 +277,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// factory declares `element_index`, element 0 is owed first
     /// (`tck.create_n_gives_exactly_n`), as after
     /// [`created_for`](Self::created_for).
-    pub(crate) fn from_start(self) -> Self {
+    pub(crate) fn sees_start(self) -> Self {
         self.shared.state.lock().order.from_start = true;
         self
     }

@@ -333,7 +333,7 @@ pub(crate) fn run<F: ProcessorFactory>(
     })?;
     // The only subscriber of a fresh processor: its outputs from the first.
     let mut probe = Probe::new(cx, "probe")
-        .from_start()
+        .sees_start()
         .depth_bound(f.max_sync_recursion_depth())
         .stop_runaway();
     let mut model = Model {

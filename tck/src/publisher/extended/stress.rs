@@ -140,7 +140,7 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, plan: &StressPlan) ->
     cx.trace(format!("plan (one call per thread per round):\n{plan}"));
     let publisher = create(cx, f, elements)?;
     let probe = subscribed(
-        Probe::new(cx, "probe").from_start().stop_runaway(),
+        Probe::new(cx, "probe").sees_start().stop_runaway(),
         &*publisher,
     )?;
     let barrier = Barrier::new(plan.actions.len());
