@@ -6,17 +6,16 @@
 //! rule test's scripts; conforming stages that declare it pass.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use parking_lot::Mutex;
 use reactive_streams::done::Tracked;
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::lifecycle::LifecycleFactory;
+use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::testkit::{anything_broken, broken_rules};
 use rstest::rstest;
 
+use crate::broken::verify_stage;
 use crate::relay::{Relays, Release};
 
 /// What is wrong with a [`Disorders`] stage.
@@ -148,23 +147,6 @@ impl Subscription for Passing {
     }
 }
 
-/// Patient bounds: every wait of these stages ends on a condition (they are
-/// synchronous, and release what they keep at the end), so a loaded
-/// machine costs time, not verdicts.
-fn verify<F: LifecycleFactory>(factory: F) -> Vec<RuleResult> {
-    let env = TestEnv::builder()
-        .timeout(Duration::from_secs(2))
-        .no_signal_timeout(Duration::from_millis(15))
-        .prompt(Duration::from_millis(40))
-        .build();
-    LifecycleVerification::new(factory)
-        .env(env)
-        .cases(24)
-        .seed(0)
-        .run_all()
-        .unwrap()
-}
-
 #[rstest]
 #[case::repeating_one(Quirk::RepeatsOne, "again or out of order, after element 1")]
 #[case::skipping_one(Quirk::SkipsOne, "is element 2: element 1 was skipped")]
@@ -173,7 +155,7 @@ fn a_stage_delivering_out_of_order_fails_create_n_gives_exactly_n(
     #[case] quirk: Quirk,
     #[case] wrong: &str,
 ) {
-    let results = verify(Disorders(quirk));
+    let results = verify_stage(Disorders(quirk));
     insta::assert_snapshot!(format!("disorder_{quirk:?}_rules"), broken_rules(&results));
     // Every done rule holds: the disorder is filed under its own rule, as
     // a violation each rule test's scripts saw.
@@ -207,6 +189,6 @@ fn a_stage_delivering_out_of_order_fails_create_n_gives_exactly_n(
 #[case::passing_relay(Relays { op: crate::correct::pass, release: Release::ALWAYS })]
 #[case::caching_relay(Relays { op: crate::correct::cache, release: Release::ALWAYS })]
 fn a_conforming_relay_declaring_element_index_passes(#[case] relays: Relays) {
-    let results = verify(relays);
+    let results = verify_stage(relays);
     assert_eq!(anything_broken(&results), Vec::<String>::new());
 }

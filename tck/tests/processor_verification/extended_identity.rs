@@ -18,22 +18,15 @@ fn a_processor_relabelling_an_output_fails_the_extended_verification() {
         .run_all()
         .unwrap();
     insta::assert_snapshot!(broken_rules(&results));
-    for test in [
-        "tck_extended_schedules",
-        "tck_extended_stress",
-        "tck_extended_upstream",
-    ] {
-        let message = crate::extended::failed(&results, test)
-            .message
-            .clone()
-            .unwrap();
-        assert!(
-            message.contains(
-                "tck.create_n_gives_exactly_n: expected each element once and in order, by the factory's element_index"
-            ),
-            "{message}"
-        );
-    }
+    crate::extended::assert_each_failed_with(
+        &results,
+        &[
+            "tck_extended_schedules",
+            "tck_extended_stress",
+            "tck_extended_upstream",
+        ],
+        "tck.create_n_gives_exactly_n: expected each element once and in order, by the factory's element_index",
+    );
 }
 
 #[test]

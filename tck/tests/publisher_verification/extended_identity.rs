@@ -24,16 +24,9 @@ fn a_range_delivering_out_of_order_fails_the_extended_verification(#[case] quirk
         format!("extended_identity_{quirk:?}_rules"),
         broken_rules(&results)
     );
-    for test in ["tck_extended_schedules", "tck_extended_stress"] {
-        let message = crate::extended::failed(&results, test)
-            .message
-            .clone()
-            .unwrap();
-        assert!(
-            message.contains(
-                "tck.create_n_gives_exactly_n: expected each element once and in order, by the factory's element_index"
-            ),
-            "{message}"
-        );
-    }
+    crate::extended::assert_each_failed_with(
+        &results,
+        &["tck_extended_schedules", "tck_extended_stress"],
+        "tck.create_n_gives_exactly_n: expected each element once and in order, by the factory's element_index",
+    );
 }

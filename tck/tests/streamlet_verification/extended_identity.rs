@@ -17,16 +17,9 @@ fn a_source_repeating_an_element_fails_the_extended_verification() {
         .run_all()
         .unwrap();
     insta::assert_snapshot!(broken_rules(&results));
-    for test in ["tck_extended_schedules", "tck_extended_stress"] {
-        let message = crate::extended::failed(&results, test)
-            .message
-            .clone()
-            .unwrap();
-        assert!(
-            message.contains(
-                "tck.create_n: expected each element once and in order, by the factory's element_index"
-            ),
-            "{message}"
-        );
-    }
+    crate::extended::assert_each_failed_with(
+        &results,
+        &["tck_extended_schedules", "tck_extended_stress"],
+        "tck.create_n: expected each element once and in order, by the factory's element_index",
+    );
 }
