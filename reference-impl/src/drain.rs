@@ -629,7 +629,7 @@ where
     // a per-element helper in a `for` over the turn compiled to a slower
     // loop, and four or eight per turn made the larger loops of other
     // producers (a fused filter, a processor's stage) spill (issue 18,
-    // README: Performance).
+    // docs/performance-history.md).
     while left >= 2 {
         // The producer's answer is taken apart before `on_next`, so no part
         // of it (nor its drop) lives across the subscriber's call.
