@@ -119,8 +119,8 @@ pub enum Claim {
     /// Someone else runs the loop (or it is not inline, or has no demand):
     /// hand the element over the usual way and wake the drain.
     Busy,
-    /// The caller owns the loop and demand is there: pass the element to
-    /// [`Drain::emit_claimed`].
+    /// The caller owns the loop and demand is there: the crate's processors
+    /// and hot publishers take a lease on it and emit as its owner.
     Ready,
     /// The caller owns the loop but cannot emit now (demand was used up
     /// meanwhile, or a flag was set): hand the element over the usual way,
@@ -331,52 +331,7 @@ where
         Claim::Ready
     }
 
-    /// The second half of the hand-off, called by the owner
-    /// [`Drain::try_claim`] made ([`Claim::Ready`]), with no lock held: emits `element` to the
-    /// subscriber exactly as the loop would (serial with every other
-    /// signal, `request` from inside `on_next` trampolined, demand settled,
-    /// a `cancel` seen at once), then gives the loop back, running it first
-    /// for whatever was signalled meanwhile.
-    ///
-    /// If the subscription was cancelled or terminated meanwhile, `element`
-    /// is dropped like the producer's own undelivered elements. `Err` (the
-    /// caller still owns the loop, must put the element back where the
-    /// producer will find it and then call [`Drain::release`]) only if
-    /// demand or the subscriber vanished without a flag, which the claim's
-    /// contract rules out.
-    pub fn emit_claimed(&self, element: T) -> Result<(), T> {
-        let mut live = self.live.lock();
-        let flags = self.flags.load(Ordering::Acquire);
-        if flags & FINAL != 0 {
-            drop(live);
-            drop(element);
-            self.release();
-            return Ok(());
-        }
-        let shared = self.requested.load(Ordering::Acquire);
-        let subscriber = match live.subscriber.as_mut() {
-            Some(subscriber) if flags == 0 && shared != 0 => subscriber,
-            _ => return Err(element),
-        };
-        let mark = OwnerMark::set(&self.owner);
-        self.reentrant.store(0, Ordering::Relaxed);
-        subscriber.on_next(element);
-        drop(mark);
-        let late = self.reentrant.load(Ordering::Relaxed);
-        if !demand::is_unbounded(shared) || late > 0 {
-            let _ = self
-                .requested
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
-                    Some(demand::fulfil(demand::add(pending, late), 1))
-                });
-        }
-        drop(live);
-        self.release();
-        Ok(())
-    }
-
-    /// Gives back the loop [`Drain::try_claim`] took ([`Claim::Held`], or
-    /// after an `Err` from [`Drain::emit_claimed`]), running it first if
+    /// Gives back the loop [`Drain::try_claim`] took, running it first if
     /// anything was signalled meanwhile (demand, a cancel, a wake-up).
     pub fn release(&self) {
         let left = self.wip.fetch_sub(1, Ordering::AcqRel) - 1;
@@ -674,7 +629,7 @@ where
     // a per-element helper in a `for` over the turn compiled to a slower
     // loop, and four or eight per turn made the larger loops of other
     // producers (a fused filter, a processor's stage) spill (issue 18,
-    // README: Performance).
+    // docs/performance-history.md).
     while left >= 2 {
         // The producer's answer is taken apart before `on_next`, so no part
         // of it (nor its drop) lives across the subscriber's call.

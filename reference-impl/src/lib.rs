@@ -84,3 +84,44 @@ pub use publisher::{
 pub use subscriber::{
     collect, CallbackSubscriber, Collect, CollectSubscriber, QueuedSubscriber, Signal,
 };
+
+/// The code samples of the README and of the guides in `docs/`, compiled
+/// (and run) as doc-tests of this crate, which has every crate they use:
+/// the TCK, this crate as the implementation under test, and `futures`.
+#[cfg(doctest)]
+mod docs {
+    #[doc = include_str!("../../README.md")]
+    struct Readme;
+    #[doc = include_str!("../../docs/publisher.md")]
+    struct Publisher;
+    #[doc = include_str!("../../docs/subscriber.md")]
+    struct Subscriber;
+    #[doc = include_str!("../../docs/processor.md")]
+    struct Processor;
+    #[doc = include_str!("../../docs/streamlet.md")]
+    struct Streamlet;
+    #[doc = include_str!("../../docs/futures.md")]
+    struct Futures;
+    #[doc = include_str!("../../docs/extended.md")]
+    struct Extended;
+    #[doc = include_str!("../../docs/checkpointing.md")]
+    struct Checkpointing;
+    #[doc = include_str!("../../docs/accepts.md")]
+    struct Accepts;
+    #[doc = include_str!("../../docs/reports.md")]
+    struct Reports;
+    #[doc = include_str!("../../docs/runner.md")]
+    struct Runner;
+    #[doc = include_str!("../../docs/timing.md")]
+    struct Timing;
+    #[doc = include_str!("../../docs/reference.md")]
+    struct Reference;
+    #[doc = include_str!("../../docs/performance.md")]
+    struct Performance;
+    #[doc = include_str!("../../docs/performance-history.md")]
+    struct PerformanceHistory;
+    #[doc = include_str!("../../docs/ci.md")]
+    struct Ci;
+    #[doc = include_str!("../../docs/ecosystem.md")]
+    struct Ecosystem;
+}

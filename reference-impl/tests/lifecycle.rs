@@ -46,6 +46,55 @@ impl<F: LifecycleFactory> LifecycleFactory for Keeps<F> {
     fn keeps_delivered(&self) -> Option<usize> {
         Some(self.0)
     }
+    fn element_index(&self, output: &F::Output) -> Option<u64> {
+        self.1.element_index(output)
+    }
+}
+
+/// A factory that declares which output is which
+/// ([`LifecycleFactory::element_index`]): input 0's datum `i` has id `i`.
+pub struct Indexed<F: LifecycleFactory>(pub F, pub fn(&F::Output) -> Option<u64>);
+
+impl<F: LifecycleFactory> LifecycleFactory for Indexed<F> {
+    type Output = F::Output;
+    fn inputs(&self) -> usize {
+        self.0.inputs()
+    }
+    fn create_stage(&self, inputs: Vec<Input>) -> Box<dyn Publisher<F::Output>> {
+        self.0.create_stage(inputs)
+    }
+    fn keeps_delivered(&self) -> Option<usize> {
+        self.0.keeps_delivered()
+    }
+    fn element_index(&self, output: &F::Output) -> Option<u64> {
+        (self.1)(output)
+    }
+}
+
+/// Output `i` is datum `i` (identity, map, buffer).
+fn datum(output: &Tracked<u64>) -> Option<u64> {
+    Some(output.value)
+}
+
+/// The filter below drops every datum `v` with `v % 3 == 1`: the output
+/// made from `v` is preceded by `v` data, `(v + 1) / 3` of them dropped.
+fn passing_datum(output: &Tracked<u64>) -> Option<u64> {
+    let v = output.value;
+    Some(v - (v + 1) / 3)
+}
+
+/// Window `i` of 3 starts with datum `3i`.
+// The window's own type: `Indexed` takes a `fn(&Output)`.
+#[allow(clippy::ptr_arg)]
+fn window_index(window: &Vec<Tracked<u64>>) -> Option<u64> {
+    window.first().map(|datum| datum.value / 3)
+}
+
+/// Sliding window `i` starts with datum `i`.
+// The window's own type: `Indexed` takes a `fn(&Output)`.
+#[allow(clippy::ptr_arg)]
+fn slide_index(window: &Vec<Tracked<u64>>) -> Option<u64> {
+    window.first().map(|datum| datum.value)
 }
 
 /// The boxed input as a publisher the combinators accept.
@@ -75,6 +124,10 @@ impl LifecycleFactory for Zip {
     }
     fn keeps_delivered(&self) -> Option<usize> {
         Some(0)
+    }
+    /// Pair `i` is the left input's datum `i` with the right one's.
+    fn element_index(&self, pair: &Tracked<(u64, u64)>) -> Option<u64> {
+        Some(pair.value.0)
     }
 }
 
@@ -162,26 +215,47 @@ fn flat_map() -> Spread {
     })
 }
 
-datum_lifecycle_verification!(identity_processor, Keeps(0, Single(identity, PhantomData)));
-datum_lifecycle_verification!(map_processor, Keeps(0, Single(map, PhantomData)));
+datum_lifecycle_verification!(
+    identity_processor,
+    Keeps(0, Indexed(Single(identity, PhantomData), datum))
+);
+datum_lifecycle_verification!(
+    map_processor,
+    Keeps(0, Indexed(Single(map, PhantomData), datum))
+);
 datum_lifecycle_verification!(
     map_processor_static,
-    Keeps(0, Single(map_static, PhantomData))
+    Keeps(0, Indexed(Single(map_static, PhantomData), datum))
 );
-datum_lifecycle_verification!(filter_processor, Keeps(0, Single(filter, PhantomData)));
+datum_lifecycle_verification!(
+    filter_processor,
+    Keeps(0, Indexed(Single(filter, PhantomData), passing_datum))
+);
 datum_lifecycle_verification!(
     filter_processor_static,
-    Keeps(0, Single(filter_static, PhantomData))
+    Keeps(
+        0,
+        Indexed(Single(filter_static, PhantomData), passing_datum)
+    )
 );
-datum_lifecycle_verification!(buffer_processor, Keeps(0, Single(buffer, PhantomData)));
-datum_lifecycle_verification!(window_processor, Keeps(0, Single(window, PhantomData)));
+datum_lifecycle_verification!(
+    buffer_processor,
+    Keeps(0, Indexed(Single(buffer, PhantomData), datum))
+);
+datum_lifecycle_verification!(
+    window_processor,
+    Keeps(0, Indexed(Single(window, PhantomData), window_index))
+);
 // A sliding window of 3 keeps the last 2 data it delivered.
 datum_lifecycle_verification!(
     sliding_window_processor,
-    Keeps(2, Single(sliding_window, PhantomData))
+    Keeps(2, Indexed(Single(sliding_window, PhantomData), slide_index))
 );
-// The datum whose copies are still coming.
+// The datum whose copies are still coming. Its copies share a value, so
+// which copy is which cannot be told: no element_index.
 datum_lifecycle_verification!(flat_map_processor, Keeps(1, Single(flat_map, PhantomData)));
 datum_lifecycle_verification!(zip, Zip);
+// Pairs of each side's latest, and a merge's interleaving, are not
+// numbered by what they carry: no element_index.
 datum_lifecycle_verification!(combine_latest, CombineLatest);
 datum_lifecycle_verification!(merge_two, Merge);

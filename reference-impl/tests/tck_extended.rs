@@ -223,6 +223,12 @@ where
         index % 2 == 0
     }
 
+    /// Output `2i` is input `2i`: the verification numbers it `i`, by the
+    /// inputs that pass.
+    fn element_index(&self, output: &u64) -> Option<u64> {
+        Some(*output)
+    }
+
     fn max_upstream_demand(&self) -> u64 {
         FORWARDING
     }
@@ -269,6 +275,11 @@ where
 
     fn supports_restart(&self) -> bool {
         true
+    }
+
+    /// Both sources emit `0..n`: element `i` is `i`.
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        Some(*data)
     }
 }
 

@@ -63,8 +63,8 @@
 //!    name are evaluated where the user invoked the macro and the tests
 //!    name them by path, so the macro works at the crate root, in any
 //!    module and several times in one (add the new macro to
-//!    `tck/tests/macro_placement.rs`, which `tck/tests/macro_compile.rs`
-//!    also builds with trybuild as a crate of its own); each test runs
+//!    `tck/tests/macro_placement.rs`, which `tck/examples/macro_placement.rs`
+//!    also builds as a program of its own); each test runs
 //!    `<type>::new(factory).target(target).run(test)` and hands the result
 //!    to [`runner::conclude`], which writes it to `RS_TCK_REPORT_DIR`,
 //!    panics with [`runner::failure_text`] if it failed and prints

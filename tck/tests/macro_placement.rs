@@ -1,14 +1,15 @@
-//! The verification macros compose: each one invoked at the crate root,
-//! inside a user's module (one module per type), several times in one
-//! module under different names, and deep in nested modules, with factory
-//! expressions naming a private item, a module-local import, an item named
-//! like the verification, a `self::`/`super::` path or a `crate::` path.
-//! The macros generate self-contained code (`$crate::` paths, the factory
-//! named by path, no glob import from `super`). This file compiling is the
-//! proof; its generated tests run fast conforming implementations.
-//! `tests/macro_compile.rs` also builds it with trybuild, as a program of a
-//! crate of its own outside the test harness (hence `main`).
-
+// The verification macros compose: each one invoked at the crate root,
+// inside a user's module (one module per type), several times in one
+// module under different names, and deep in nested modules, with factory
+// expressions naming a private item, a module-local import, an item named
+// like the verification, a `self::`/`super::` path or a `crate::` path.
+// The macros generate self-contained code (`$crate::` paths, the factory
+// named by path, no glob import from `super`). This file compiling is the
+// proof; its generated tests run fast conforming implementations.
+// `examples/macro_placement.rs` includes it, so `cargo test` (which builds
+// examples) also builds it as a program outside the test harness (hence
+// `main`), where the generated `#[test]` functions are left out. Plain
+// comments, not `//!`: an `include!`d file cannot have inner attributes.
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -288,7 +289,6 @@ mod several {
     }
 }
 
-/// What trybuild runs (see `tests/macro_compile.rs`); the test harness
-/// ignores it.
+/// What `examples/macro_placement.rs` runs; the test harness ignores it.
 #[allow(dead_code)]
 fn main() {}

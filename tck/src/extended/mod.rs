@@ -83,12 +83,14 @@
 //! | | `supports_multiple_subscribers` | no second subscriber in schedules when `false` |
 //! | | `max_sync_recursion_depth` | the probe's recursion bound |
 //! | | `run_stochastic` | stress is skipped, saying so, when `false` |
+//! | | `element_index` | schedules and stress check each element at most once and in order, from element 0 for the first subscriber (`tck.create_n_gives_exactly_n`, named in the failing case) |
 //! | [`ProcessorFactory`](crate::processor::ProcessorFactory) | `passes` | schedules and stress feed inputs until `n` pass; upstream scripts owe only passing inputs and allow a replacement request per dropped one |
 //! | | `recovers_from_errors` | no failed-publisher schedules; upstream scripts accept a fallback after an upstream error |
 //! | | `propagates_cancellation` | upstream scripts check that a downstream `cancel()` reaches upstream only when `true` |
 //! | | `max_upstream_demand` | the bound upstream scripts check after every step |
 //! | | `max_outputs` | schedules only create publishers of up to that many outputs, stress is skipped below 99; upstream scripts accept `on_complete` (and a cancelled upstream) once that many came out, and fail a further output |
 //! | | `supports_multiple_subscribers` | schedules subscribe one subscriber (a processor is a hot stage) |
+//! | | `element_index` | schedules, stress and upstream scripts check each output at most once and in order, numbered by the passing inputs; a recovering processor's fallback after an upstream error goes unchecked |
 //! | | `max_sync_recursion_depth`, `run_stochastic` | as for publishers |
 //! | [`SubscriberBlackboxFactory`](crate::subscriber::SubscriberBlackboxFactory) | `trigger_request` | the nudge of signal scripts and stress |
 //! | | `stops_after` | nothing extra: scripts send only what was requested, and a subscriber may cancel whenever it likes |
@@ -98,6 +100,7 @@
 //! | | `ends` | an end is owed only when `true` |
 //! | | `supports_restart` | restarts only when `true` |
 //! | | `create_failed_source`, `supports_multiple_sinks` | not used: one sink per script, never a failed source |
+//! | | `element_index` | scripts and stress check each element at most once and in order (`tck.create_n`); after a restart the stream may go on past what a stop left |
 //! | [`SinkFactory`](crate::streamlet::sink::SinkFactory) | `stops_after` | a sink may stop whenever it likes; emissions go only while the stream is live |
 //!
 //! A subscriber may also end its own subscription at any time — from

@@ -140,6 +140,54 @@ pub trait LifecycleFactory: Send + Sync + 'static {
     fn keeps_delivered(&self) -> Option<usize> {
         None
     }
+
+    /// Which output is which: its index (from 0) among the outputs the
+    /// stage makes, or `None` (the default) to tell nothing.
+    ///
+    /// The verification's inputs are numbered: the `i`-th datum of input 0
+    /// has id `i` (input `j`'s ids start at `j × 1 000 000`), so a stage
+    /// passing input 0's data on (a map, a buffer) declares
+    /// `Some(output.value)`, a window of 3 the first datum's id divided by
+    /// 3, a zip its left datum's id. A stage whose outputs cannot be
+    /// numbered from what they carry (a merge of several inputs, a
+    /// combine-latest, a flat-map emitting copies) declares nothing.
+    ///
+    /// Declared, every generated script also checks that downstream gets
+    /// each output at most once and in order from output 0, none skipped
+    /// between two it got (`tck.create_n_gives_exactly_n`): a duplicate,
+    /// a swap or a lost output fails it, whichever `done` rule test's
+    /// script saw it. How many outputs there are is the stage's own
+    /// business (a filter drops data, a window emits a partial last one):
+    /// declare the index among the outputs actually made, as a filter
+    /// numbers its outputs by the inputs that pass.
+    ///
+    /// ```
+    /// use reactive_streams::done::Tracked;
+    /// use reactive_streams::Publisher;
+    /// use reactive_streams_tck::lifecycle::LifecycleFactory;
+    ///
+    /// /// The input itself: output `i` is input 0's datum `i`.
+    /// struct Wire;
+    /// impl LifecycleFactory for Wire {
+    ///     type Output = Tracked<u64>;
+    ///     fn create_stage(
+    ///         &self,
+    ///         mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+    ///     ) -> Box<dyn Publisher<Tracked<u64>>> {
+    ///         inputs.remove(0)
+    ///     }
+    ///     fn element_index(&self, output: &Tracked<u64>) -> Option<u64> {
+    ///         Some(output.value)
+    ///     }
+    /// }
+    /// # use reactive_streams_tck::lifecycle::LifecycleVerification;
+    /// # let results = LifecycleVerification::new(Wire).cases(4).run_all().unwrap();
+    /// # assert!(results.iter().all(|r| r.broken_rules().is_empty()));
+    /// ```
+    fn element_index(&self, output: &Self::Output) -> Option<u64> {
+        let _ = output;
+        None
+    }
 }
 
 /// Runs the datum-lifecycle verification against one factory.

@@ -8,7 +8,8 @@ use super::LifecycleFactory;
 use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::TestEnv;
 use crate::explore::{self, config::ExtendedConfig};
-use crate::outcome::Verification;
+use crate::outcome::{RuleResult, Verification};
+use crate::probe::EXACTLY_ONCE;
 use crate::runner::{self, RuleMeta};
 
 /// The compile-fail test behind done.6.
@@ -98,18 +99,22 @@ pub(crate) fn run<F: LifecycleFactory>(
         test,
     );
     let env = budget.env;
+    let disordered = Disordered::default();
     let outcome = explore::explore(
         cx,
         &config,
         "script",
         scenario::scripts(factory.inputs().max(1), ends),
         |script: &Script| {
-            let (factory, script) = (factory.clone(), script.clone());
-            runner::run_rule(&meta, &env, move |cx| {
-                judge(cx, &*factory, &script, verdict)
-            })
+            let (factory, case) = (factory.clone(), script.clone());
+            let result =
+                runner::run_rule(&meta, &env, move |cx| judge(cx, &factory, &case, verdict));
+            disordered.note(script, &result);
+            result
         },
-    )?;
+    );
+    disordered.report(cx);
+    let outcome = outcome?;
     if test == "done_6" {
         return Ok(Outcome::EnforcedByTypes(format!(
             "a token cannot be released twice in safe Rust (see {DONE_6_PROOF}); no run saw it either"
@@ -118,14 +123,24 @@ pub(crate) fn run<F: LifecycleFactory>(
     Ok(outcome)
 }
 
-/// One script against a fresh stage, judged by `verdict`.
+/// One script against a fresh stage, judged by `verdict`; an output
+/// delivered twice, out of order or after a skip (by the factory's
+/// `element_index`) is recorded under its own rule, whichever rule the
+/// script was run for.
 fn judge<F: LifecycleFactory>(
     cx: &RuleCx,
-    factory: &F,
+    factory: &Arc<F>,
     script: &Script,
     verdict: Verdict,
 ) -> RuleBody {
     let seen = scenario::run(cx, factory, script);
+    if let Some(wrong) = seen.disordered.first() {
+        cx.record(cx.failure_of(
+            EXACTLY_ONCE,
+            "each output at most once and in order from output 0, by the factory's element_index",
+            wrong.clone(),
+        ));
+    }
     if let Some(stuck) = &seen.stuck {
         return Err(cx.failure("the stage to meet the demand or terminate", stuck.clone()));
     }
@@ -133,6 +148,60 @@ fn judge<F: LifecycleFactory>(
         return Err(cx.failure(expected, actual));
     }
     Ok(Outcome::Passed)
+}
+
+/// The smallest generated script whose run delivered an output twice, out
+/// of order or after a skip, if any: the rule test that ran it reports it
+/// under that rule ([`EXACTLY_ONCE`]), beside its own verdict.
+#[derive(Default)]
+struct Disordered {
+    found: parking_lot::Mutex<Option<(Vec<String>, RuleResult)>>,
+}
+
+impl Disordered {
+    /// Keeps `result` if its run saw disorder and `script` is the smallest
+    /// so far (fewest lines, then by text: the same one whatever the
+    /// timing of the scripts running at once).
+    fn note(&self, script: &Script, result: &RuleResult) {
+        if !result.violations.iter().any(|v| v.rule == EXACTLY_ONCE) {
+            return;
+        }
+        let lines = script.lines();
+        let mut found = self.found.lock();
+        let smaller = match found.as_ref() {
+            Some((best, _)) => (lines.len(), &lines) < (best.len(), best),
+            None => true,
+        };
+        if smaller {
+            *found = Some((lines, result.clone()));
+        }
+    }
+
+    /// Records what was found in `cx`, with the script and its trace.
+    fn report(&self, cx: &RuleCx) {
+        let Some((lines, result)) = self.found.lock().take() else {
+            return;
+        };
+        let Some(violation) = result.violations.iter().find(|v| v.rule == EXACTLY_ONCE) else {
+            return;
+        };
+        cx.trace(format!(
+            "the script that delivered outputs out of order: {}",
+            lines.join("; ")
+        ));
+        for event in &result.trace {
+            cx.trace(format!("[{}] {}", event.thread, event.event));
+        }
+        let actual = violation
+            .message
+            .split_once("; actual: ")
+            .map_or(violation.message.as_str(), |(_, actual)| actual);
+        cx.record(cx.failure_of(
+            EXACTLY_ONCE,
+            "each output at most once and in order from output 0, by the factory's element_index, in every generated script",
+            format!("{} → {actual}", lines.join("; ")),
+        ));
+    }
 }
 
 fn first(found: &[String]) -> Option<String> {

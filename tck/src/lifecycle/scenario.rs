@@ -197,6 +197,10 @@ pub(crate) struct Seen {
     pub(crate) undone: Vec<u64>,
     /// done.6: data reported done more than once.
     pub(crate) twice: Vec<u64>,
+    /// `tck.create_n_gives_exactly_n`, where the factory declares
+    /// `element_index`: an output delivered again, out of order, or after
+    /// one was skipped (the first such output).
+    pub(crate) disordered: Vec<String>,
     /// The stage did not make progress: it did not subscribe or terminate
     /// in time.
     pub(crate) stuck: Option<String>,
@@ -243,7 +247,7 @@ impl Ledger {
 }
 
 /// Runs `script` against a fresh stage from `factory`.
-pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script) -> Seen {
+pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &Arc<F>, script: &Script) -> Seen {
     let timeout = cx.env().timeout();
     let shared = Arc::new(Ledger::default());
     let ledger = {
@@ -281,7 +285,11 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
     let stage = cx.step(cx.rule(), "create_stage(inputs)", || {
         factory.create_stage(boxed)
     });
-    let down = Arc::new(Downstream::<F::Output>::new(cx, shared.clone()));
+    let index_of = {
+        let factory = factory.clone();
+        Arc::new(move |output: &F::Output| factory.element_index(output)) as Arc<IndexOf<F::Output>>
+    };
+    let down = Arc::new(Downstream::<F::Output>::new(cx, shared.clone(), index_of));
     cx.step(cx.rule(), "subscribe(recorder)", || {
         stage.subscribe(Box::new(Recorder(down.clone())))
     });
@@ -405,6 +413,7 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &F, script: &Script
         let mut state = down.state.lock();
         seen.early.append(&mut state.early);
         seen.uncarried.append(&mut state.uncarried);
+        seen.disordered.append(&mut state.disordered);
     }
     let mut twice: Vec<u64> = shared
         .book
@@ -665,9 +674,13 @@ impl Subscription for InputSubscription {
     }
 }
 
+/// A factory's `element_index`: which output is which, if it tells.
+type IndexOf<O> = dyn Fn(&O) -> Option<u64> + Send + Sync;
+
 struct Downstream<O> {
     cx: RuleCx,
     ledger: Arc<Ledger>,
+    index_of: Arc<IndexOf<O>>,
     state: Mutex<DownState<O>>,
     changed: Condvar,
 }
@@ -685,13 +698,20 @@ struct DownState<O> {
     delivered_ids: BTreeSet<u64>,
     early: Vec<String>,
     uncarried: Vec<String>,
+    /// Outputs delivered so far.
+    outputs: u64,
+    /// The order outputs came in, by the declared `element_index`: from
+    /// output 0, the verification subscribing to a fresh stage.
+    order: crate::probe::identity::Order,
+    disordered: Vec<String>,
 }
 
 impl<O> Downstream<O> {
-    fn new(cx: &RuleCx, ledger: Arc<Ledger>) -> Self {
+    fn new(cx: &RuleCx, ledger: Arc<Ledger>, index_of: Arc<IndexOf<O>>) -> Self {
         Downstream {
             cx: cx.clone(),
             ledger,
+            index_of,
             state: Mutex::new(DownState {
                 subscription: None,
                 terminal: None,
@@ -701,6 +721,9 @@ impl<O> Downstream<O> {
                 delivered_ids: BTreeSet::new(),
                 early: Vec::new(),
                 uncarried: Vec::new(),
+                outputs: 0,
+                order: crate::probe::identity::Order::from_start(),
+                disordered: Vec::new(),
             }),
             changed: Condvar::new(),
         }
@@ -741,6 +764,8 @@ impl<O: Lineage + Send + 'static> Subscriber<O> for Recorder<O> {
             .copied()
             .filter(|id| self.0.ledger.is_done(*id))
             .collect();
+        // The user's element_index runs outside the lock.
+        let index = (self.0.index_of)(&output);
         let carried: HashSet<u64> = tokens.iter().copied().collect();
         let missing: Vec<u64> = inputs
             .iter()
@@ -757,6 +782,17 @@ impl<O: Lineage + Send + 'static> Subscriber<O> for Recorder<O> {
             state.uncarried.push(format!(
                 "an output made from {inputs:?} carries the tokens {tokens:?}, not those of {missing:?}"
             ));
+        }
+        state.outputs += 1;
+        if let Some(index) = index {
+            if let Err(wrong) = state.order.next(index) {
+                if state.disordered.is_empty() {
+                    let number = state.outputs;
+                    state
+                        .disordered
+                        .push(format!("output #{number}, made from {inputs:?}, {wrong}"));
+                }
+            }
         }
         state.delivered_ids.extend(inputs.iter().copied());
         if state.released {

@@ -60,6 +60,14 @@ pub(crate) struct Order {
 }
 
 impl Order {
+    /// The order of a stream seen from its start: element 0 is owed first.
+    pub(crate) fn from_start() -> Self {
+        Order {
+            from_start: true,
+            ..Order::default()
+        }
+    }
+
     /// The index owed next, if known.
     pub(crate) fn owed(&self) -> Option<u64> {
         match self.last {

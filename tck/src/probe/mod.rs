@@ -272,6 +272,16 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self
     }
 
+    /// The probe is the first subscriber of a fresh publisher whose length
+    /// it does not judge (the extended schedules' model does): where the
+    /// factory declares `element_index`, element 0 is owed first
+    /// (`tck.create_n_gives_exactly_n`), as after
+    /// [`created_for`](Self::created_for).
+    pub(crate) fn sees_start(self) -> Self {
+        self.shared.state.lock().order.from_start = true;
+        self
+    }
+
     /// The probe subscribes to a publisher that may have signalled to
     /// others before (a subscription after another one was cancelled): a
     /// hot publisher's late subscriber misses earlier elements, so its

@@ -166,6 +166,16 @@ where
     }
 }
 
+/// Declares `factory`'s `element_index` to the rule `cx` runs: a generated
+/// case of the extended verification, run in a context of its own, checks
+/// identity as the quick rule tests do.
+pub(crate) fn declare_identity_of<P: PublisherFactory>(cx: &RuleCx, factory: &Arc<P>) {
+    let factory = factory.clone();
+    cx.declare_identity(crate::probe::Identity::new(move |element: &P::Element| {
+        factory.element_index(element)
+    }));
+}
+
 /// The reasons, if the factory's declarations are a configuration error:
 /// lengths it cannot make (`min_elements() > max_elements()`), or skips of
 /// every rule test that needs anything at all (elements, a failed

@@ -190,7 +190,7 @@ fn a_cache_kept_after_an_error_fails_done_5() {
 
 /// Like [`verify`], for any factory, with a short release bound (the
 /// larger of the no-signal window and the prompt bound) and a fixed seed.
-fn verify_stage<F: LifecycleFactory>(factory: F) -> Vec<RuleResult> {
+pub fn verify_stage<F: LifecycleFactory>(factory: F) -> Vec<RuleResult> {
     let env = TestEnv::builder()
         .timeout(Duration::from_millis(150))
         .no_signal_timeout(Duration::from_millis(15))

@@ -32,6 +32,9 @@ impl LifecycleFactory for Wire {
     ) -> Box<dyn Publisher<Tracked<u64>>> {
         inputs.remove(0)
     }
+    fn element_index(&self, output: &Tracked<u64>) -> Option<u64> {
+        Some(output.value)
+    }
 }
 
 datum_lifecycle_verification!(

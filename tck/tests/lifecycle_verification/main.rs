@@ -3,6 +3,7 @@
 
 mod broken;
 mod correct;
+mod disorder;
 mod merge;
 mod pair;
 mod relay;

@@ -50,6 +50,12 @@ impl LifecycleFactory for Relays {
             release: self.release,
         })
     }
+
+    /// Output `i` is input 0's datum `i`, whatever the operation does with
+    /// its tokens.
+    fn element_index(&self, output: &Tracked<u64>) -> Option<u64> {
+        Some(output.value)
+    }
 }
 
 struct Relay {
@@ -141,5 +147,9 @@ impl<F: LifecycleFactory> LifecycleFactory for Declared<F> {
 
     fn keeps_delivered(&self) -> Option<usize> {
         Some(self.1)
+    }
+
+    fn element_index(&self, output: &F::Output) -> Option<u64> {
+        self.0.element_index(output)
     }
 }

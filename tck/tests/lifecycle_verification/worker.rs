@@ -43,6 +43,11 @@ impl LifecycleFactory for Workers {
             in_hand: self.0,
         })
     }
+
+    /// The worker delivers in arrival order: output `i` is datum `i`.
+    fn element_index(&self, output: &Tracked<u64>) -> Option<u64> {
+        Some(output.value)
+    }
 }
 
 struct Worker {

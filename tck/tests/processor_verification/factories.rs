@@ -49,6 +49,12 @@ impl ProcessorFactory for Identities {
     fn recovers_from_errors(&self) -> bool {
         self.recovers
     }
+
+    /// Output `i` is input `i`; declared by the conforming processor only,
+    /// so each quirk keeps its exact rule set.
+    fn element_index(&self, output: &u64) -> Option<u64> {
+        (self.quirk == Quirk::None && !self.recovers).then_some(*output)
+    }
 }
 
 /// Runs `test` against a broken processor: it must fail; returns the

@@ -16,6 +16,7 @@ mod exact_delivery;
 mod extended;
 mod extended_broken;
 mod extended_correct;
+mod extended_identity;
 mod extended_unusual;
 mod factories;
 mod filtering;

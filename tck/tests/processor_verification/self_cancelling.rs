@@ -123,7 +123,7 @@ fn a_processor_emitting_more_than_its_max_outputs_fails_the_extended_upstream_sc
         .run_all();
     crate::verdicts::assert_quick_misses(quick);
     let results = ProcessorExtendedVerification::new(OverEmits)
-        .env(crate::extended::short_timeout_env())
+        .env(crate::extended::passing_env())
         .config(crate::extended::config(200, 10))
         .run_all()
         .unwrap();

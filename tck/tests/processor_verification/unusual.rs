@@ -62,6 +62,12 @@ impl ProcessorFactory for Pacers {
     fn max_upstream_demand(&self) -> u64 {
         self.pull.ahead()
     }
+
+    /// Output `i` is input `i` (a fallback after an upstream error is
+    /// numbered by no input; the verification does not check it).
+    fn element_index(&self, output: &u64) -> Option<u64> {
+        Some(*output)
+    }
 }
 
 pub const PREFETCH: Pull = Pull::Prefetch { high: 8, low: 2 };

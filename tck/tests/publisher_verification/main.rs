@@ -18,6 +18,7 @@ mod exact_delivery;
 mod extended;
 mod extended_broken;
 mod extended_correct;
+mod extended_identity;
 mod extended_unusual;
 mod faulty;
 mod flawed;

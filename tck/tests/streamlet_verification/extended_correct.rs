@@ -19,6 +19,10 @@ impl SourceFactory for PullRanges {
     fn supports_restart(&self) -> bool {
         true
     }
+    /// Element `i` is `i` (a restart may go on past the ones a stop left).
+    fn element_index(&self, data: &u64) -> Option<u64> {
+        Some(*data)
+    }
 }
 
 // What a user writes.

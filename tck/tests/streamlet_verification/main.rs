@@ -19,6 +19,7 @@ mod declarations;
 mod extended;
 mod extended_broken;
 mod extended_correct;
+mod extended_identity;
 mod extended_stress;
 mod extended_unusual;
 mod hot_once;

@@ -103,6 +103,17 @@ pub fn failed<'a>(results: &'a [RuleResult], test: &str) -> &'a RuleResult {
     concluded(results, test, Verdict::Failed)
 }
 
+/// Asserts that each of `tests` failed in a whole extended run, its
+/// message holding `needle` (the rule a generated case broke, and what it
+/// expected).
+#[track_caller]
+pub fn assert_each_failed_with(results: &[RuleResult], tests: &[&str], needle: &str) {
+    for test in tests {
+        let message = failed(results, test).message.clone().unwrap_or_default();
+        assert!(message.contains(needle), "{test}: {message}");
+    }
+}
+
 /// The result of `test` in a whole extended run, which must have passed
 /// (a flaw that only another test can find).
 #[track_caller]

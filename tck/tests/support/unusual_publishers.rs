@@ -203,6 +203,10 @@ pub struct LazyEnds;
 
 impl PublisherFactory for LazyEnds {
     type Element = u64;
+    /// Element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(Pull {
             count: elements,
@@ -221,6 +225,10 @@ pub struct AlwaysEmpty;
 
 impl PublisherFactory for AlwaysEmpty {
     type Element = u64;
+    /// Element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         assert_eq!(elements, 0, "an always-empty publisher has no element");
         Box::new(Pull {
@@ -240,6 +248,10 @@ pub struct JustOnes;
 
 impl PublisherFactory for JustOnes {
     type Element = u64;
+    /// Element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         assert_eq!(elements, 1, "a just-like publisher has exactly one element");
         Box::new(Pull {
@@ -265,6 +277,10 @@ pub struct SerialOnly;
 
 impl PublisherFactory for SerialOnly {
     type Element = u64;
+    /// Element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(Pull {
             count: elements,
@@ -284,6 +300,10 @@ pub struct SlowFirstRequest;
 
 impl PublisherFactory for SlowFirstRequest {
     type Element = u64;
+    /// Element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(Pull {
             count: elements,
@@ -311,6 +331,10 @@ pub struct HandOff;
 
 impl PublisherFactory for HandOff {
     type Element = u64;
+    /// Element `i` is `i`.
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         Box::new(HandOffPublisher { count: elements })
     }

@@ -49,13 +49,17 @@ pub fn tck_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
 
 /// `command` (a runner, or a shell running one) set up as every test runs
 /// a runner: every crate it builds goes into one shared target folder (so
-/// their dependencies are built once), and no TCK settings leak in.
+/// their dependencies are built once), without debug info (nothing here
+/// reads it, and the reference implementation's test executables, which
+/// the folder rebuilds after every change to the TCK, then compile and link
+/// much faster), and no TCK settings leak in.
 pub fn isolated(command: &mut Command) -> &mut Command {
     command
         .env(
             "CARGO_TARGET_DIR",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("xtask-tck-fixtures"),
         )
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env_remove("RUST_BACKTRACE")
         .env_remove("RS_TCK_TIMEOUT_MS")
         .env_remove("RS_TCK_NO_SIGNAL_MS")

@@ -30,6 +30,7 @@
 //!   emits more. Failures shrink to a minimal script.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use proptest::prelude::*;
@@ -101,6 +102,10 @@ impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
 
     fn run_stochastic(&self) -> bool {
         self.0.run_stochastic()
+    }
+
+    fn element_index(&self, output: &F::Output) -> Option<u64> {
+        self.0.element_index(output)
     }
 }
 
@@ -292,9 +297,32 @@ impl Model {
     }
 }
 
+/// Declares the processor's `element_index` to the probe of one upstream
+/// script: outputs are owed once each and in order, numbered by the
+/// passing inputs, as in the quick verification. Once `fallback` is set (a
+/// processor that recovers from the upstream error may emit a fallback
+/// instead, numbered by no input) outputs go unchecked.
+fn declare_identity<F: ProcessorFactory>(cx: &RuleCx, f: &Arc<F>, fallback: &Arc<AtomicBool>) {
+    let numbering = AsPublisher::new(f.clone(), std::time::Duration::ZERO);
+    let fallback = fallback.clone();
+    cx.declare_identity(crate::probe::Identity::new(move |output: &F::Output| {
+        if fallback.load(Ordering::SeqCst) {
+            return None;
+        }
+        numbering.element_index(output)
+    }));
+}
+
 /// Runs `script` against a fresh processor of `f`.
-pub(crate) fn run<F: ProcessorFactory>(cx: &RuleCx, f: &F, script: &UpstreamScript) -> RuleBody {
+pub(crate) fn run<F: ProcessorFactory>(
+    cx: &RuleCx,
+    f: &Arc<F>,
+    script: &UpstreamScript,
+) -> RuleBody {
     cx.trace(format!("script: {}", script.script().join("; ")));
+    let fallback = Arc::new(AtomicBool::new(false));
+    declare_identity(cx, f, &fallback);
+    let f = &**f;
     let processor = cx.try_step(cx.rule(), "create_processor()", || f.create_processor())?;
     let recorder = Arc::new(Recorder::default());
     let mut input: Box<dyn Subscriber<F::Input>> = Box::new(processor.clone());
@@ -302,7 +330,9 @@ pub(crate) fn run<F: ProcessorFactory>(cx: &RuleCx, f: &F, script: &UpstreamScri
     cx.try_step(cx.rule(), "upstream: on_subscribe", || {
         input.on_subscribe(subscription)
     })?;
+    // The only subscriber of a fresh processor: its outputs from the first.
     let mut probe = Probe::new(cx, "probe")
+        .sees_start()
         .depth_bound(f.max_sync_recursion_depth())
         .stop_runaway();
     let mut model = Model {
@@ -346,6 +376,9 @@ pub(crate) fn run<F: ProcessorFactory>(cx: &RuleCx, f: &F, script: &UpstreamScri
             }
             UpstreamStep::Error => {
                 if !recorder.seen().cancelled {
+                    if f.recovers_from_errors() {
+                        fallback.store(true, Ordering::SeqCst);
+                    }
                     cx.try_step(cx.rule(), "upstream: on_error", || {
                         input.on_error(upstream::upstream_error())
                     })?;
@@ -672,7 +705,7 @@ impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
         Ok(scripted(
             (meta, env, config),
             upstream_scripts,
-            move |cx, case| run(cx, &*factory, case),
+            move |cx, case| run(cx, &factory, case),
         ))
     }
 }

@@ -100,7 +100,10 @@ fn schedules<F: PublisherFactory>(
         "schedule",
         strategy,
         case,
-        move |cx, case: &Schedule| schedule::exec::run(cx, &*factory, case),
+        move |cx, case: &Schedule| {
+            crate::publisher::declare_identity_of(cx, &factory);
+            schedule::exec::run(cx, &*factory, case)
+        },
     )
 }
 
@@ -139,6 +142,7 @@ fn stress<F: PublisherFactory>(
     };
     let factory = factory.clone();
     stress_rounds(cx, config, case, plans, move |cx, plan: &StressPlan| {
+        crate::publisher::declare_identity_of(cx, &factory);
         stress::run(cx, &*factory, plan)
     })
 }

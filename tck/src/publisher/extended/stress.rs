@@ -139,7 +139,10 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, plan: &StressPlan) ->
     let elements = total + EXTRA;
     cx.trace(format!("plan (one call per thread per round):\n{plan}"));
     let publisher = create(cx, f, elements)?;
-    let probe = subscribed(Probe::new(cx, "probe").stop_runaway(), &*publisher)?;
+    let probe = subscribed(
+        Probe::new(cx, "probe").sees_start().stop_runaway(),
+        &*publisher,
+    )?;
     let barrier = Barrier::new(plan.actions.len());
     std::thread::scope(|scope| {
         for (thread, actions) in plan.actions.iter().enumerate() {

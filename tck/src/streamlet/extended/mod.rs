@@ -171,6 +171,16 @@ pub(crate) fn run<F: SourceFactory>(cx: &RuleCx, factory: &F, script: &SourceScr
     Ok(Outcome::Passed)
 }
 
+/// Declares `factory`'s `element_index` to one generated case, run in a
+/// context of its own: its sink probe checks each element at most once and
+/// in order (`tck.create_n`), as in the quick verification.
+fn declare_identity<F: SourceFactory>(cx: &RuleCx, factory: &Arc<F>) {
+    let factory = factory.clone();
+    cx.declare_identity(crate::probe::Identity::new(move |data: &F::Element| {
+        factory.element_index(data)
+    }));
+}
+
 /// The extended source tests: `tck_extended_schedules` and
 /// `tck_extended_stress` (see [`source_stress`]).
 pub const SOURCE_TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
@@ -204,7 +214,10 @@ impl<F: SourceFactory> SourceExtendedVerification<F> {
         Ok(scripted(
             (meta, env, config),
             move || source_scripts(declared.max_elements(), declared.kind().modes()),
-            move |cx, case| run(cx, &*factory, case),
+            move |cx, case| {
+                declare_identity(cx, &factory);
+                run(cx, &*factory, case)
+            },
         ))
     }
 }
@@ -242,7 +255,10 @@ fn source_stress<F: SourceFactory>(
         config,
         case,
         plans,
-        move |cx, plan: &SourceStressPlan| source_stress::run(cx, &*factory, plan, elements),
+        move |cx, plan: &SourceStressPlan| {
+            declare_identity(cx, &factory);
+            source_stress::run(cx, &*factory, plan, elements)
+        },
     )
 }
 

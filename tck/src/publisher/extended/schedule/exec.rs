@@ -51,7 +51,10 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
         _ => model,
     };
 
+    // The first subscriber sees the fresh publisher's stream from its
+    // start; a second one may join late (a hot publisher).
     let mut probe = Probe::new(cx, Who::First.label())
+        .sees_start()
         .depth_bound(depth)
         .stop_runaway();
     for &n in &schedule.reflexes.on_subscribe {
