@@ -72,7 +72,10 @@ fn an_idle_drain_with_demand_is_claimed_once_until_given_back() {
     drain.release();
     drain.cancel();
     assert_eq!(drain.try_claim(), Claim::Busy, "cancelled");
-    assert!(seen.lock().unwrap().is_empty(), "a claim alone emits nothing");
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "a claim alone emits nothing"
+    );
 }
 
 /// Counts elements; cancels inside `on_next` of element `cancel_at`.
