@@ -415,6 +415,12 @@ fn check<T: Debug + Send + 'static>(
             }
             sub.model.errored = true;
         }
+        // A stage that shut down when its last subscriber left may turn a
+        // later one away with `on_error` as well as complete it (§1.9
+        // lets a publisher reject a subscriber after `on_subscribe`).
+        Signal::Error(_) if sub.model.after_all_left && sub.model.delivered == 0 => {
+            sub.model.errored = true;
+        }
         Signal::Error(error) => {
             return Err(cx.failure_of(
                 CREATE_N,
