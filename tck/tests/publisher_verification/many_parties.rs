@@ -824,10 +824,15 @@ fn extended<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
         .unwrap()
 }
 
+/// Accepted (nothing failed, nothing only warned) and nothing skipped.
+fn passes_with_no_skip(results: &[RuleResult]) {
+    let skipped = crate::unusual::assert_accepted(results);
+    assert!(skipped.is_empty(), "{skipped:#?}");
+}
+
 #[test]
 fn a_hot_multicast_at_its_slowest_subscribers_pace_passes() {
-    let skipped = crate::unusual::assert_accepted(&quick(HotMulticasts(Flaw::None)));
-    assert!(skipped.is_empty(), "{skipped:#?}");
+    passes_with_no_skip(&quick(HotMulticasts(Flaw::None)));
 }
 
 /// The generated schedules once failed it (issue 27): they modelled every
@@ -836,32 +841,27 @@ fn a_hot_multicast_at_its_slowest_subscribers_pace_passes() {
 /// request(1)" was a false §3.8.
 #[test]
 fn a_hot_multicast_passes_the_extended_verification() {
-    let skipped = crate::unusual::assert_accepted(&extended(HotMulticasts(Flaw::None)));
-    assert!(skipped.is_empty(), "{skipped:#?}");
+    passes_with_no_skip(&extended(HotMulticasts(Flaw::None)));
 }
 
 #[test]
 fn a_hot_publisher_prefetching_on_the_first_subscribe_passes() {
-    let skipped = crate::unusual::assert_accepted(&quick(Prefetchers));
-    assert!(skipped.is_empty(), "{skipped:#?}");
+    passes_with_no_skip(&quick(Prefetchers));
 }
 
 #[test]
 fn a_hot_publisher_prefetching_on_the_first_subscribe_passes_the_extended_verification() {
-    let skipped = crate::unusual::assert_accepted(&extended(Prefetchers));
-    assert!(skipped.is_empty(), "{skipped:#?}");
+    passes_with_no_skip(&extended(Prefetchers));
 }
 
 #[test]
 fn a_publisher_signalling_from_a_new_thread_each_time_passes() {
-    let skipped = crate::unusual::assert_accepted(&quick(ThreadHoppers));
-    assert!(skipped.is_empty(), "{skipped:#?}");
+    passes_with_no_skip(&quick(ThreadHoppers));
 }
 
 #[test]
 fn a_publisher_signalling_from_a_new_thread_each_time_passes_the_extended_verification() {
-    let skipped = crate::unusual::assert_accepted(&extended(ThreadHoppers));
-    assert!(skipped.is_empty(), "{skipped:#?}");
+    passes_with_no_skip(&extended(ThreadHoppers));
 }
 
 #[rstest]
