@@ -65,11 +65,7 @@ impl PublisherFactory for HotMulticasts {
         Box::new(Hub::new(elements, self.0))
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(Failed {
-            hops: false,
-            error: Mutex::new(Some(StreamError::msg("the source failed"))),
-            once: self.0 == Flaw::FailsOnlyTheFirst,
-        }))
+        Failed::publisher(false, self.0 == Flaw::FailsOnlyTheFirst)
     }
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
@@ -393,11 +389,7 @@ impl PublisherFactory for Prefetchers {
         })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(Failed {
-            hops: false,
-            error: Mutex::new(Some(StreamError::msg("the source failed"))),
-            once: false,
-        }))
+        Failed::publisher(false, false)
     }
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
@@ -598,11 +590,7 @@ impl PublisherFactory for ThreadHoppers {
         Box::new(Hopper { count: elements })
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        Some(Box::new(Failed {
-            hops: true,
-            error: Mutex::new(Some(StreamError::msg("the source failed"))),
-            once: false,
-        }))
+        Failed::publisher(true, false)
     }
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
@@ -774,6 +762,18 @@ struct Failed {
     error: Mutex<Option<StreamError>>,
     /// [`Flaw::FailsOnlyTheFirst`].
     once: bool,
+}
+
+impl Failed {
+    /// A failed publisher; `hops`: signals from a new thread; `once`: only
+    /// its first subscriber gets the error (the broken twin).
+    fn publisher(hops: bool, once: bool) -> Option<Box<dyn Publisher<u64>>> {
+        Some(Box::new(Failed {
+            hops,
+            error: Mutex::new(Some(StreamError::msg("the source failed"))),
+            once,
+        }))
+    }
 }
 
 /// Nothing to request or cancel: the error is on its way.
