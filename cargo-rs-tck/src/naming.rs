@@ -60,7 +60,7 @@ impl RuleTest {
 
     /// Whether the test belongs to the opt-in extended verification.
     pub fn is_extended(&self) -> bool {
-        reactive_streams_tck::extended::is_extended_rule(&self.rule)
+        reactive_streams_tck::runner::is_extended_rule(&self.rule)
     }
 
     /// The target name to use when the test wrote no result of its own.

@@ -27,61 +27,61 @@ use reactive_streams_tck::processor::ProcessorFactory;
 use reactive_streams_tck::streamlet::sink::SinkFactory;
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::{
-    processor_extended_verification, publisher_extended_verification,
-    streamlet_sink_extended_verification, streamlet_source_extended_verification,
-    subscriber_blackbox_extended_verification, subscriber_whitebox_extended_verification,
+    processor_verification, publisher_verification, streamlet_sink_verification,
+    streamlet_source_verification, subscriber_blackbox_verification,
+    subscriber_whitebox_verification,
 };
 
 // ---------------------------------------------------------------- publishers
 
-publisher_extended_verification!(
+publisher_verification!(extended
     range_publisher_extended,
     Publishers(|n| range(0, n)),
     "range_publisher"
 );
-publisher_extended_verification!(
+publisher_verification!(extended
     simple_publishers_extended,
     Publishers(simple),
     "simple_publishers"
 );
-publisher_extended_verification!(
+publisher_verification!(extended
     fused_map_filter_extended,
     Publishers(fused_map_filter),
     "fused_map_filter"
 );
-publisher_extended_verification!(
+publisher_verification!(extended
     async_publisher_extended,
     Publishers(async_range),
     "async_publisher"
 );
-publisher_extended_verification!(
+publisher_verification!(extended
     thread_pool_publisher_extended,
     Publishers(thread_pool_range),
     "thread_pool_publisher"
 );
-publisher_extended_verification!(
+publisher_verification!(extended
     stream_iter_bridge_extended,
     Publishers(stream_iter_bridge),
     "stream_iter_bridge"
 );
-publisher_extended_verification!(
+publisher_verification!(extended
     futures_mpsc_bridge_extended,
     Publishers(futures_mpsc_bridge),
     "futures_mpsc_bridge"
 );
-publisher_extended_verification!(
+publisher_verification!(extended
     tokio_stream_bridge_extended,
     Publishers(tokio_stream_bridge),
     "tokio_stream_bridge"
 );
 // A hot publisher (one per subscriber, see `FreshHotRanges`): leases
 // parked between pushes meet requests and cancels from other threads.
-publisher_extended_verification!(
+publisher_verification!(extended
     multicast_publisher_extended,
     FreshHotRanges,
     "multicast_publisher"
 );
-publisher_extended_verification!(
+publisher_verification!(extended
     pull_source_bridge_extended,
     Publishers(|n| SourcePublisher::new(PullSource::new(move || 0..n), 16, Overflow::Error)),
     "pull_source_bridge"
@@ -91,29 +91,29 @@ publisher_extended_verification!(
 
 use subscriber_factories::{callback, collecting, queued, Instrumented, Subscribers};
 
-subscriber_blackbox_extended_verification!(
+subscriber_blackbox_verification!(extended
     callback_subscriber_extended,
     Subscribers(callback),
     "callback_subscriber"
 );
-subscriber_blackbox_extended_verification!(
+subscriber_blackbox_verification!(extended
     queued_subscriber_extended,
     Subscribers(queued),
     "queued_subscriber"
 );
-subscriber_blackbox_extended_verification!(
+subscriber_blackbox_verification!(extended
     collect_subscriber_extended,
     Subscribers(collecting),
     "collect_subscriber"
 );
-subscriber_whitebox_extended_verification!(
+subscriber_whitebox_verification!(extended
     callback_subscriber_whitebox_extended,
     Instrumented(callback),
     "callback_subscriber"
 );
 // `QueuedSubscriber` is verified blackbox only, as in the quick
 // verification (tck_subscribers.rs says why).
-subscriber_whitebox_extended_verification!(
+subscriber_whitebox_verification!(extended
     collect_subscriber_whitebox_extended,
     Instrumented(collecting),
     "collect_subscriber"
@@ -156,7 +156,7 @@ const FORWARDING: u64 = 1;
 /// `BufferProcessor`'s capacity in these tests.
 const BUFFER: u64 = 8;
 
-processor_extended_verification!(
+processor_verification!(extended
     identity_processor_extended,
     Processors {
         make: IdentityProcessor::<u64>::new,
@@ -164,7 +164,7 @@ processor_extended_verification!(
     },
     "identity_processor"
 );
-processor_extended_verification!(
+processor_verification!(extended
     map_processor_extended,
     Processors {
         make: || MapProcessor::new(|x: u64| x.wrapping_mul(3)),
@@ -172,7 +172,7 @@ processor_extended_verification!(
     },
     "map_processor"
 );
-processor_extended_verification!(
+processor_verification!(extended
     map_processor_static_extended,
     Processors {
         make: || MapProcessor::new_static(|x: u64| x.wrapping_mul(3)),
@@ -181,7 +181,7 @@ processor_extended_verification!(
     "map_processor_static"
 );
 // A filter that keeps everything: the TCK counts one output per input.
-processor_extended_verification!(
+processor_verification!(extended
     filter_processor_extended,
     Processors {
         make: || FilterProcessor::new(|_: &u64| true),
@@ -189,7 +189,7 @@ processor_extended_verification!(
     },
     "filter_processor"
 );
-processor_extended_verification!(
+processor_verification!(extended
     filter_processor_static_extended,
     Processors {
         make: || FilterProcessor::new_static(|_: &u64| true),
@@ -238,17 +238,17 @@ fn even(x: &u64) -> bool {
     x % 2 == 0
 }
 
-processor_extended_verification!(
+processor_verification!(extended
     filter_evens_processor_extended,
     EvenFilters(|| FilterProcessor::<u64>::new(even)),
     "filter_processor_evens"
 );
-processor_extended_verification!(
+processor_verification!(extended
     filter_evens_processor_static_extended,
     EvenFilters(|| FilterProcessor::new_static(even as fn(&u64) -> bool)),
     "filter_processor_static_evens"
 );
-processor_extended_verification!(
+processor_verification!(extended
     buffer_processor_extended,
     Processors {
         make: || BufferProcessor::new(BUFFER),
@@ -283,12 +283,12 @@ where
     }
 }
 
-streamlet_source_extended_verification!(
+streamlet_source_verification!(extended
     pull_source_extended,
     Sources(|n| PullSource::new(move || 0..n)),
     "pull_source"
 );
-streamlet_source_extended_verification!(
+streamlet_source_verification!(extended
     publisher_source_bridge_extended,
     Sources(|n| PublisherSource::new(range(0, n))),
     "publisher_source_bridge"
@@ -323,8 +323,8 @@ impl SinkFactory for CollectSinks {
     }
 }
 
-streamlet_sink_extended_verification!(collect_sink_extended, CollectSinks::All, "collect_sink");
-streamlet_sink_extended_verification!(
+streamlet_sink_verification!(extended collect_sink_extended, CollectSinks::All, "collect_sink");
+streamlet_sink_verification!(extended
     take_two_sink_extended,
     CollectSinks::TakeTwo,
     "take_two_sink"

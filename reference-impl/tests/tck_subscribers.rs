@@ -72,7 +72,7 @@ subscriber_whitebox_verification!(
     "queued_subscriber"
 );
 // Generated signal scripts, from the publisher's seat.
-reactive_streams_tck::subscriber_whitebox_extended_verification!(
+reactive_streams_tck::subscriber_whitebox_verification!(extended
     queued_subscriber_whitebox_extended,
     QueuedFromWorker,
     "queued_subscriber"

@@ -34,6 +34,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::explore::config::{CASES_ENV, SEED_ENV, STRESS_ITERATIONS_ENV};
+
 /// `RS_TCK_TIMEOUT_MS`: how long to wait for a signal that must come.
 pub const TIMEOUT_ENV: &str = "RS_TCK_TIMEOUT_MS";
 /// `RS_TCK_NO_SIGNAL_MS`: how long to wait to show that no signal comes.
@@ -239,7 +241,9 @@ fn read_millis(
 /// A verification that cannot run as configured.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigError {
-    /// An environment variable is set but is not a number of milliseconds.
+    /// An environment variable is set but cannot be read: not a number of
+    /// milliseconds (`RS_TCK_TIMEOUT_MS` …), not a number (`RS_TCK_CASES`,
+    /// `RS_TCK_STRESS_ITERATIONS`) or not a seed (`RS_TCK_SEED`).
     BadVariable {
         /// The variable.
         var: &'static str,
@@ -257,6 +261,13 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ConfigError::BadVariable { var, value } if *var == SEED_ENV => write!(
+                f,
+                "{var}={value:?} is not a seed (a number, decimal or 0x-hex, e.g. {var}=0x2a)"
+            ),
+            ConfigError::BadVariable { var, value } if COUNT_VARS.contains(var) => {
+                write!(f, "{var}={value:?} is not a number (e.g. {var}=1000)")
+            }
             ConfigError::BadVariable { var, value } => write!(
                 f,
                 "{var}={value:?} is not a number of milliseconds (e.g. {var}=500)"
@@ -276,6 +287,9 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// The variables holding a count, not milliseconds.
+const COUNT_VARS: &[&str] = &[CASES_ENV, STRESS_ITERATIONS_ENV];
 
 #[cfg(test)]
 mod tests {

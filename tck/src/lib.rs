@@ -16,17 +16,16 @@
 //! | [`probe`] | recording subscribers that check the publisher's side online and wait with deadlines |
 //! | [`outcome`] | the result data every report is rendered from |
 //! | [`explore`] | the extended verifications' shared core: budget and seed ([`explore::config`], `RS_TCK_CASES`/`RS_TCK_SEED`/`RS_TCK_STRESS_ITERATIONS`), exploring generated cases, shrinking and replay, the whole-run watchdog, the stress-iteration loop |
-//! | `suite` (private) | the table of rule tests, run one or all, the builder the verification types share |
+//! | `engine` (private) | the one verification engine: a subject's test list (quick and extended entries), run one, all, or the extended ones; the one builder every verification type has (`new`, `env`, `target`, `parallelism`, `extended`, `run`, `run_all`, `run_extended`) |
 //! | **subjects** (`<subject>/mod.rs`: factory, verification type, macro; `rules*`: quick rule tests; `extended/`: generated cases and stress) | |
-//! | [`publisher`] | §1, §3: [`publisher_verification!`]; `extended/`: schedules checked against a model ([`publisher::extended::schedule`]), stress ([`publisher::extended::stress`]), [`publisher_extended_verification!`] |
-//! | [`subscriber`] | §2, §3, blackbox and whitebox: [`subscriber_blackbox_verification!`], [`subscriber_whitebox_verification!`]; `extended/`: signal scripts and stress, [`subscriber_blackbox_extended_verification!`], [`subscriber_whitebox_extended_verification!`] |
-//! | [`processor`] | §1–§4: [`processor_verification!`]; `extended/`: upstream scripts, [`processor_extended_verification!`] |
-//! | [`streamlet`] | Streamlet sources and sinks (rules 1–6): [`streamlet_source_verification!`], [`streamlet_sink_verification!`]; `extended/`: sink and source scripts, source stress, [`streamlet_source_extended_verification!`], [`streamlet_sink_extended_verification!`] |
+//! | [`publisher`] | §1, §3: [`publisher_verification!`]; `extended/`: schedules checked against a model, stress |
+//! | [`subscriber`] | §2, §3, blackbox and whitebox: [`subscriber_blackbox_verification!`], [`subscriber_whitebox_verification!`]; `extended/`: signal scripts and stress |
+//! | [`processor`] | §1–§4: [`processor_verification!`]; `extended/`: upstream scripts |
+//! | [`streamlet`] | Streamlet sources and sinks (rules 1–6): [`streamlet_source_verification!`], [`streamlet_sink_verification!`]; `extended/`: sink and source scripts, source stress |
 //! | [`lifecycle`] | the datum-lifecycle verification (`done.1`–`done.6`, generated lineages in `scenario`) and [`datum_lifecycle_verification!`] |
 //! | [`sink`](mod@sink) | the `futures::Sink` verification (`sink.1`–`sink.3`; not the Streamlet sink) and [`sink_verification!`] |
 //! | [`stream`](mod@stream) | the `futures::Stream` verification (`stream.1`–`stream.7`, extended schedules in `schedules`), driven by the TCK's own executor and instrumented wakers, and [`stream_verification!`] |
 //! | [`adapter`] | the stream-adapter verification (`adapter.1`–`adapter.6`): a `Stream` wrapping [`adapter::Inner`] streams the TCK provides, feeds and watches, and [`stream_adapter_verification!`] |
-//! | [`extended`] | the public face of the extended verification: its docs, and re-exports of the paths users wrote before the parts moved to their subjects |
 //!
 //! Every verification reuses `env`, `context`, `runner`, `probe` and
 //! `outcome`, and follows the same macro shape:
@@ -53,15 +52,17 @@
 //!    needs from the factory (unmet needs skip with a reason), in
 //!    `rules.rs` or `rules/`;
 //! 3. one list of those names in a hidden `#[macro_export]` macro that
-//!    hands it to the shared `__test_list!`, from which both the `#[test]`
-//!    functions (`<module>::<verification>::<test>`, where
-//!    `<verification>` is [`outcome::Verification::as_str`]) and the
-//!    run-time table are generated, so they cannot drift apart;
-//! 4. the public macro, one arm `($name, $factory $(, $target)?)`, which
-//!    expands to the hidden `$crate::__verification_tests!` with its module
-//!    name, its verification type and the list: the factory and display
-//!    name are evaluated where the user invoked the macro and the tests
-//!    name them by path, so the macro works at the crate root, in any
+//!    hands it, quick tests then extended ones, to the shared
+//!    `__test_list!`: the `#[test]` functions
+//!    (`<module>::<verification>::<test>`, where `<verification>` is
+//!    [`outcome::Verification::as_str`]), the subject's `TESTS` and the
+//!    run-time table all come from it, so they cannot drift apart;
+//! 4. the public macro, two arms: `($name, $factory $(, $target)?)` for
+//!    the quick tests and `(extended $name, …)` for the extended ones, each
+//!    expanding to the hidden `$crate::__verification_tests!` with its
+//!    module name, its verification type and the list: the factory and
+//!    display name are evaluated where the user invoked the macro and the
+//!    tests name them by path, so the macro works at the crate root, in any
 //!    module and several times in one (add the new macro to
 //!    `tck/tests/macro_placement.rs`, which `tck/examples/macro_placement.rs`
 //!    also builds as a program of its own); each test runs
@@ -69,16 +70,15 @@
 //!    to [`runner::conclude`], which writes it to `RS_TCK_REPORT_DIR`,
 //!    panics with [`runner::failure_text`] if it failed and prints
 //!    `skipped: <reason>` if it was skipped;
-//! 5. a library entry point (`run_all`) returning the results as data
-//!    (`new` and `run` come from the core's builder macros), and a
+//! 5. its verification type: a struct holding the engine, given every
+//!    method by the engine's one builder (`verification!` in `engine`,
+//!    naming the subject, its table and what makes a run vacuous), and a
 //!    `tck_configuration` test failing when the declarations would skip
 //!    everything;
-//! 6. if it has an extended part, `extended/`: its case generator (a
-//!    proptest strategy of [`explore::Scripted`] cases) and its case runner,
-//!    plugged into the core's exploration and stress loop in
-//!    [`explore`]; its verification type holds the core's settings and
-//!    gets `env`/`config`/`target` (and `new`, `run_all`) from the core's
-//!    builder;
+//! 6. if it has extended tests, `extended/`: its case generator (a
+//!    proptest strategy of [`explore::Scripted`] cases) and its case
+//!    runner, plugged into the core's exploration and stress loop in
+//!    [`explore`], each an extended entry of the subject's table;
 //! 7. self-tests under `tck/tests/<subject>_verification/`, one test binary
 //!    per subject: `broken.rs`, a broken implementation per rule test,
 //!    failing exactly its rules, and `correct.rs`, conforming ones passing;
@@ -94,9 +94,9 @@
 
 pub mod adapter;
 pub mod context;
+mod engine;
 pub mod env;
 pub mod explore;
-pub mod extended;
 pub mod lifecycle;
 pub mod outcome;
 pub mod probe;
@@ -107,7 +107,9 @@ pub mod sink;
 pub mod stream;
 pub mod streamlet;
 pub mod subscriber;
-mod suite;
+
+pub use env::{ConfigError, TestEnv};
+pub use explore::config::ExtendedConfig;
 #[doc(hidden)]
 pub mod testkit;
 mod wakers;

@@ -469,6 +469,18 @@ pub trait __Invocation {
     fn __run(module: &'static str, test: &'static str);
 }
 
+/// Whether a rule id is one of the extended tests' (`tck.extended_…`):
+/// `cargo xtask tck` runs those only with `--extended`.
+///
+/// ```
+/// use reactive_streams_tck::runner::is_extended_rule;
+/// assert!(is_extended_rule("tck.extended_schedules"));
+/// assert!(!is_extended_rule("3.9"));
+/// ```
+pub fn is_extended_rule(rule: &str) -> bool {
+    rule.starts_with("tck.extended_")
+}
+
 /// What a generated `#[test]` does with its result: concludes it (report
 /// folder, panic on failure, `skipped:` line), or panics with the
 /// configuration error. Not API.
@@ -553,21 +565,41 @@ macro_rules! __verification_tests {
 }
 
 /// What one subject's test list generates. Not API: a subject's hidden
-/// `__<subject>_tests!` hands its list, then the request, to this:
-/// `@names` (the names, for `TESTS`), `@table <path of the rules module>`
-/// (name and definition of each test, for the run-time table) or
-/// `@modules <verification>, <verification type>, <name>, <factory>[,
-/// <target>]` (the `#[test]`s, by `__verification_tests!`).
+/// `__<subject>_tests!` hands its list, quick tests then extended ones, and
+/// then the request, to this:
+/// - `@names`: every name, quick then extended (the subject's `TESTS`);
+/// - `@quick_names`, `@extended_names`: the quick, the extended names;
+/// - `@table <path of the rules module>`: name and definition of each
+///   quick test, for the run-time table;
+/// - `@modules <selection> <verification>, <verification type>, <name>,
+///   <factory>[, <target>]`: the `#[test]`s, by `__verification_tests!`, of
+///   the `quick`, `extended` or `all` tests.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __test_list {
-    ([$($test:ident),*] @names) => { [$(stringify!($test)),*] };
-    ([$($test:ident),*] @table $($rules:ident)::+) => {{
+    ([$($quick:ident),*] [$($extended:ident),*] @names) => {
+        [$(stringify!($quick),)* $(stringify!($extended)),*]
+    };
+    ([$($quick:ident),*] $extended:tt @quick_names) => {
+        [$(stringify!($quick)),*]
+    };
+    ([$($quick:ident),*] [$($extended:ident),*] @extended_names) => {
+        [$(stringify!($extended)),*]
+    };
+    ([$($quick:ident),*] $extended:tt @table $($rules:ident)::+) => {{
         use $crate::$($rules)::+ as rules;
-        vec![$((stringify!($test), rules::$test())),*]
+        vec![$((stringify!($quick), rules::$quick())),*]
     }};
-    ($tests:tt @modules $verification:ident, $ty:ty, $($invocation:tt)*) => {
-        $crate::__verification_tests! { @verified_by $ty, $verification, $tests, $($invocation)* }
+    ($quick:tt $extended:tt @modules quick $verification:ident, $ty:ty, $($invocation:tt)*) => {
+        $crate::__verification_tests! { @verified_by $ty, $verification, $quick, $($invocation)* }
+    };
+    ($quick:tt $extended:tt @modules extended $verification:ident, $ty:ty, $($invocation:tt)*) => {
+        $crate::__verification_tests! { @verified_by $ty, $verification, $extended, $($invocation)* }
+    };
+    ([$($quick:ident),*] [$($extended:ident),*] @modules all $verification:ident, $ty:ty, $($invocation:tt)*) => {
+        $crate::__verification_tests! {
+            @verified_by $ty, $verification, [$($quick,)* $($extended),*], $($invocation)*
+        }
     };
 }
 

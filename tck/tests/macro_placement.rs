@@ -29,11 +29,8 @@ use reactive_streams_tck::subscriber::{
 };
 use reactive_streams_tck::testkit::{Failing, SyncRange};
 use reactive_streams_tck::{
-    datum_lifecycle_verification, processor_extended_verification, processor_verification,
-    publisher_extended_verification, publisher_verification, streamlet_sink_extended_verification,
-    streamlet_sink_verification, streamlet_source_extended_verification,
-    streamlet_source_verification, subscriber_blackbox_extended_verification,
-    subscriber_blackbox_verification, subscriber_whitebox_extended_verification,
+    datum_lifecycle_verification, processor_verification, publisher_verification,
+    streamlet_sink_verification, streamlet_source_verification, subscriber_blackbox_verification,
     subscriber_whitebox_verification,
 };
 
@@ -158,17 +155,17 @@ impl StreamFactory for Counts {
 
 // Every macro at the crate root.
 publisher_verification!(at_the_root, Ranges(0));
-publisher_extended_verification!(at_the_root_extended, Ranges(0), "at_the_root");
+publisher_verification!(extended at_the_root_extended, Ranges(0), "at_the_root");
 processor_verification!(identity, Identities);
-processor_extended_verification!(identity_extended, Identities, "identity");
+processor_verification!(extended identity_extended, Identities, "identity");
 subscriber_blackbox_verification!(greedy, Greedies);
-subscriber_blackbox_extended_verification!(greedy_extended, Greedies, "greedy");
+subscriber_blackbox_verification!(extended greedy_extended, Greedies, "greedy");
 subscriber_whitebox_verification!(greedy_whitebox, Greedies);
-subscriber_whitebox_extended_verification!(greedy_whitebox_extended, Greedies);
+subscriber_whitebox_verification!(extended greedy_whitebox_extended, Greedies);
 streamlet_source_verification!(pull_range, PullRanges);
-streamlet_source_extended_verification!(pull_range_extended, PullRanges);
+streamlet_source_verification!(extended pull_range_extended, PullRanges);
 streamlet_sink_verification!(take_five, TakeFive);
-streamlet_sink_extended_verification!(take_five_extended, TakeFive);
+streamlet_sink_verification!(extended take_five_extended, TakeFive);
 datum_lifecycle_verification!(wire, Wire);
 reactive_streams_tck::stream_verification!(count, Counts);
 reactive_streams_tck::sink_verification!(unbounded_sender, UnboundedSenders);
@@ -249,28 +246,28 @@ mod several {
 
     publisher_verification!(first, crate::Ranges(20));
     publisher_verification!(second, super::Ranges(30), NAME);
-    publisher_extended_verification!(first_extended, crate::Ranges(20), "first");
-    publisher_extended_verification!(second_extended, super::Ranges(30), NAME);
+    publisher_verification!(extended first_extended, crate::Ranges(20), "first");
+    publisher_verification!(extended second_extended, super::Ranges(30), NAME);
     processor_verification!(first_processor, Identities);
     processor_verification!(second_processor, crate::Identities, NAME);
-    processor_extended_verification!(first_processor_extended, Identities);
-    processor_extended_verification!(second_processor_extended, super::Identities);
+    processor_verification!(extended first_processor_extended, Identities);
+    processor_verification!(extended second_processor_extended, super::Identities);
     subscriber_blackbox_verification!(first_blackbox, crate::Greedies);
     subscriber_blackbox_verification!(second_blackbox, super::Greedies, NAME);
-    subscriber_blackbox_extended_verification!(first_blackbox_extended, crate::Greedies);
-    subscriber_blackbox_extended_verification!(second_blackbox_extended, super::Greedies);
+    subscriber_blackbox_verification!(extended first_blackbox_extended, crate::Greedies);
+    subscriber_blackbox_verification!(extended second_blackbox_extended, super::Greedies);
     subscriber_whitebox_verification!(first_whitebox, crate::Greedies);
     subscriber_whitebox_verification!(second_whitebox, super::Greedies, NAME);
-    subscriber_whitebox_extended_verification!(first_whitebox_extended, crate::Greedies);
-    subscriber_whitebox_extended_verification!(second_whitebox_extended, super::Greedies);
+    subscriber_whitebox_verification!(extended first_whitebox_extended, crate::Greedies);
+    subscriber_whitebox_verification!(extended second_whitebox_extended, super::Greedies);
     streamlet_source_verification!(first_source, crate::PullRanges);
     streamlet_source_verification!(second_source, super::PullRanges, NAME);
-    streamlet_source_extended_verification!(first_source_extended, crate::PullRanges);
-    streamlet_source_extended_verification!(second_source_extended, super::PullRanges);
+    streamlet_source_verification!(extended first_source_extended, crate::PullRanges);
+    streamlet_source_verification!(extended second_source_extended, super::PullRanges);
     streamlet_sink_verification!(first_sink, crate::TakeFive);
     streamlet_sink_verification!(second_sink, super::TakeFive, NAME);
-    streamlet_sink_extended_verification!(first_sink_extended, crate::TakeFive);
-    streamlet_sink_extended_verification!(second_sink_extended, super::TakeFive);
+    streamlet_sink_verification!(extended first_sink_extended, crate::TakeFive);
+    streamlet_sink_verification!(extended second_sink_extended, super::TakeFive);
     datum_lifecycle_verification!(first_lifecycle, self::Local);
     datum_lifecycle_verification!(second_lifecycle, Local, NAME);
     stream_verification!(first_stream, crate::Counts);
@@ -280,7 +277,9 @@ mod several {
     stream_adapter_verification!(first_adapter, crate::PassThrough);
     stream_adapter_verification!(second_adapter, super::PassThrough, NAME);
 
-    /// Deeper still, with the factory brought in by a module-local import.
+    /// Deeper still, with the factory brought in by a module-local import,
+    /// and a deprecated `*_extended_verification!` alias still compiling.
+    #[allow(deprecated)]
     mod nested {
         use crate::Ranges as Imported;
 

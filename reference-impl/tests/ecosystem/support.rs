@@ -78,13 +78,13 @@ macro_rules! quick {
     (stream_verification, $factory:expr) => {
         reactive_streams_tck::stream::StreamVerification::new($factory)
             .env(reactive_streams_tck::env::TestEnv::default())
-            .run_quick()
+            .run_all()
             .unwrap()
     };
     (sink_verification, $factory:expr) => {
         reactive_streams_tck::sink::SinkVerification::new($factory)
             .env(reactive_streams_tck::env::TestEnv::default())
-            .run_quick()
+            .run_all()
             .unwrap()
     };
     (stream_adapter_verification, $factory:expr) => {

@@ -67,13 +67,13 @@ mod rules;
 mod wake;
 
 pub use inner::Inner;
-pub use rules::{RACE_ROUNDS, TESTS};
+pub use rules::RACE_ROUNDS;
 
 use std::fmt::Debug;
 
 use futures_core::Stream;
 
-use crate::suite::{Suite, Table};
+use crate::engine::{body, Engine, Table, Test, Vacuity};
 
 /// Makes fresh adapters around inner streams the TCK provides.
 ///
@@ -140,44 +140,43 @@ pub trait AdapterFactory: Send + Sync + 'static {
     }
 }
 
-/// Runs the stream-adapter verification against one factory.
-pub struct AdapterVerification<F: AdapterFactory> {
-    suite: Suite<F>,
-}
+/// The tests, in order. The macro generates one `#[test]` for each; this
+/// list and the macro come from one source.
+pub const TESTS: &[&str] = &crate::__adapter_tests!(@names);
 
 fn table<F: AdapterFactory>() -> Table<F> {
     TESTS
         .iter()
-        .map(|&name| {
-            let body = crate::suite::body(rules::body::<F>(name));
-            (name, crate::suite::Test::from(body))
-        })
+        .map(|&name| (name, Test::from(body(rules::body::<F>(name)))))
         .collect()
 }
 
-crate::suite::table_verification_builder!(
-    AdapterVerification,
-    AdapterFactory,
-    StreamAdapter,
-    "adapters",
-    "adapter_1"
-);
-
-impl<F: AdapterFactory> AdapterVerification<F> {
-    /// Runs every rule test and returns the results in [`TESTS`] order; an
-    /// error if the environment variables cannot be read.
-    pub fn run_all(&self) -> Result<Vec<crate::outcome::RuleResult>, crate::env::ConfigError> {
-        self.suite
-            .run_all(table::<F>(), crate::suite::Vacuity::Allowed)
-    }
+/// Runs the stream-adapter verification against one factory.
+pub struct AdapterVerification<F: AdapterFactory> {
+    engine: Engine<F>,
 }
 
-impl<F: AdapterFactory> Debug for AdapterVerification<F> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AdapterVerification")
-            .field("target", &self.suite.target)
-            .finish_non_exhaustive()
-    }
+crate::engine::verification!(
+    AdapterVerification<F: AdapterFactory>,
+    StreamAdapter,
+    subject: F,
+    make: |factory| factory,
+    parallelism: 8,
+    table: table::<F>,
+    vacuity: Vacuity::Allowed,
+    example: "adapter_1",
+);
+
+/// The list of adapter tests, and what is generated from it. Not API: use
+/// [`stream_adapter_verification!`](crate::stream_adapter_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __adapter_tests {
+    ($($then:tt)*) => {
+        $crate::__test_list! { [
+            adapter_1, adapter_2, adapter_3, adapter_4, adapter_5, adapter_6
+        ] [] $($then)* }
+    };
 }
 
 /// Generates the stream-adapter verification as `#[test]`s:
@@ -198,9 +197,8 @@ impl<F: AdapterFactory> Debug for AdapterVerification<F> {
 #[macro_export]
 macro_rules! stream_adapter_verification {
     ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__verification_tests! {
-            @verified_by $crate::adapter::AdapterVerification<_>, stream_adapter,
-            [adapter_1, adapter_2, adapter_3, adapter_4, adapter_5, adapter_6], $name, $factory $(, $target)?
+        $crate::__adapter_tests! {
+            @modules quick stream_adapter, $crate::adapter::AdapterVerification<_>, $name, $factory $(, $target)?
         }
     };
 }

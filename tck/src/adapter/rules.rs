@@ -17,16 +17,6 @@ pub(super) const ITEMS: u64 = 3;
 /// Items pushed from another thread in the race of `adapter.2`.
 pub const RACE_ROUNDS: u64 = 48;
 
-/// The rule tests, in order. Each has a generated `#[test]` of that name.
-pub const TESTS: &[&str] = &[
-    "adapter_1",
-    "adapter_2",
-    "adapter_3",
-    "adapter_4",
-    "adapter_5",
-    "adapter_6",
-];
-
 /// The body of a rule test.
 pub(crate) fn body<F: AdapterFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody {
     match test {

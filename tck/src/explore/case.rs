@@ -3,8 +3,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::config::ExtendedConfig;
-use crate::context::{quietly, take_panic_location, Failure, RuleBody, RuleCx};
+use crate::context::{quietly, take_panic_location, RuleBody, RuleCx};
 use crate::env::TestEnv;
 use crate::outcome::{RuleResult, Verdict, Verification};
 
@@ -13,19 +12,6 @@ pub(crate) const SCHEDULES_RULE: &str = "tck.extended_schedules";
 
 /// The test that runs the generated schedules.
 pub(crate) const SCHEDULES_TEST: &str = "tck_extended_schedules";
-
-/// The configuration given to the builder, or else the one the environment
-/// names; an unreadable environment fails the test that needed it.
-pub(crate) fn config_or_env(
-    cx: &RuleCx,
-    config: Option<ExtendedConfig>,
-) -> Result<ExtendedConfig, Failure> {
-    match config {
-        Some(config) => Ok(config),
-        None => ExtendedConfig::try_from_env()
-            .map_err(|error| cx.failure("a readable extended configuration", error.to_string())),
-    }
-}
 
 /// Runs `case` in a fresh context of its own and judges it: a panic is a
 /// failure naming where it happened, not a crashed exploration.

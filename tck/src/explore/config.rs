@@ -14,14 +14,14 @@
 //! schedule alone.
 //!
 //! ```
-//! use reactive_streams_tck::extended::ExtendedConfig;
+//! use reactive_streams_tck::ExtendedConfig;
 //!
 //! let config = ExtendedConfig::builder().cases(1000).seed(42).build();
 //! assert_eq!(config.cases(), 1000);
 //! assert_eq!(config.seed(), 42);
 //! ```
 
-use std::fmt;
+use crate::env::ConfigError;
 
 /// `RS_TCK_CASES`: generated schedules per publisher.
 pub const CASES_ENV: &str = "RS_TCK_CASES";
@@ -46,7 +46,7 @@ pub struct ExtendedConfig {
 }
 
 crate::env::settings_from_env! {
-    ExtendedConfig, ExtendedConfigBuilder, ExtendedConfigError;
+    ExtendedConfig, ExtendedConfigBuilder, ConfigError;
     /// Generated schedules per publisher.
     cases: u64,
     /// The seed to draw from; fix it for reproducible runs.
@@ -106,7 +106,7 @@ impl ExtendedConfigBuilder {
     }
 
     /// The configuration, or the variable that could not be read.
-    pub fn try_build(self) -> Result<ExtendedConfig, ExtendedConfigError> {
+    pub fn try_build(self) -> Result<ExtendedConfig, ConfigError> {
         let cases = match self.cases {
             Some(cases) => cases,
             None => read(CASES_ENV, parse_count)?.unwrap_or(DEFAULT_CASES),
@@ -138,7 +138,7 @@ pub fn show_seed(seed: u64) -> String {
 /// Reads a seed: decimal, or hex with a `0x` prefix.
 ///
 /// ```
-/// use reactive_streams_tck::extended::parse_seed;
+/// use reactive_streams_tck::explore::config::parse_seed;
 /// assert_eq!(parse_seed("0x2a"), Some(42));
 /// assert_eq!(parse_seed("42"), Some(42));
 /// assert_eq!(parse_seed("forty-two"), None);
@@ -169,58 +169,17 @@ fn fresh_seed() -> u64 {
     hasher.finish()
 }
 
-fn read(
-    var: &'static str,
-    parse: fn(&str) -> Option<u64>,
-) -> Result<Option<u64>, ExtendedConfigError> {
+fn read(var: &'static str, parse: fn(&str) -> Option<u64>) -> Result<Option<u64>, ConfigError> {
     match std::env::var(var) {
         Ok(text) if text.trim().is_empty() => Ok(None),
         Ok(text) => parse(&text)
             .map(Some)
-            .ok_or(ExtendedConfigError::BadVariable { var, value: text }),
+            .ok_or(ConfigError::BadVariable { var, value: text }),
         Err(std::env::VarError::NotPresent) => Ok(None),
-        Err(std::env::VarError::NotUnicode(value)) => Err(ExtendedConfigError::BadVariable {
+        Err(std::env::VarError::NotUnicode(value)) => Err(ConfigError::BadVariable {
             var,
             value: value.to_string_lossy().into_owned(),
         }),
-    }
-}
-
-/// An extended verification that cannot run as configured.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExtendedConfigError {
-    /// A timing variable (`RS_TCK_TIMEOUT_MS` …) cannot be read.
-    Env(crate::env::ConfigError),
-    /// `RS_TCK_CASES`, `RS_TCK_SEED` or `RS_TCK_STRESS_ITERATIONS` is set
-    /// but is not a number.
-    BadVariable {
-        /// The variable.
-        var: &'static str,
-        /// What it holds.
-        value: String,
-    },
-}
-
-impl fmt::Display for ExtendedConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExtendedConfigError::Env(error) => error.fmt(f),
-            ExtendedConfigError::BadVariable { var, value } if *var == SEED_ENV => write!(
-                f,
-                "{var}={value:?} is not a seed (a number, decimal or 0x-hex, e.g. {var}=0x2a)"
-            ),
-            ExtendedConfigError::BadVariable { var, value } => {
-                write!(f, "{var}={value:?} is not a number (e.g. {var}=1000)")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ExtendedConfigError {}
-
-impl From<crate::env::ConfigError> for ExtendedConfigError {
-    fn from(error: crate::env::ConfigError) -> Self {
-        ExtendedConfigError::Env(error)
     }
 }
 
@@ -253,7 +212,7 @@ mod tests {
 
     #[test]
     fn bad_variables_say_what_they_want() {
-        let seed = ExtendedConfigError::BadVariable {
+        let seed = ConfigError::BadVariable {
             var: SEED_ENV,
             value: "x".into(),
         };
@@ -261,7 +220,7 @@ mod tests {
             seed.to_string(),
             "RS_TCK_SEED=\"x\" is not a seed (a number, decimal or 0x-hex, e.g. RS_TCK_SEED=0x2a)"
         );
-        let cases = ExtendedConfigError::BadVariable {
+        let cases = ConfigError::BadVariable {
             var: CASES_ENV,
             value: "many".into(),
         };

@@ -24,11 +24,10 @@ mod case;
 pub mod config;
 mod run;
 
-pub(crate) use case::{config_or_env, judge_case, SCHEDULES_RULE, SCHEDULES_TEST};
+pub(crate) use case::{judge_case, SCHEDULES_RULE};
 
 pub(crate) use run::{
-    exploration, explore_cases, extended_builder, scripted, stress_rounds, stressed, whole_run,
-    Settings, StressPlans,
+    exploration, explore_cases, scripted, stress_rounds, stressed, whole_run, StressPlans,
 };
 
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};

@@ -73,11 +73,11 @@ use reactive_streams::Publisher;
 pub use lineage::Lineage;
 
 use crate::context::RuleCx;
+use crate::engine::{Body, Engine, Table, Test, Vacuity};
 use crate::env::{ConfigError, TestEnv};
 use crate::explore::config::{parse_seed, CASES_ENV, SEED_ENV};
 use crate::explore::{whole_run, MAX_SHRINK_RUNS};
 use crate::outcome::{RuleResult, Verification};
-use crate::suite::{Body, Suite, Table, Test, Vacuity};
 
 /// Generated scripts per rule test, unless [`LifecycleVerification::cases`]
 /// says otherwise.
@@ -192,7 +192,7 @@ pub trait LifecycleFactory: Send + Sync + 'static {
 
 /// Runs the datum-lifecycle verification against one factory.
 pub struct LifecycleVerification<F: LifecycleFactory> {
-    suite: Suite<F>,
+    engine: Engine<F>,
     cases: Option<usize>,
     seed: Option<u64>,
 }
@@ -202,7 +202,7 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
     pub fn new(factory: F) -> Self {
         LifecycleVerification {
             // One rule at a time: each already runs many generated scripts.
-            suite: Suite::new(Verification::DatumLifecycle, factory, 1),
+            engine: Engine::new::<F>(Verification::DatumLifecycle, factory, 1),
             cases: None,
             seed: None,
         }
@@ -210,14 +210,30 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
 
     /// Timing bounds (default: [`TestEnv::try_from_env`]).
     pub fn env(mut self, env: TestEnv) -> Self {
-        self.suite.env = Some(env);
+        self.engine.env = Some(env);
         self
     }
 
     /// The name results carry as their `target`.
     pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.suite.target = name.into();
+        self.engine.target = name.into();
         self
+    }
+
+    /// How many rule tests [`run_all`](Self::run_all) runs at once
+    /// (default 1: each already runs many generated scripts at once).
+    pub fn parallelism(mut self, tests_at_once: usize) -> Self {
+        self.engine.parallelism = tests_at_once.max(1);
+        self
+    }
+
+    /// The budget and seed of the generated scripts, as every verification
+    /// takes them: sets [`cases`](Self::cases) and [`seed`](Self::seed).
+    /// (Every datum-lifecycle test explores generated scripts; none is
+    /// left out without it.)
+    pub fn extended(self, config: crate::explore::config::ExtendedConfig) -> Self {
+        let cases = usize::try_from(config.cases()).unwrap_or(usize::MAX);
+        self.cases(cases).seed(config.seed())
     }
 
     /// Generated scripts per rule test (default: `RS_TCK_CASES`, else
@@ -237,8 +253,11 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
 
     /// The budget of every rule test, and a suite whose watchdog covers
     /// a whole exploration (each script has the usual watchdog).
-    fn prepare(&self) -> Result<(Suite<F>, Table<F>), ConfigError> {
-        let env = self.suite.resolved_env()?;
+    fn prepare(&self) -> Result<(Engine<F>, Table<F>), ConfigError> {
+        let env = match self.engine.env {
+            Some(env) => env,
+            None => TestEnv::try_from_env()?,
+        };
         let mut unreadable = None;
         let mut setting = |set: Option<u64>, var: &str, default: u64| {
             set.or_else(|| {
@@ -263,14 +282,15 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
             unreadable: unreadable.map(Arc::new),
         };
         let rounds = cases.div_ceil(rules::PARALLELISM as u64) + MAX_SHRINK_RUNS;
-        let suite = Suite {
-            subject: self.suite.subject.clone(),
+        let engine = Engine {
+            subject: self.engine.subject.clone(),
             env: Some(whole_run(&env, rounds)),
-            target: self.suite.target.clone(),
-            verification: self.suite.verification,
-            parallelism: self.suite.parallelism,
+            extended: None,
+            target: self.engine.target.clone(),
+            verification: self.engine.verification,
+            parallelism: self.engine.parallelism,
         };
-        let subject = self.suite.subject.clone();
+        let subject = self.engine.subject.clone();
         let table = TESTS
             .iter()
             .map(|&name| {
@@ -282,7 +302,7 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
                 (name, Test::from(body))
             })
             .collect();
-        Ok((suite, table))
+        Ok((engine, table))
     }
 
     /// Runs one rule test by name (`"done_1"`).
@@ -295,14 +315,14 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
             TESTS.contains(&test),
             "no datum-lifecycle rule test named {test}"
         );
-        let (suite, table) = self.prepare()?;
-        suite.run(table, test)
+        let (engine, table) = self.prepare()?;
+        engine.run(table, test)
     }
 
     /// Runs every rule test, in [`TESTS`] order.
     pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        let (suite, table) = self.prepare()?;
-        suite.run_all(table, Vacuity::Allowed)
+        let (engine, table) = self.prepare()?;
+        engine.run_all(table, Vacuity::Allowed)
     }
 }
 

@@ -56,10 +56,9 @@ use std::sync::Arc;
 use reactive_streams::{Publisher, Subscriber};
 
 use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::engine::{body, plain, Body, Engine, Table, Vacuity};
 use crate::env::TestEnv;
-use crate::outcome::Verification;
 use crate::publisher::RuleDef;
-use crate::suite::{body, short_type_name, verification_builder, Body, Suite};
 use as_publisher::AsPublisher;
 use as_subscriber::ProcessorSubject;
 
@@ -209,9 +208,12 @@ pub trait ProcessorFactory: Send + Sync + 'static {
     }
 }
 
-/// The processor rule tests, in order. The macro generates one `#[test]`
-/// for each.
+/// The processor tests, quick then extended, in order. The macros generate
+/// one `#[test]` for each.
 pub const TESTS: &[&str] = &crate::__processor_tests!(@names);
+
+/// The extended tests, in order.
+const EXTENDED: &[&str] = &crate::__processor_tests!(@extended_names);
 
 /// A publisher rule test run on the processor's output side.
 fn publisher_part<F: ProcessorFactory>(
@@ -281,7 +283,7 @@ fn combined<X: 'static>(parts: Vec<Body<X>>) -> Body<X> {
     })
 }
 
-fn table<F: ProcessorFactory>() -> Vec<(&'static str, Body<ProcessorSubject<F>>)> {
+fn table<F: ProcessorFactory>() -> Table<ProcessorSubject<F>> {
     let publisher: Vec<(&'static str, RuleDef<AsPublisher<F>>)> =
         crate::__publisher_tests!(@table publisher::rules);
     let mut parts: Vec<(&'static str, Body<ProcessorSubject<F>>)> = publisher
@@ -305,8 +307,9 @@ fn table<F: ProcessorFactory>() -> Vec<(&'static str, Body<ProcessorSubject<F>>)
             body(rules::tck_bounded_upstream_demand::<F>),
         ),
     ]);
-    TESTS
+    let quick = TESTS
         .iter()
+        .filter(|name| !EXTENDED.contains(name))
         .map(|&name| {
             let mine: Vec<_> = parts
                 .iter()
@@ -316,34 +319,37 @@ fn table<F: ProcessorFactory>() -> Vec<(&'static str, Body<ProcessorSubject<F>>)
             assert!(!mine.is_empty(), "processor rule test {name} has no body");
             (name, combined(mine))
         })
-        .collect()
+        .collect();
+    let mut table = plain(quick);
+    table.extend(
+        EXTENDED
+            .iter()
+            .map(|&name| (name, extended::test::<F>(name))),
+    );
+    table
 }
 
 /// Runs the processor verification against one factory.
 pub struct ProcessorVerification<F: ProcessorFactory> {
-    suite: Suite<ProcessorSubject<F>>,
+    engine: Engine<ProcessorSubject<F>>,
 }
 
-impl<F: ProcessorFactory> ProcessorVerification<F> {
-    /// A verification of `factory`'s processors, named after its type.
-    pub fn new(factory: F) -> Self {
+crate::engine::verification!(
+    ProcessorVerification<F: ProcessorFactory>,
+    Processor,
+    subject: ProcessorSubject<F>,
+    make: |factory| {
         let factory = Arc::new(factory);
-        ProcessorVerification {
-            suite: Suite {
-                subject: Arc::new(ProcessorSubject {
-                    factory: factory.clone(),
-                    publisher: AsPublisher::new(factory, TestEnv::default().watchdog()),
-                }),
-                env: None,
-                target: short_type_name::<F>(),
-                verification: Verification::Processor,
-                parallelism: 16,
-            },
+        ProcessorSubject {
+            factory: factory.clone(),
+            publisher: AsPublisher::new(factory, TestEnv::default().watchdog()),
         }
-    }
-}
-
-verification_builder!(ProcessorVerification, ProcessorFactory, table::<F>);
+    },
+    parallelism: 16,
+    table: table::<F>,
+    vacuity: Vacuity::Observed,
+    example: "spec_4_01",
+);
 
 /// The list of processor rule tests, and what is generated from it. Not
 /// API: use [`processor_verification!`](crate::processor_verification).
@@ -364,13 +370,17 @@ macro_rules! __processor_tests {
             spec_3_08, spec_3_09, spec_3_10, spec_3_11, spec_3_12, spec_3_13,
             spec_3_14, spec_3_15, spec_3_16, spec_3_17,
             spec_4_01, spec_4_02
+        ] [
+            tck_extended_schedules, tck_extended_stress, tck_extended_upstream
         ] $($then)* }
     };
 }
 
 /// Generates the processor verification as `#[test]`s:
-/// `<name>::processor::<test>` for every test in
-/// [`processor::TESTS`](crate::processor::TESTS).
+/// `<name>::processor::<test>` for every quick test in
+/// [`processor::TESTS`](crate::processor::TESTS); with `extended` before
+/// the name, the extended tests (`tck_extended_schedules`,
+/// `tck_extended_stress`, `tck_extended_upstream`) instead.
 ///
 /// `$factory` makes a [`ProcessorFactory`](crate::processor::ProcessorFactory);
 /// otherwise as [`publisher_verification!`](crate::publisher_verification).
@@ -378,13 +388,28 @@ macro_rules! __processor_tests {
 /// ```ignore
 /// processor_verification!(identity, Identities);
 /// // → identity::processor::spec_1_01, …, identity::processor::spec_4_02
+/// processor_verification!(extended identity_extended, Identities, "identity");
 /// ```
 #[macro_export]
 macro_rules! processor_verification {
+    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__processor_tests! {
+            @modules extended processor, $crate::processor::ProcessorVerification<_>, $name, $factory $(, $target)?
+        }
+    };
     ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__processor_tests! {
-            @modules processor, $crate::processor::ProcessorVerification<_>, $name, $factory $(, $target)?
+            @modules quick processor, $crate::processor::ProcessorVerification<_>, $name, $factory $(, $target)?
         }
+    };
+}
+
+/// The extended tests alone: `processor_verification!(extended …)`.
+#[deprecated(note = "write `processor_verification!(extended name, factory, target)`")]
+#[macro_export]
+macro_rules! processor_extended_verification {
+    ($($invocation:tt)*) => {
+        $crate::processor_verification! { extended $($invocation)* }
     };
 }
 
@@ -443,6 +468,7 @@ mod tests {
             "tck_late_subscriber_demand",
             "tck_cancel_propagates",
             "tck_bounded_upstream_demand",
+            "tck_extended_upstream",
         ]);
         // §2.6 is about a subscriber that stops by itself (`stops_after`);
         // a processor's subscriber side is driven by its downstream.

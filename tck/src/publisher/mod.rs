@@ -51,9 +51,7 @@ use std::sync::Arc;
 pub use factory::PublisherFactory;
 
 use crate::context::{RuleBody, RuleCx};
-use crate::env::ConfigError;
-use crate::outcome::RuleResult;
-use crate::suite::{declared_skips, Body, Suite, Table, Test, Unmet, Vacuity};
+use crate::engine::{declared_skips, Body, Engine, Run, Table, Test, Unmet, Vacuity};
 
 /// One rule test: what it needs from the factory, and its body.
 pub struct RuleDef<F> {
@@ -131,11 +129,11 @@ impl Needs {
     }
 }
 
-/// The rule tests, in order. The macro generates one `#[test]` for each;
-/// this list and the macro come from one source.
+/// The tests, quick then extended, in order. The macros generate one
+/// `#[test]` for each; this list and the macros come from one source.
 pub const TESTS: &[&str] = &crate::__publisher_tests!(@names);
 
-/// Every rule test, as the shared [suite](crate::suite) runs it.
+/// Every test, as the [engine](crate::engine) runs it.
 fn table<F: PublisherFactory>() -> Table<F> {
     let defs: Vec<(&'static str, RuleDef<F>)> = crate::__publisher_tests!(@table publisher::rules);
     defs.into_iter()
@@ -146,10 +144,25 @@ fn table<F: PublisherFactory>() -> Table<F> {
                 declare_identity(cx, |factory: &F| factory);
                 run(cx, factory)
             }) as Body<F>;
-            (name, Test { unmet, body })
+            (
+                name,
+                Test {
+                    unmet,
+                    run: Run::Quick(body),
+                },
+            )
         })
+        .chain(EXTENDED.iter().map(|&name| {
+            (
+                name,
+                extended::test(name, |factory: &Arc<F>, _| factory.clone()),
+            )
+        }))
         .collect()
 }
+
+/// The extended tests, in order.
+const EXTENDED: &[&str] = &crate::__publisher_tests!(@extended_names);
 
 /// Declares the publisher factory's `element_index` to the rule `cx`
 /// runs (see [`Identity`](crate::probe::Identity)): the suite's subject is
@@ -197,34 +210,19 @@ pub(crate) fn everything_skipped<F: PublisherFactory>(factory: &F) -> Option<Vec
 
 /// Runs the publisher verification against one factory.
 pub struct PublisherVerification<F: PublisherFactory> {
-    suite: Suite<F>,
+    engine: Engine<F>,
 }
 
-crate::suite::table_verification_builder!(
-    PublisherVerification,
-    PublisherFactory,
+crate::engine::verification!(
+    PublisherVerification<F: PublisherFactory>,
     Publisher,
-    "publishers",
-    "spec_3_09"
+    subject: F,
+    make: |factory| factory,
+    parallelism: 8,
+    table: table::<F>,
+    vacuity: Vacuity::Declared(everything_skipped::<F>),
+    example: "spec_3_09",
 );
-
-impl<F: PublisherFactory> PublisherVerification<F> {
-    /// Runs every rule test and returns the results in [`TESTS`] order.
-    ///
-    /// An error if the environment variables cannot be read, or if the
-    /// factory's declarations would skip every rule test that needs an
-    /// element (a green run that proves nothing) — unless it declares an
-    /// always-empty publisher (`max_elements() == 0`), which the tests
-    /// needing no element verify.
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        // Checked before running (the other verifications check after).
-        self.suite.resolved_env()?;
-        if let Some(reasons) = everything_skipped(&*self.suite.subject) {
-            return Err(ConfigError::EverythingSkipped { reasons });
-        }
-        self.suite.run_all(table::<F>(), Vacuity::Allowed)
-    }
-}
 
 /// The list of publisher rule tests, and what is generated from it. Not
 /// API: use [`publisher_verification!`](crate::publisher_verification).
@@ -240,25 +238,32 @@ macro_rules! __publisher_tests {
             spec_3_02, spec_3_03, spec_3_04, spec_3_05, spec_3_06, spec_3_07,
             spec_3_08, spec_3_09, spec_3_10, spec_3_11, spec_3_12, spec_3_13,
             spec_3_14, spec_3_15, spec_3_16, spec_3_17
+        ] [
+            tck_extended_schedules, tck_extended_stress
         ] $($then)* }
     };
 }
 
 /// Generates the publisher verification as `#[test]`s:
-/// `<name>::publisher::<test>` for every test in
-/// [`publisher::TESTS`](crate::publisher::TESTS).
+/// `<name>::publisher::<test>` for every quick test in
+/// [`publisher::TESTS`](crate::publisher::TESTS); with `extended` before
+/// the name, the extended tests (`tck_extended_schedules`,
+/// `tck_extended_stress`) instead.
 ///
 /// `$factory` is an expression making a
 /// [`PublisherFactory`](crate::publisher::PublisherFactory); it is evaluated
 /// once per test where the macro is invoked: it sees exactly what the
 /// invocation sees (`self::`, `super::`, private items, imports), so the
 /// macro works at the crate root, in any module, and several times in one
-/// module under different names. Results carry `stringify!($name)` as their target, or
-/// the display name given as a third argument.
+/// module under different names. Results carry `stringify!($name)` as their
+/// target, or the display name given as a third argument.
 ///
 /// ```ignore
 /// publisher_verification!(my_range, MyFactory::new());
 /// publisher_verification!(my_range_async, MyFactory::asynchronous(), "MyRange (async)");
+/// // The extended tests, in a module of their own, reported under the
+/// // quick tests' name (`cargo xtask tck` runs them with `--extended`):
+/// publisher_verification!(extended my_range_extended, MyFactory::new(), "my_range");
 /// ```
 ///
 /// Each test writes its result to `RS_TCK_REPORT_DIR` (if set), panics with
@@ -267,10 +272,24 @@ macro_rules! __publisher_tests {
 /// runs one rule.
 #[macro_export]
 macro_rules! publisher_verification {
+    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__publisher_tests! {
+            @modules extended publisher, $crate::publisher::PublisherVerification<_>, $name, $factory $(, $target)?
+        }
+    };
     ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__publisher_tests! {
-            @modules publisher, $crate::publisher::PublisherVerification<_>, $name, $factory $(, $target)?
+            @modules quick publisher, $crate::publisher::PublisherVerification<_>, $name, $factory $(, $target)?
         }
+    };
+}
+
+/// The extended tests alone: `publisher_verification!(extended …)`.
+#[deprecated(note = "write `publisher_verification!(extended name, factory, target)`")]
+#[macro_export]
+macro_rules! publisher_extended_verification {
+    ($($invocation:tt)*) => {
+        $crate::publisher_verification! { extended $($invocation)* }
     };
 }
 

@@ -40,10 +40,9 @@ mod schedules;
 
 pub use delivery::Delivery;
 pub use outlet::Outlet;
-pub use rules::{FILL_LIMIT, SENT, TESTS};
+pub use rules::{FILL_LIMIT, SENT};
 
-use crate::extended::ExtendedConfig;
-use crate::suite::Suite;
+use crate::engine::{body, Engine, Table, Test, Vacuity};
 
 /// Makes fresh sinks of `u64` for the sink verification.
 ///
@@ -103,21 +102,50 @@ pub trait SinkFactory: Send + Sync + 'static {
     }
 }
 
-/// Runs the sink verification against one factory.
-pub struct SinkVerification<F: SinkFactory> {
-    suite: Suite<F>,
-    extended: Option<ExtendedConfig>,
+/// The tests, quick then extended, in order. The macro generates one
+/// `#[test]` for each; this list and the macro come from one source.
+pub const TESTS: &[&str] = &crate::__sink_tests!(@names);
+
+/// The quick tests, in order.
+const QUICK: &[&str] = &crate::__sink_tests!(@quick_names);
+
+fn table<F: SinkFactory>() -> Table<F> {
+    let mut table: Table<F> = QUICK
+        .iter()
+        .map(|&name| (name, Test::from(body(rules::body::<F>(name)))))
+        .collect();
+    table.push((
+        "tck_extended_schedules",
+        Test::extended_rule(schedules::explore_schedules::<F>),
+    ));
+    table
 }
 
-crate::suite::scheduled_verification_builder!(
-    SinkVerification,
-    SinkFactory,
+/// Runs the sink verification against one factory.
+pub struct SinkVerification<F: SinkFactory> {
+    engine: Engine<F>,
+}
+
+crate::engine::verification!(
+    SinkVerification<F: SinkFactory>,
     FuturesSink,
-    rules,
-    schedules,
-    "sink",
-    "sink_1"
+    subject: F,
+    make: |factory| factory,
+    parallelism: 8,
+    table: table::<F>,
+    vacuity: Vacuity::Allowed,
+    example: "sink_1",
 );
+
+/// The list of sink tests, and what is generated from it. Not API: use
+/// [`sink_verification!`](crate::sink_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __sink_tests {
+    ($($then:tt)*) => {
+        $crate::__test_list! { [sink_1, sink_2, sink_3] [tck_extended_schedules] $($then)* }
+    };
+}
 
 /// Generates the `futures::Sink` verification as `#[test]`s:
 /// `<name>::sink::<test>` for every test in
@@ -129,10 +157,14 @@ crate::suite::scheduled_verification_builder!(
 /// any module and several times in one, and needs no `use`.
 #[macro_export]
 macro_rules! sink_verification {
+    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__sink_tests! {
+            @modules extended sink, $crate::sink::SinkVerification<_>, $name, $factory $(, $target)?
+        }
+    };
     ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__verification_tests! {
-            @verified_by $crate::sink::SinkVerification<_>, sink,
-            [sink_1, sink_2, sink_3, tck_extended_schedules], $name, $factory $(, $target)?
+        $crate::__sink_tests! {
+            @modules all sink, $crate::sink::SinkVerification<_>, $name, $factory $(, $target)?
         }
     };
 }

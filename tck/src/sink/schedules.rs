@@ -31,8 +31,8 @@ use proptest::prelude::*;
 use super::rules::{check_delivered, Driver, FILL_LIMIT};
 use super::SinkFactory;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::explore::{config_or_env, explore, judge_case, Scripted};
-use crate::extended::ExtendedConfig;
+use crate::explore::config::ExtendedConfig;
+use crate::explore::{explore, judge_case, Scripted};
 use crate::outcome::Verification;
 use crate::wakers::WakeProbe;
 
@@ -122,9 +122,8 @@ fn strategy(pausable: bool) -> SBoxedStrategy<Schedule> {
 pub(crate) fn explore_schedules<F: SinkFactory>(
     cx: &RuleCx,
     factory: &F,
-    config: Option<ExtendedConfig>,
+    config: ExtendedConfig,
 ) -> RuleBody {
-    let config = config_or_env(cx, config)?;
     let env = *cx.env();
     let pausable = factory.create_sink().1.can_pause();
     explore(cx, &config, "schedule", strategy(pausable), |schedule| {

@@ -91,27 +91,55 @@ mod schedules;
 mod thread_bound;
 
 pub use factory::{Feeder, StreamFactory};
-pub use rules::{BUSY_POLLS, EXACT_ITEMS, ITEMS, RACE_ROUNDS, TESTS};
+pub use rules::{BUSY_POLLS, EXACT_ITEMS, ITEMS, RACE_ROUNDS};
 pub use thread_bound::ThreadBound;
 
-use crate::extended::ExtendedConfig;
-use crate::suite::Suite;
+use crate::engine::{body, Engine, Table, Test, Vacuity};
+
+/// The tests, quick then extended, in order. The macro generates one
+/// `#[test]` for each; this list and the macro come from one source.
+pub const TESTS: &[&str] = &crate::__stream_tests!(@names);
+
+/// The quick tests, in order.
+const QUICK: &[&str] = &crate::__stream_tests!(@quick_names);
+
+fn table<F: StreamFactory>() -> Table<F> {
+    let mut table: Table<F> = QUICK
+        .iter()
+        .map(|&name| (name, Test::from(body(rules::body::<F>(name)))))
+        .collect();
+    table.push((
+        "tck_extended_schedules",
+        Test::extended_rule(schedules::explore_schedules::<F>),
+    ));
+    table
+}
 
 /// Runs the stream verification against one factory.
 pub struct StreamVerification<F: StreamFactory> {
-    suite: Suite<F>,
-    extended: Option<ExtendedConfig>,
+    engine: Engine<F>,
 }
 
-crate::suite::scheduled_verification_builder!(
-    StreamVerification,
-    StreamFactory,
+crate::engine::verification!(
+    StreamVerification<F: StreamFactory>,
     FuturesStream,
-    rules,
-    schedules,
-    "stream",
-    "stream_1"
+    subject: F,
+    make: |factory| factory,
+    parallelism: 8,
+    table: table::<F>,
+    vacuity: Vacuity::Allowed,
+    example: "stream_1",
 );
+
+/// The list of stream tests, and what is generated from it. Not API: use
+/// [`stream_verification!`](crate::stream_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __stream_tests {
+    ($($then:tt)*) => {
+        $crate::__test_list! { [stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, tck_configuration, tck_stream_gives_exactly_n] [tck_extended_schedules] $($then)* }
+    };
+}
 
 /// Generates the stream verification as `#[test]`s:
 /// `<name>::stream::<test>` for every test in
@@ -139,10 +167,14 @@ crate::suite::scheduled_verification_builder!(
 /// rule failed, and prints `skipped: <reason>` if it was skipped.
 #[macro_export]
 macro_rules! stream_verification {
+    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__stream_tests! {
+            @modules extended stream, $crate::stream::StreamVerification<_>, $name, $factory $(, $target)?
+        }
+    };
     ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__verification_tests! {
-            @verified_by $crate::stream::StreamVerification<_>, stream,
-            [stream_1, stream_2, stream_3, stream_4, stream_5, stream_6, stream_7, tck_configuration, tck_stream_gives_exactly_n, tck_extended_schedules], $name, $factory $(, $target)?
+        $crate::__stream_tests! {
+            @modules all stream, $crate::stream::StreamVerification<_>, $name, $factory $(, $target)?
         }
     };
 }

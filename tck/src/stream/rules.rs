@@ -29,20 +29,6 @@ pub const BUSY_POLLS: u32 = 32;
 /// [`item_index`](super::StreamFactory::item_index) tells which is which.
 pub const EXACT_ITEMS: &str = "tck.stream_gives_exactly_n";
 
-/// The rule tests, in order. Each has a generated `#[test]` of that name.
-pub const TESTS: &[&str] = &[
-    "stream_1",
-    "stream_2",
-    "stream_3",
-    "stream_4",
-    "stream_5",
-    "stream_6",
-    "stream_7",
-    "tck_configuration",
-    "tck_stream_gives_exactly_n",
-    "tck_extended_schedules",
-];
-
 /// The body of a quick rule test.
 pub(crate) fn body<F: StreamFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody {
     match test {

@@ -31,8 +31,8 @@ use super::factory::StreamFactory;
 use super::latest::{bounds, Owed};
 use super::rules::EXACT_ITEMS;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::explore::{config_or_env, explore, judge_case, Scripted};
-use crate::extended::ExtendedConfig;
+use crate::explore::config::ExtendedConfig;
+use crate::explore::{explore, judge_case, Scripted};
 use crate::outcome::Verification;
 use crate::wakers::WakeProbe;
 
@@ -127,9 +127,8 @@ fn strategy(fed: bool) -> SBoxedStrategy<Schedule> {
 pub(crate) fn explore_schedules<F: StreamFactory>(
     cx: &RuleCx,
     factory: &F,
-    config: Option<ExtendedConfig>,
+    config: ExtendedConfig,
 ) -> RuleBody {
-    let config = config_or_env(cx, config)?;
     let fed = factory.create_fed_stream().is_some();
     let env = *cx.env();
     explore(cx, &config, "schedule", strategy(fed), |schedule| {

@@ -1,10 +1,10 @@
 //! What the source and the sink verifications share: their rule tests'
-//! definition, and how the shared [suite](crate::suite) runs them.
+//! definition, and how the [engine](crate::engine) runs them.
 
 use std::sync::Arc;
 
 use crate::context::{RuleBody, RuleCx};
-use crate::suite::{Body, Table, Test, Unmet};
+use crate::engine::{Body, Run, Table, Test, Unmet};
 
 /// One rule test: when it cannot run, and its body.
 pub struct RuleDef<F> {
@@ -34,13 +34,13 @@ impl<F> RuleDef<F> {
     }
 }
 
-/// A table of definitions as the shared [suite](crate::suite) runs it.
+/// A table of definitions as the [engine](crate::engine) runs it.
 pub(crate) fn tests<F: 'static>(defs: Vec<(&'static str, RuleDef<F>)>) -> Table<F> {
     defs.into_iter()
         .map(|(name, def)| {
             let test = Test {
                 unmet: def.unmet.map(|unmet| Arc::new(unmet) as Unmet<F>),
-                body: Arc::new(def.run) as Body<F>,
+                run: Run::Quick(Arc::new(def.run) as Body<F>),
             };
             (name, test)
         })

@@ -2,7 +2,6 @@
 //! their subscriber; the TCK drives it with its own probe publisher.
 
 use std::fmt::Debug;
-use std::sync::Arc;
 
 use reactive_streams::Subscriber;
 
@@ -10,8 +9,7 @@ use super::driver::Driver;
 use super::rules;
 use super::stage::{Nudge, Stage, Subject};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::outcome::Verification;
-use crate::suite::{body, short_type_name, verification_builder, Body, Suite};
+use crate::engine::{body, plain, Body, Engine, Table, Vacuity};
 
 /// Makes the subscribers the
 /// [blackbox verification](crate::subscriber_blackbox_verification) drives.
@@ -124,9 +122,20 @@ const SPEC_2_12_SKIP: &str = "§2.12 binds whoever calls on_subscribe (here the 
 
 /// The blackbox rule tests, in order. The macro generates one `#[test]`
 /// for each; this list and the macro come from one source.
-pub const TESTS: &[&str] = &crate::__subscriber_blackbox_tests!(@list @names);
+pub const TESTS: &[&str] = &crate::__subscriber_blackbox_tests!(@names);
 
-fn table<F: SubscriberBlackboxFactory>() -> Vec<(&'static str, Body<Blackbox<F>>)> {
+fn table<F: SubscriberBlackboxFactory>() -> Table<Blackbox<F>> {
+    let mut table = plain(quick::<F>());
+    table.push(("tck_extended_schedules", super::extended::schedules()));
+    table.push(("tck_extended_stress", super::extended::stress()));
+    debug_assert!(table
+        .iter()
+        .map(|(name, _)| *name)
+        .eq(TESTS.iter().copied()));
+    table
+}
+
+fn quick<F: SubscriberBlackboxFactory>() -> Vec<(&'static str, Body<Blackbox<F>>)> {
     vec![
         ("spec_2_01", body(rules::spec_2_01::<Blackbox<F>>)),
         ("spec_2_03", body(rules::spec_2_03::<Blackbox<F>>)),
@@ -149,56 +158,32 @@ fn table<F: SubscriberBlackboxFactory>() -> Vec<(&'static str, Body<Blackbox<F>>
 /// call it one rule at a time; [`run_all`](Self::run_all) returns every
 /// result as data.
 pub struct SubscriberBlackboxVerification<F: SubscriberBlackboxFactory> {
-    suite: Suite<Blackbox<F>>,
+    engine: Engine<Blackbox<F>>,
 }
 
-impl<F: SubscriberBlackboxFactory> SubscriberBlackboxVerification<F> {
-    /// A verification of `factory`'s subscribers, named after its type.
-    pub fn new(factory: F) -> Self {
-        SubscriberBlackboxVerification {
-            suite: Suite {
-                subject: Arc::new(Blackbox(factory)),
-                env: None,
-                target: short_type_name::<F>(),
-                verification: Verification::SubscriberBlackbox,
-                parallelism: 16,
-            },
-        }
-    }
-}
-
-verification_builder!(
-    SubscriberBlackboxVerification,
-    SubscriberBlackboxFactory,
-    table::<F>
+crate::engine::verification!(
+    SubscriberBlackboxVerification<F: SubscriberBlackboxFactory>,
+    SubscriberBlackbox,
+    subject: Blackbox<F>,
+    make: Blackbox,
+    parallelism: 16,
+    table: table::<F>,
+    vacuity: Vacuity::Observed,
+    example: "spec_2_05",
 );
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: SubscriberBlackboxFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        SubscriberBlackboxVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
-}
-
-/// The list of blackbox rule tests, and what is generated from it. Not
-/// API: use [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification).
+/// The list of blackbox tests, and what is generated from it. Not API: use
+/// [`subscriber_blackbox_verification!`](crate::subscriber_blackbox_verification).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __subscriber_blackbox_tests {
-    (@list $($then:tt)*) => {
-        $crate::__subscriber_blackbox_tests! { $($then)* [
+    ($($then:tt)*) => {
+        $crate::__test_list! { [
             spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_06, spec_2_07, spec_2_09,
             spec_2_10, spec_2_12, spec_2_13, spec_3_01, spec_3_08
-        ] }
-    };
-    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
-    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_tests! {
-            $name, $factory, $target, subscriber_blackbox, $crate::subscriber::blackbox::__run_generated, [$($test),*]
-        }
+        ] [
+            tck_extended_schedules, tck_extended_stress
+        ] $($then)* }
     };
 }
 
@@ -222,10 +207,23 @@ macro_rules! __subscriber_blackbox_tests {
 /// if it was skipped.
 #[macro_export]
 macro_rules! subscriber_blackbox_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::__subscriber_blackbox_tests! { @list @modules $name, $factory, stringify!($name), }
+    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__subscriber_blackbox_tests! {
+            @modules extended subscriber_blackbox, $crate::subscriber::SubscriberBlackboxVerification<_>, $name, $factory $(, $target)?
+        }
     };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__subscriber_blackbox_tests! { @list @modules $name, $factory, $target, }
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__subscriber_blackbox_tests! {
+            @modules quick subscriber_blackbox, $crate::subscriber::SubscriberBlackboxVerification<_>, $name, $factory $(, $target)?
+        }
+    };
+}
+
+/// The extended tests alone: `subscriber_blackbox_verification!(extended …)`.
+#[deprecated(note = "write `subscriber_blackbox_verification!(extended name, factory, target)`")]
+#[macro_export]
+macro_rules! subscriber_blackbox_extended_verification {
+    ($($invocation:tt)*) => {
+        $crate::subscriber_blackbox_verification! { extended $($invocation)* }
     };
 }

@@ -3,7 +3,6 @@
 //! hands the TCK a [`Puppet`](super::Puppet) to request or cancel with.
 
 use std::fmt::Debug;
-use std::sync::Arc;
 
 use reactive_streams::Subscriber;
 
@@ -14,8 +13,7 @@ use super::rules::{self, ElementText};
 use super::stage::{Nudge, Stage, Subject};
 use super::whitebox_probe::WhiteboxProbe;
 use crate::context::{Failure, RuleBody, RuleCx};
-use crate::outcome::Verification;
-use crate::suite::{body, short_type_name, verification_builder, Body, Suite};
+use crate::engine::{body, plain, Body, Engine, Table, Vacuity};
 
 /// Makes the instrumented subscribers the
 /// [whitebox verification](crate::subscriber_whitebox_verification) drives.
@@ -164,7 +162,7 @@ fn spec_2_03<F: SubscriberWhiteboxFactory>(cx: &RuleCx, subject: &Whitebox<F>) -
 }
 
 /// The whitebox rule tests, in order.
-pub const TESTS: &[&str] = &crate::__subscriber_whitebox_tests!(@list @names);
+pub const TESTS: &[&str] = &crate::__subscriber_whitebox_tests!(@names);
 
 /// The whitebox rule bodies for any subject: the processor verification
 /// runs them on its subscriber side.
@@ -187,7 +185,17 @@ pub(crate) fn table_for<X: Subject + ElementText>() -> Vec<(&'static str, Body<X
     ]
 }
 
-fn table<F: SubscriberWhiteboxFactory>() -> Vec<(&'static str, Body<Whitebox<F>>)> {
+fn table<F: SubscriberWhiteboxFactory>() -> Table<Whitebox<F>> {
+    let mut table = plain(quick::<F>());
+    table.push(("tck_extended_schedules", super::extended::schedules()));
+    debug_assert!(table
+        .iter()
+        .map(|(name, _)| *name)
+        .eq(TESTS.iter().copied()));
+    table
+}
+
+fn quick<F: SubscriberWhiteboxFactory>() -> Vec<(&'static str, Body<Whitebox<F>>)> {
     let mut table = table_for::<Whitebox<F>>();
     for (test, run) in table.iter_mut() {
         if *test == "spec_2_03" {
@@ -205,57 +213,33 @@ fn table<F: SubscriberWhiteboxFactory>() -> Vec<(&'static str, Body<Whitebox<F>>
 
 /// Runs the whitebox subscriber verification against one factory.
 pub struct SubscriberWhiteboxVerification<F: SubscriberWhiteboxFactory> {
-    suite: Suite<Whitebox<F>>,
+    engine: Engine<Whitebox<F>>,
 }
 
-impl<F: SubscriberWhiteboxFactory> SubscriberWhiteboxVerification<F> {
-    /// A verification of `factory`'s subscribers, named after its type.
-    pub fn new(factory: F) -> Self {
-        SubscriberWhiteboxVerification {
-            suite: Suite {
-                subject: Arc::new(Whitebox(factory)),
-                env: None,
-                target: short_type_name::<F>(),
-                verification: Verification::SubscriberWhitebox,
-                parallelism: 16,
-            },
-        }
-    }
-}
-
-verification_builder!(
-    SubscriberWhiteboxVerification,
-    SubscriberWhiteboxFactory,
-    table::<F>
+crate::engine::verification!(
+    SubscriberWhiteboxVerification<F: SubscriberWhiteboxFactory>,
+    SubscriberWhitebox,
+    subject: Whitebox<F>,
+    make: Whitebox,
+    parallelism: 16,
+    table: table::<F>,
+    vacuity: Vacuity::Observed,
+    example: "spec_2_05",
 );
 
-/// What a generated `#[test]` calls. Not API.
-#[doc(hidden)]
-pub fn __run_generated<F: SubscriberWhiteboxFactory>(test: &str, target: &str, factory: F) {
-    crate::suite::run_generated(
-        SubscriberWhiteboxVerification::new(factory)
-            .target(target)
-            .run(test),
-    );
-}
-
-/// The list of whitebox rule tests, and what is generated from it. Not
-/// API: use [`subscriber_whitebox_verification!`](crate::subscriber_whitebox_verification).
+/// The list of whitebox tests, and what is generated from it. Not API: use
+/// [`subscriber_whitebox_verification!`](crate::subscriber_whitebox_verification).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __subscriber_whitebox_tests {
-    (@list $($then:tt)*) => {
-        $crate::__subscriber_whitebox_tests! { $($then)* [
+    ($($then:tt)*) => {
+        $crate::__test_list! { [
             tck_happy_path,
             spec_2_01, spec_2_03, spec_2_04, spec_2_05, spec_2_06, spec_2_07, spec_2_08,
             spec_2_09, spec_2_10, spec_2_11, spec_2_12, spec_2_13, spec_3_01, spec_3_08
-        ] }
-    };
-    (@names [$($test:ident),*]) => { [$(stringify!($test)),*] };
-    (@modules $name:ident, $factory:expr, $target:expr, [$($test:ident),*]) => {
-        $crate::__verification_tests! {
-            $name, $factory, $target, subscriber_whitebox, $crate::subscriber::whitebox::__run_generated, [$($test),*]
-        }
+        ] [
+            tck_extended_schedules
+        ] $($then)* }
     };
 }
 
@@ -273,10 +257,23 @@ macro_rules! __subscriber_whitebox_tests {
 /// ```
 #[macro_export]
 macro_rules! subscriber_whitebox_verification {
-    ($name:ident, $factory:expr $(,)?) => {
-        $crate::__subscriber_whitebox_tests! { @list @modules $name, $factory, stringify!($name), }
+    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__subscriber_whitebox_tests! {
+            @modules extended subscriber_whitebox, $crate::subscriber::SubscriberWhiteboxVerification<_>, $name, $factory $(, $target)?
+        }
     };
-    ($name:ident, $factory:expr, $target:expr $(,)?) => {
-        $crate::__subscriber_whitebox_tests! { @list @modules $name, $factory, $target, }
+    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__subscriber_whitebox_tests! {
+            @modules quick subscriber_whitebox, $crate::subscriber::SubscriberWhiteboxVerification<_>, $name, $factory $(, $target)?
+        }
+    };
+}
+
+/// The extended tests alone: `subscriber_whitebox_verification!(extended …)`.
+#[deprecated(note = "write `subscriber_whitebox_verification!(extended name, factory, target)`")]
+#[macro_export]
+macro_rules! subscriber_whitebox_extended_verification {
+    ($($invocation:tt)*) => {
+        $crate::subscriber_whitebox_verification! { extended $($invocation)* }
     };
 }

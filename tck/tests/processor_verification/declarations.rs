@@ -2,7 +2,6 @@
 //! the quick and the extended verification alike. Each correct processor
 //! below needs its declaration (it would fail without it) and passes both.
 
-use reactive_streams_tck::extended::ProcessorExtendedVerification;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 
 use reactive_streams_tck::processor::testkit::{IdentityProcessor, Quirk};
@@ -17,10 +16,10 @@ fn passes_quick_and_extended<F: ProcessorFactory>(name: &str, factory: impl Fn()
         .run_all()
         .unwrap();
     crate::verdicts::assert_clean_and_skips_explained(name, &quick);
-    let extended = ProcessorExtendedVerification::new(factory())
+    let extended = ProcessorVerification::new(factory())
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     crate::verdicts::assert_clean_and_skips_explained(name, &extended);
 }
@@ -37,10 +36,10 @@ fn a_declared_filter_passes_quick_and_extended() {
 #[test]
 fn broken_declared_filters_fail_the_extended_verification() {
     fn broken<F: ProcessorFactory>(factory: F) -> String {
-        let results = ProcessorExtendedVerification::new(factory)
+        let results = ProcessorVerification::new(factory)
             .env(crate::extended::short_timeout_env())
-            .config(crate::extended::config(200, 10))
-            .run_all()
+            .extended(crate::extended::config(200, 10))
+            .run_extended()
             .unwrap();
         reactive_streams_tck::testkit::broken_rules(&results)
     }

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_tck::extended::ProcessorExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::processor::testkit::IdentityProcessor;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
@@ -144,11 +143,11 @@ fn extended<F: ProcessorFactory>(
     cases: u64,
     iterations: u64,
 ) -> Vec<RuleResult> {
-    ProcessorExtendedVerification::new(factory)
+    ProcessorVerification::new(factory)
         .target(target)
         .env(env)
-        .config(crate::extended::config(cases, iterations))
-        .run_all()
+        .extended(crate::extended::config(cases, iterations))
+        .run_extended()
         .unwrap()
 }
 

@@ -1,19 +1,19 @@
 //! A conforming processor passes the extended verification.
 
-use reactive_streams_tck::extended::ProcessorExtendedVerification;
-use reactive_streams_tck::processor_extended_verification;
+use reactive_streams_tck::processor::ProcessorVerification;
+use reactive_streams_tck::processor_verification;
 
 use crate::factories::Identities;
 
 // What a user writes.
-processor_extended_verification!(identity_extended, Identities::conforming(), "identity");
+processor_verification!(extended identity_extended, Identities::conforming(), "identity");
 
 #[test]
 fn the_testkit_identity_processor_passes() {
-    let results = ProcessorExtendedVerification::new(Identities::conforming())
+    let results = ProcessorVerification::new(Identities::conforming())
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(300, 10))
-        .run_all()
+        .extended(crate::extended::config(300, 10))
+        .run_extended()
         .unwrap();
     crate::verdicts::assert_all_passed("IdentityProcessor", &results);
 }

@@ -5,17 +5,17 @@
 //! fails all three under `tck.create_n_gives_exactly_n`; the conforming
 //! one, declaring the same, passes.
 
-use reactive_streams_tck::extended::ProcessorExtendedVerification;
+use reactive_streams_tck::processor::ProcessorVerification;
 use reactive_streams_tck::testkit::{anything_broken, broken_rules};
 
 use crate::exact_delivery::Relabellings;
 
 #[test]
 fn a_processor_relabelling_an_output_fails_the_extended_verification() {
-    let results = ProcessorExtendedVerification::new(Relabellings(true))
+    let results = ProcessorVerification::new(Relabellings(true))
         .env(crate::extended::env())
-        .config(crate::extended::config(64, 8))
-        .run_all()
+        .extended(crate::extended::config(64, 8))
+        .run_extended()
         .unwrap();
     insta::assert_snapshot!(broken_rules(&results));
     crate::extended::assert_each_failed_with(
@@ -31,10 +31,10 @@ fn a_processor_relabelling_an_output_fails_the_extended_verification() {
 
 #[test]
 fn a_processor_declaring_element_index_passes_the_extended_verification() {
-    let results = ProcessorExtendedVerification::new(Relabellings(false))
+    let results = ProcessorVerification::new(Relabellings(false))
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(64, 8))
-        .run_all()
+        .extended(crate::extended::config(64, 8))
+        .run_extended()
         .unwrap();
     assert_eq!(anything_broken(&results), Vec::<String>::new());
 }

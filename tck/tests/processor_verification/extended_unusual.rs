@@ -3,7 +3,7 @@
 //! by a prefetch with a low-water mark; an upstream error recovered from by
 //! a fallback.
 
-use reactive_streams_tck::extended::ProcessorExtendedVerification;
+use reactive_streams_tck::processor::ProcessorVerification;
 use rstest::rstest;
 
 use crate::unusual::pacer::Pull;
@@ -21,10 +21,10 @@ fn an_unusual_processor_passes_the_extended_verification(
     #[case] pull: Pull,
     #[case] fallback: Option<Vec<u64>>,
 ) {
-    let results = ProcessorExtendedVerification::new(Pacers { pull, fallback })
+    let results = ProcessorVerification::new(Pacers { pull, fallback })
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     crate::verdicts::assert_passed_or_skipped_with_reason(&format!("{pull:?}"), &results);
 }

@@ -21,7 +21,6 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, ReentrantMutex};
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_tck::extended::ProcessorExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 use reactive_streams_tck::testkit::broken_rules;
@@ -400,12 +399,12 @@ fn a_processor_serving_its_subscribers_at_their_own_paces_passes() {
 
 #[test]
 fn a_processor_serving_its_subscribers_at_their_own_paces_passes_the_extended_verification() {
-    let results = ProcessorExtendedVerification::new(Fanouts {
+    let results = ProcessorVerification::new(Fanouts {
         forgets_cancel_in_flight: false,
     })
     .env(crate::extended::passing_env())
-    .config(crate::extended::config(200, 10))
-    .run_all()
+    .extended(crate::extended::config(200, 10))
+    .run_extended()
     .unwrap();
     crate::verdicts::assert_passed_or_skipped_with_reason("fan-out", &results);
 }

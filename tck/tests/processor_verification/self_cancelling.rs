@@ -7,12 +7,11 @@
 #[path = "../common/taking.rs"]
 pub mod taking;
 
-use reactive_streams_tck::extended::ProcessorExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::processor::testkit::IdentityProcessor;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
+use reactive_streams_tck::processor_verification;
 use reactive_streams_tck::testkit::broken_rules;
-use reactive_streams_tck::{processor_extended_verification, processor_verification};
 use rstest::rstest;
 
 use crate::factories::generous;
@@ -74,18 +73,18 @@ fn a_processor_ending_its_own_upstream_subscription_passes(#[case] k: u64) {
 fn a_processor_ending_its_own_upstream_subscription_passes_the_extended_verification(
     #[case] k: u64,
 ) {
-    let results = ProcessorExtendedVerification::new(Takes(k))
+    let results = ProcessorVerification::new(Takes(k))
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     check(&format!("take({k})"), &results);
 }
 
 processor_verification!(take_0, Takes(0));
 processor_verification!(take_3, Takes(3));
-processor_extended_verification!(take_0_extended, Takes(0));
-processor_extended_verification!(take_3_extended, Takes(3));
+processor_verification!(extended take_0_extended, Takes(0));
+processor_verification!(extended take_3_extended, Takes(3));
 
 /// Broken: an identity processor declaring at most 2 outputs, which emits
 /// every input. Its publishers of up to 2 outputs are right, so the quick
@@ -122,10 +121,10 @@ fn a_processor_emitting_more_than_its_max_outputs_fails_the_extended_upstream_sc
         .env(generous())
         .run_all();
     crate::verdicts::assert_quick_misses(quick);
-    let results = ProcessorExtendedVerification::new(OverEmits)
+    let results = ProcessorVerification::new(OverEmits)
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     insta::assert_snapshot!("over_emits_rules", broken_rules(&results));
     let upstream = crate::extended::failed(&results, "tck_extended_upstream");

@@ -13,7 +13,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::testkit::{SyncRange, SyncRanges};
@@ -26,10 +25,10 @@ fn passes_quick_and_extended<F: PublisherFactory>(
 ) -> (Vec<String>, Vec<String>) {
     let quick: Vec<RuleResult> = PublisherVerification::new(factory()).run_all().unwrap();
     let quick = crate::verdicts::assert_clean_and_skips_explained(name, &quick);
-    let extended = PublisherExtendedVerification::new(factory())
+    let extended = PublisherVerification::new(factory())
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     let extended = crate::verdicts::assert_clean_and_skips_explained(name, &extended);
     (quick, extended)

@@ -3,7 +3,6 @@
 //! intended, readable message, and the whole extended run breaks exactly
 //! the rules snapshotted as `…_rules`.
 
-use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::publisher::PublisherVerification;
 use reactive_streams_tck::testkit::broken_rules;
 
@@ -24,11 +23,11 @@ fn quick_passes(flaw: Flaw) {
 /// Runs the whole extended verification of `Flawed(flaw)`: `test` must
 /// fail it. Returns its message and every rule the run broke.
 fn extended(flaw: Flaw, test: &str, cases: u64, iterations: u64) -> (String, String) {
-    let results = PublisherExtendedVerification::new(Flawed(flaw))
+    let results = PublisherVerification::new(Flawed(flaw))
         .target("FlawedRange")
         .env(crate::extended::env())
-        .config(crate::extended::config(cases, iterations))
-        .run_all()
+        .extended(crate::extended::config(cases, iterations))
+        .run_extended()
         .unwrap();
     let result = crate::extended::failed(&results, test);
     assert!(!result.trace.is_empty());

@@ -3,10 +3,10 @@
 use std::time::Instant;
 
 use reactive_streams::Publisher;
-use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::publisher::PublisherFactory;
-use reactive_streams_tck::publisher_extended_verification;
+use reactive_streams_tck::publisher::PublisherVerification;
+use reactive_streams_tck::publisher_verification;
 use reactive_streams_tck::testkit::AsyncRange;
 
 // The quick corpus's `SyncRanges` declares a failed publisher: schedules
@@ -27,8 +27,8 @@ impl PublisherFactory for AsyncRangesOnly {
 }
 
 // What a user writes (budget and seed from RS_TCK_* or the defaults).
-publisher_extended_verification!(sync_range_extended, SyncRanges, "sync_range");
-publisher_extended_verification!(async_range_extended, AsyncRangesOnly, "async_range");
+publisher_verification!(extended sync_range_extended, SyncRanges, "sync_range");
+publisher_verification!(extended async_range_extended, AsyncRangesOnly, "async_range");
 
 fn assert_passed(results: &[RuleResult]) {
     for r in results {
@@ -45,10 +45,10 @@ fn assert_passed(results: &[RuleResult]) {
 
 fn timed<F: PublisherFactory>(name: &str, factory: F, cases: u64, iterations: u64) {
     let started = Instant::now();
-    let results = PublisherExtendedVerification::new(factory)
+    let results = PublisherVerification::new(factory)
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(cases, iterations))
-        .run_all()
+        .extended(crate::extended::config(cases, iterations))
+        .run_extended()
         .unwrap();
     eprintln!(
         "{name}: {cases} schedules, {iterations} stress iterations in {:.0} ms ({})",

@@ -4,7 +4,7 @@
 //! the quick verification, see `exact_delivery.rs`) fail both extended
 //! tests under `tck.create_n_gives_exactly_n`, named in the message.
 
-use reactive_streams_tck::extended::PublisherExtendedVerification;
+use reactive_streams_tck::publisher::PublisherVerification;
 use reactive_streams_tck::testkit::broken_rules;
 use rstest::rstest;
 
@@ -15,10 +15,10 @@ use crate::exact_delivery::{Quirk, Quirky};
 #[case::swapping_two(Quirk::SwapsTwo)]
 #[case::skipping_one(Quirk::SkipsOne)]
 fn a_range_delivering_out_of_order_fails_the_extended_verification(#[case] quirk: Quirk) {
-    let results = PublisherExtendedVerification::new(Quirky(quirk))
+    let results = PublisherVerification::new(Quirky(quirk))
         .env(crate::extended::env())
-        .config(crate::extended::config(64, 8))
-        .run_all()
+        .extended(crate::extended::config(64, 8))
+        .run_extended()
         .unwrap();
     insta::assert_snapshot!(
         format!("extended_identity_{quirk:?}_rules"),

@@ -2,19 +2,19 @@
 //! pass the extended verification: generated schedules and stress, no
 //! failure, every skip with a reason.
 
-use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::PublisherFactory;
+use reactive_streams_tck::publisher::PublisherVerification;
 
 use crate::unusual::{
     assert_accepted, AlwaysEmpty, HandOff, JustOnes, LazyEnds, SerialOnly, SlowFirstRequest,
 };
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
-    PublisherExtendedVerification::new(factory)
+    PublisherVerification::new(factory)
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(300, 20))
-        .run_all()
+        .extended(crate::extended::config(300, 20))
+        .run_extended()
         .unwrap()
 }
 
@@ -57,15 +57,15 @@ fn a_just_like_publisher_passes_its_schedules() {
 fn a_publisher_whose_first_request_blocks_for_seconds_passes() {
     // Schedules 16 at once, not 8: each mostly sleeps in its blocked
     // request, so this halves the rounds of 2 s (issue 30).
-    let config = reactive_streams_tck::extended::ExtendedConfig::builder()
+    let config = reactive_streams_tck::ExtendedConfig::builder()
         .cases(64)
         .stress_iterations(8)
         .seed(crate::extended::SEED)
         .parallelism(16)
         .build();
-    let results = PublisherExtendedVerification::new(SlowFirstRequest)
-        .config(config)
-        .run_all()
+    let results = PublisherVerification::new(SlowFirstRequest)
+        .extended(config)
+        .run_extended()
         .unwrap();
     assert_eq!(assert_accepted(&results), Vec::<String>::new());
     crate::verdicts::assert_all_passed("slow first request", &results);

@@ -28,7 +28,6 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_tck::extended::PublisherExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::testkit::broken_rules;
@@ -817,10 +816,10 @@ fn quick<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
 }
 
 fn extended<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
-    PublisherExtendedVerification::new(factory)
+    PublisherVerification::new(factory)
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(300, 20))
-        .run_all()
+        .extended(crate::extended::config(300, 20))
+        .run_extended()
         .unwrap()
 }
 

@@ -3,10 +3,10 @@
 //! breaks exactly the rules snapshotted as `flush_waker_first_rules`.
 
 use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::extended::ExtendedConfig;
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::sink::SinkVerification;
 use reactive_streams_tck::testkit::broken_rules;
+use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::queue::{Bug, Sinks};
@@ -15,7 +15,7 @@ use crate::queue::{Bug, Sinks};
 fn verdicts(factory: Sinks) -> Vec<(String, Verdict, Option<String>)> {
     SinkVerification::new(factory)
         .env(TestEnv::default())
-        .run_quick()
+        .run_all()
         .unwrap()
         .into_iter()
         .map(|r| (r.rule, r.verdict, r.message))

@@ -2,9 +2,9 @@
 //! every rule test, quick and extended.
 
 use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::extended::ExtendedConfig;
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::sink::SinkVerification;
+use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::queue::Sinks;

@@ -4,10 +4,10 @@
 //! hold, breaks exactly the rules snapshotted for it.
 
 use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::extended::ExtendedConfig;
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::testkit::broken_rules;
+use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::destinations::{Bug, Forwards, NeverWaits, Pipes, Watches};

@@ -71,7 +71,7 @@ fn a_broken_stream_fails_exactly_its_rule(
     let results = StreamVerification::new(Channels::broken(bug))
         .env(TestEnv::default())
         .target(format!("{bug:?}"))
-        .run_quick()
+        .run_all()
         .unwrap();
     assert_eq!(verdicts(&results), expected(rule, skipped), "{results:#?}");
     let failed = results
@@ -124,7 +124,7 @@ fn a_stream_losing_items_on_spurious_polls_fails_not_warns() {
     let results = StreamVerification::new(Channels::broken(Bug::EndsOnRepoll))
         .env(TestEnv::default())
         .target("EndsOnRepoll")
-        .run_quick()
+        .run_all()
         .unwrap();
     insta::assert_snapshot!(
         "ends_on_repoll_rules",

@@ -4,9 +4,9 @@
 //! without a feeder.
 
 use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::extended::ExtendedConfig;
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::stream::{StreamFactory, StreamVerification};
+use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::channel::{Bug, Channels, Shape, Unfed};

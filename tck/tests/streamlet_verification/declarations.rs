@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use reactive_streams::{Sink, Source, StreamError, Talkback};
-use reactive_streams_tck::extended::{SinkExtendedVerification, SourceExtendedVerification};
 use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceVerification};
 use reactive_streams_tck::streamlet::testkit::{Emission, PullState};
@@ -20,10 +19,10 @@ use crate::correct::{GoodSink, GoodSource};
 fn source_passes_quick_and_extended<F: SourceFactory>(name: &str, factory: impl Fn() -> F) {
     let quick = SourceVerification::new(factory()).run_all().unwrap();
     crate::verdicts::assert_clean_and_skips_explained(name, &quick);
-    let extended = SourceExtendedVerification::new(factory())
+    let extended = SourceVerification::new(factory())
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     crate::verdicts::assert_clean_and_skips_explained(name, &extended);
 }
@@ -31,10 +30,10 @@ fn source_passes_quick_and_extended<F: SourceFactory>(name: &str, factory: impl 
 fn sink_passes_quick_and_extended<F: SinkFactory>(name: &str, factory: impl Fn() -> F) {
     let quick = SinkVerification::new(factory()).run_all().unwrap();
     crate::verdicts::assert_clean_and_skips_explained(name, &quick);
-    let extended = SinkExtendedVerification::new(factory())
+    let extended = SinkVerification::new(factory())
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     crate::verdicts::assert_clean_and_skips_explained(name, &extended);
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use reactive_streams::{Sink, Source, StreamError, Talkback};
-use reactive_streams_tck::extended::{SinkExtendedVerification, SourceExtendedVerification};
 use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::streamlet::source::SourceVerification;
@@ -26,7 +25,7 @@ impl SourceFactory for OneTooMany {
 #[test]
 fn a_source_with_one_element_too_many_fails_with_a_minimal_script() {
     crate::extended::assert_schedules_fail!(
-        SourceExtendedVerification::new(OneTooMany),
+        SourceVerification::new(OneTooMany),
         "OneTooMany",
         500,
         "one_too_many_rules"
@@ -110,7 +109,7 @@ impl SinkFactory for StoppingSinks {
 #[test]
 fn a_sink_stopping_an_ended_stream_fails_with_a_minimal_script() {
     crate::extended::assert_schedules_fail!(
-        SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnError)),
+        SinkVerification::new(StoppingSinks(StopFlaw::OnError)),
         "StopsOnError",
         500,
         "stops_on_error_rules"
@@ -213,7 +212,7 @@ fn a_source_stuck_after_a_stop_in_its_last_emission_needs_a_generated_script() {
 
     // A short timeout: every failing run waits it out for the end.
     crate::extended::assert_schedules_fail!(
-        SourceExtendedVerification::new(StuckAfterLastStop),
+        SourceVerification::new(StuckAfterLastStop),
         "StuckAfterLastStop",
         500,
         "stuck_after_last_stop_rules",
@@ -228,7 +227,7 @@ fn a_sink_stopping_after_a_late_end_needs_a_generated_script() {
     );
 
     crate::extended::assert_schedules_fail!(
-        SinkExtendedVerification::new(StoppingSinks(StopFlaw::OnLateEnd)),
+        SinkVerification::new(StoppingSinks(StopFlaw::OnLateEnd)),
         "StopsOnLateEnd",
         500,
         "stops_on_late_end_rules"

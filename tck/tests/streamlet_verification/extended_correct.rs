@@ -1,13 +1,12 @@
 //! Conforming Streamlet sources and sinks pass generated scripts.
 
 use reactive_streams::{Sink, Source};
-use reactive_streams_tck::extended::{SinkExtendedVerification, SourceExtendedVerification};
 use reactive_streams_tck::streamlet::sink::SinkFactory;
+use reactive_streams_tck::streamlet::sink::SinkVerification;
 use reactive_streams_tck::streamlet::source::SourceFactory;
+use reactive_streams_tck::streamlet::source::SourceVerification;
 use reactive_streams_tck::streamlet::testkit::{PullRange, TakeN};
-use reactive_streams_tck::{
-    streamlet_sink_extended_verification, streamlet_source_extended_verification,
-};
+use reactive_streams_tck::{streamlet_sink_verification, streamlet_source_verification};
 
 pub struct PullRanges;
 
@@ -26,14 +25,14 @@ impl SourceFactory for PullRanges {
 }
 
 // What a user writes.
-streamlet_source_extended_verification!(pull_range_extended, PullRanges, "pull_range");
+streamlet_source_verification!(extended pull_range_extended, PullRanges, "pull_range");
 
 #[test]
 fn the_testkit_pull_range_passes_generated_scripts() {
-    let results = SourceExtendedVerification::new(PullRanges)
+    let results = SourceVerification::new(PullRanges)
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(500, 20))
-        .run_all()
+        .extended(crate::extended::config(500, 20))
+        .run_extended()
         .unwrap();
     crate::verdicts::assert_all_passed("PullRange", &results);
 }
@@ -60,7 +59,7 @@ impl SinkFactory for TakeSinks {
     }
 }
 
-streamlet_sink_extended_verification!(take_five_extended, TakeSinks::FivePulling, "take_five");
+streamlet_sink_verification!(extended take_five_extended, TakeSinks::FivePulling, "take_five");
 
 #[test]
 fn the_testkit_sinks_pass_generated_scripts() {
@@ -69,10 +68,10 @@ fn the_testkit_sinks_pass_generated_scripts() {
         TakeSinks::ThreePushed,
         TakeSinks::Drain,
     ] {
-        let results = SinkExtendedVerification::new(sink)
+        let results = SinkVerification::new(sink)
             .env(crate::extended::passing_env())
-            .config(crate::extended::config(500, 0))
-            .run_all()
+            .extended(crate::extended::config(500, 0))
+            .run_extended()
             .unwrap();
         crate::verdicts::assert_all_passed(&format!("{sink:?}"), &results);
     }

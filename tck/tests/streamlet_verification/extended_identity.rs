@@ -4,17 +4,17 @@
 //! (see `broken_sources.rs`) fails both under `tck.create_n`, named in the
 //! message.
 
-use reactive_streams_tck::extended::SourceExtendedVerification;
+use reactive_streams_tck::streamlet::source::SourceVerification;
 use reactive_streams_tck::testkit::broken_rules;
 
 use crate::broken_sources::{BadSource, Bug};
 
 #[test]
 fn a_source_repeating_an_element_fails_the_extended_verification() {
-    let results = SourceExtendedVerification::new(BadSource::Buggy(Bug::RepeatsOne))
+    let results = SourceVerification::new(BadSource::Buggy(Bug::RepeatsOne))
         .env(crate::extended::env())
-        .config(crate::extended::config(64, 8))
-        .run_all()
+        .extended(crate::extended::config(64, 8))
+        .run_extended()
         .unwrap();
     insta::assert_snapshot!(broken_rules(&results));
     crate::extended::assert_each_failed_with(

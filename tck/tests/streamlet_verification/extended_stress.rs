@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::thread::ThreadId;
 
 use reactive_streams::{Sink, Source, StreamError, Talkback};
-use reactive_streams_tck::extended::SourceExtendedVerification;
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceVerification};
 use reactive_streams_tck::streamlet::testkit::PullRange;
 use reactive_streams_tck::testkit::broken_rules;
@@ -94,11 +93,11 @@ impl Talkback for BoundTalkback {
 #[test]
 fn a_source_bound_to_its_connecting_thread_needs_the_stress() {
     crate::verdicts::assert_quick_misses(SourceVerification::new(ThreadBoundRanges).run_all());
-    let results = SourceExtendedVerification::new(ThreadBoundRanges)
+    let results = SourceVerification::new(ThreadBoundRanges)
         .target("ThreadBound")
         .env(crate::extended::env())
-        .config(crate::extended::config(300, 20))
-        .run_all()
+        .extended(crate::extended::config(300, 20))
+        .run_extended()
         .unwrap();
     crate::extended::passed(&results, "tck_extended_schedules");
     insta::assert_snapshot!("thread_bound_rules", broken_rules(&results));

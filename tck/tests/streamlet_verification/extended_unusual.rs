@@ -1,8 +1,8 @@
 //! A correct-but-unusual sink (issue 14, family 7) passes the extended
 //! verification too: a sink that never starts.
 
-use reactive_streams_tck::extended::SinkExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
+use reactive_streams_tck::streamlet::sink::SinkVerification;
 
 use crate::unusual_sinks::passive_sink::Passives;
 
@@ -14,15 +14,15 @@ fn passes(name: &str, results: Vec<RuleResult>) {
 fn a_sink_that_never_starts_passes_the_extended_verification() {
     passes(
         "passive sink",
-        SinkExtendedVerification::new(Passives)
+        SinkVerification::new(Passives)
             .env(
                 reactive_streams_tck::env::TestEnv::builder()
                     .timeout(std::time::Duration::from_millis(300))
                     .no_signal_timeout(std::time::Duration::from_millis(5))
                     .build(),
             )
-            .config(crate::extended::config(50, 5))
-            .run_all()
+            .extended(crate::extended::config(50, 5))
+            .run_extended()
             .unwrap(),
     );
 }

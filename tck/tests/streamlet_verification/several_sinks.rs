@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reactive_streams::{Sink, Source};
-use reactive_streams_tck::extended::SourceExtendedVerification;
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind, SourceVerification};
 use rstest::rstest;
@@ -151,10 +150,10 @@ fn sources_serving_sinks_independently_pass_the_quick_verification(#[case] facto
 fn sources_serving_sinks_independently_pass_the_extended_verification(
     #[case] factory: Independent,
 ) {
-    let results = SourceExtendedVerification::new(factory)
+    let results = SourceVerification::new(factory)
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     crate::verdicts::assert_passed_or_skipped_with_reason(&format!("{factory:?}"), &results);
 }

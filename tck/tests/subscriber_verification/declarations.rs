@@ -6,9 +6,6 @@
 use std::sync::Arc;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
-use reactive_streams_tck::extended::{
-    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
-};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::subscriber::{
     SubscriberBlackboxFactory, SubscriberBlackboxVerification, SubscriberWhiteboxFactory,
@@ -34,10 +31,10 @@ fn blackbox_passes_quick_and_extended<F: SubscriberBlackboxFactory>(
         .run_all()
         .unwrap();
     clean(name, &quick);
-    let extended = SubscriberBlackboxExtendedVerification::new(factory())
+    let extended = SubscriberBlackboxVerification::new(factory())
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     clean(name, &extended);
     quick
@@ -52,10 +49,10 @@ fn whitebox_passes_quick_and_extended<F: SubscriberWhiteboxFactory>(
         .run_all()
         .unwrap();
     clean(name, &quick);
-    let extended = SubscriberWhiteboxExtendedVerification::new(factory())
+    let extended = SubscriberWhiteboxVerification::new(factory())
         .env(crate::extended::passing_env())
-        .config(crate::extended::config(200, 10))
-        .run_all()
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
         .unwrap();
     clean(name, &extended);
     quick

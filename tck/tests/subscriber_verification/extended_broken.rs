@@ -9,9 +9,6 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
-use reactive_streams_tck::extended::{
-    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
-};
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::subscriber::{
     Puppet, SubscriberBlackboxVerification, SubscriberWhiteboxVerification, WhiteboxProbe,
@@ -57,7 +54,7 @@ fn a_subscriber_keeping_the_rejected_subscription_needs_a_generated_script() {
     );
 
     crate::extended::assert_schedules_fail!(
-        SubscriberBlackboxExtendedVerification::new(Blackbox::new(Switcheroo::default)),
+        SubscriberBlackboxVerification::new(Blackbox::new(Switcheroo::default)),
         "Switcheroo",
         1000,
         "switcheroo_rules"
@@ -106,11 +103,11 @@ fn a_subscriber_bound_to_one_thread_needs_the_stress() {
     crate::verdicts::assert_quick_misses(
         SubscriberBlackboxVerification::new(Blackbox::new(ThreadBound::default)).run_all(),
     );
-    let results = SubscriberBlackboxExtendedVerification::new(Blackbox::new(ThreadBound::default))
+    let results = SubscriberBlackboxVerification::new(Blackbox::new(ThreadBound::default))
         .target("ThreadBound")
         .env(crate::extended::env())
-        .config(crate::extended::config(300, 5))
-        .run_all()
+        .extended(crate::extended::config(300, 5))
+        .run_extended()
         .unwrap();
     crate::extended::passed(&results, "tck_extended_schedules");
     insta::assert_snapshot!("thread_bound_rules", broken_rules(&results));
@@ -204,11 +201,11 @@ fn a_whitebox_subscriber_keeping_the_rejected_subscription_needs_a_generated_scr
         SubscriberWhiteboxVerification::new(Whitebox(wrapped_switcheroo)).run_all(),
     );
 
-    let results = SubscriberWhiteboxExtendedVerification::new(Whitebox(wrapped_switcheroo))
+    let results = SubscriberWhiteboxVerification::new(Whitebox(wrapped_switcheroo))
         .target("Switcheroo (whitebox)")
         .env(crate::extended::env())
-        .config(crate::extended::config(1000, 0))
-        .run_all()
+        .extended(crate::extended::config(1000, 0))
+        .run_extended()
         .unwrap();
     let result = crate::extended::failed(&results, "tck_extended_schedules");
     insta::assert_snapshot!(result.message.clone().unwrap());

@@ -1,23 +1,20 @@
 //! Conforming subscribers pass generated signal scripts.
 
-use reactive_streams_tck::extended::{
-    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
-};
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::subscriber::testkit::{Greedy, Queued};
-use reactive_streams_tck::{
-    subscriber_blackbox_extended_verification, subscriber_whitebox_extended_verification,
-};
+use reactive_streams_tck::subscriber::SubscriberBlackboxVerification;
+use reactive_streams_tck::subscriber::SubscriberWhiteboxVerification;
+use reactive_streams_tck::{subscriber_blackbox_verification, subscriber_whitebox_verification};
 
 use crate::factories::{Blackbox, Whitebox};
 
 // What a user writes.
-subscriber_blackbox_extended_verification!(
+subscriber_blackbox_verification!(extended
     greedy_extended,
     Blackbox::new(|| Greedy::new(4)),
     "greedy"
 );
-subscriber_whitebox_extended_verification!(
+subscriber_whitebox_verification!(extended
     greedy_whitebox_extended,
     Whitebox(|probe| Box::new(Greedy::new(4).with_probe(probe))),
     "greedy_whitebox"
@@ -42,19 +39,19 @@ fn the_testkit_subscribers_pass_generated_scripts() {
     ] {
         assert_passed(
             name,
-            SubscriberBlackboxExtendedVerification::new(factory)
+            SubscriberBlackboxVerification::new(factory)
                 .env(crate::extended::passing_env())
-                .config(config())
-                .run_all()
+                .extended(config())
+                .run_extended()
                 .unwrap(),
         );
     }
     assert_passed(
         "Queued",
-        SubscriberBlackboxExtendedVerification::new(Blackbox::new(|| Queued::new(None)))
+        SubscriberBlackboxVerification::new(Blackbox::new(|| Queued::new(None)))
             .env(crate::extended::passing_env())
-            .config(config())
-            .run_all()
+            .extended(config())
+            .run_extended()
             .unwrap(),
     );
     for (name, factory) in [
@@ -69,10 +66,10 @@ fn the_testkit_subscribers_pass_generated_scripts() {
     ] {
         assert_passed(
             name,
-            SubscriberWhiteboxExtendedVerification::new(factory)
+            SubscriberWhiteboxVerification::new(factory)
                 .env(crate::extended::passing_env())
-                .config(config())
-                .run_all()
+                .extended(config())
+                .run_extended()
                 .unwrap(),
         );
     }

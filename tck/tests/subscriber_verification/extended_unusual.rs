@@ -2,8 +2,8 @@
 //! extended verification too: a greedy subscriber, one with a chunking
 //! helper, one whose helper cancels.
 
-use reactive_streams_tck::extended::SubscriberWhiteboxExtendedVerification;
 use reactive_streams_tck::outcome::RuleResult;
+use reactive_streams_tck::subscriber::SubscriberWhiteboxVerification;
 
 use crate::unusual::unusual_subscribers::{Greedies, Helped, Takers};
 
@@ -16,26 +16,26 @@ fn unusual_subscribers_pass_the_extended_verification() {
     let config = || crate::extended::config(100, 5);
     passes(
         "greedy",
-        SubscriberWhiteboxExtendedVerification::new(Greedies)
+        SubscriberWhiteboxVerification::new(Greedies)
             .env(crate::extended::passing_env())
-            .config(config())
-            .run_all()
+            .extended(config())
+            .run_extended()
             .unwrap(),
     );
     passes(
         "with a helper",
-        SubscriberWhiteboxExtendedVerification::new(Helped)
+        SubscriberWhiteboxVerification::new(Helped)
             .env(crate::extended::passing_env())
-            .config(config())
-            .run_all()
+            .extended(config())
+            .run_extended()
             .unwrap(),
     );
     passes(
         "taking",
-        SubscriberWhiteboxExtendedVerification::new(Takers)
+        SubscriberWhiteboxVerification::new(Takers)
             .env(crate::extended::passing_env())
-            .config(config())
-            .run_all()
+            .extended(config())
+            .run_extended()
             .unwrap(),
     );
 }

@@ -6,9 +6,6 @@
 #[path = "../common/self_cancelling.rs"]
 pub mod corpus;
 
-use reactive_streams_tck::extended::{
-    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
-};
 use reactive_streams_tck::subscriber::{
     SubscriberBlackboxVerification, SubscriberWhiteboxVerification,
 };
@@ -48,16 +45,16 @@ fn self_cancelling_whitebox_subscribers_pass_the_quick_verification() {
 fn self_cancelling_subscribers_pass_the_extended_verifications() {
     let config = || crate::extended::config(100, 10);
     for ends in Ends::ALL {
-        let results = SubscriberBlackboxExtendedVerification::new(SelfCancellingBlackbox(ends))
+        let results = SubscriberBlackboxVerification::new(SelfCancellingBlackbox(ends))
             .env(crate::extended::passing_env())
-            .config(config())
-            .run_all()
+            .extended(config())
+            .run_extended()
             .unwrap();
         check(ends.name(), &results);
-        let results = SubscriberWhiteboxExtendedVerification::new(SelfCancellingWhitebox(ends))
+        let results = SubscriberWhiteboxVerification::new(SelfCancellingWhitebox(ends))
             .env(crate::extended::passing_env())
-            .config(config())
-            .run_all()
+            .extended(config())
+            .run_extended()
             .unwrap();
         check(ends.name(), &results);
     }

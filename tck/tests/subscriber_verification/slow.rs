@@ -11,9 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
-use reactive_streams_tck::extended::{
-    SubscriberBlackboxExtendedVerification, SubscriberWhiteboxExtendedVerification,
-};
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::subscriber::testkit::Greedy;
 use reactive_streams_tck::subscriber::{
@@ -91,9 +88,9 @@ fn a_subscriber_whose_first_on_next_takes_seconds_passes_blackbox() {
     );
     accepted(
         "extended",
-        &SubscriberBlackboxExtendedVerification::new(factory())
-            .config(crate::extended::config(32, 4))
-            .run_all()
+        &SubscriberBlackboxVerification::new(factory())
+            .extended(crate::extended::config(32, 4))
+            .run_extended()
             .unwrap(),
     );
 }
@@ -108,9 +105,9 @@ fn a_subscriber_whose_first_on_next_takes_seconds_passes_whitebox() {
     );
     accepted(
         "extended",
-        &SubscriberWhiteboxExtendedVerification::new(whitebox())
-            .config(crate::extended::config(32, 4))
-            .run_all()
+        &SubscriberWhiteboxVerification::new(whitebox())
+            .extended(crate::extended::config(32, 4))
+            .run_extended()
             .unwrap(),
     );
 }

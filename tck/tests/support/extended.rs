@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::extended::ExtendedConfig;
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::ExtendedConfig;
 
 /// Fixed seeds, so every result here is stable.
 pub const SEED: u64 = 0x5EED;
@@ -151,8 +151,8 @@ macro_rules! assert_schedules_fail {
         let results = $verification
             .target($target)
             .env($env)
-            .config(crate::extended::config($cases, 0))
-            .run_all()
+            .extended(crate::extended::config($cases, 0))
+            .run_extended()
             .unwrap();
         let result = crate::extended::failed(&results, "tck_extended_schedules");
         insta::assert_snapshot!(result.message.clone().unwrap());

@@ -37,26 +37,17 @@ use proptest::prelude::*;
 use reactive_streams::{demand, Publisher, Subscriber};
 
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::explore::config::ExtendedConfigError;
-use crate::explore::{extended_builder, scripted, Scripted, Settings};
-use crate::outcome::{RuleResult, Verdict, Verification};
+use crate::engine::{Prepared, Test};
+use crate::explore::{scripted, Scripted};
+use crate::outcome::Verdict;
 use crate::probe::{Probe, Signal};
 use crate::processor::as_publisher::AsPublisher;
+use crate::processor::as_subscriber::ProcessorSubject;
 use crate::processor::passing;
 use crate::processor::upstream::{self, Ending, Recorder};
 use crate::processor::ProcessorFactory;
 use crate::publisher::extended::schedule::{amount, show_amount};
-use crate::publisher::extended::PublisherExtendedVerification;
 use crate::publisher::PublisherFactory;
-
-/// The extended processor tests: `tck_extended_schedules`,
-/// `tck_extended_stress` (the publisher's, on the output side) and
-/// `tck_extended_upstream`.
-pub const PROCESSOR_TESTS: &[&str] = &[
-    "tck_extended_schedules",
-    "tck_extended_stress",
-    "tck_extended_upstream",
-];
 
 /// The most steps of an upstream script.
 pub const MAX_UPSTREAM_STEPS: usize = 10;
@@ -645,99 +636,39 @@ fn bounded<F: ProcessorFactory>(
     Ok(())
 }
 
-/// Runs the extended processor verification against one factory.
-///
-/// ```
-/// use reactive_streams_tck::extended::{ExtendedConfig, ProcessorExtendedVerification};
-/// use reactive_streams_tck::outcome::Verdict;
-/// use reactive_streams_tck::processor::ProcessorFactory;
-/// use reactive_streams_tck::processor::testkit::IdentityProcessor;
-///
-/// struct Identities;
-/// impl ProcessorFactory for Identities {
-///     type Input = u64;
-///     type Output = u64;
-///     type Processor = IdentityProcessor<u64>;
-///     fn create_processor(&self) -> IdentityProcessor<u64> { IdentityProcessor::new() }
-///     fn input(&self, index: u64) -> u64 { index }
-///     fn supports_multiple_subscribers(&self) -> bool { false }
-/// }
-///
-/// let config = ExtendedConfig::builder().cases(16).stress_iterations(2).seed(7).build();
-/// let results = ProcessorExtendedVerification::new(Identities).config(config).run_all().unwrap();
-/// assert!(results.iter().all(|r| r.verdict == Verdict::Passed));
-/// ```
-pub struct ProcessorExtendedVerification<F: ProcessorFactory> {
-    factory: Arc<F>,
-    settings: Settings,
-}
-
-impl<F: ProcessorFactory> ProcessorExtendedVerification<F> {
-    /// Runs one extended test by name (`"tck_extended_upstream"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`PROCESSOR_TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        let (meta, env, config) = self.settings.prepare(
-            Verification::Processor,
-            (PROCESSOR_TESTS, "processor"),
-            test,
-        )?;
-        if test != "tck_extended_upstream" {
-            let fed = Fed(AsPublisher::new(self.factory.clone(), env.watchdog()));
-            let mut result = PublisherExtendedVerification::new(fed)
-                .reported_as(Verification::Processor)
-                .target(self.settings.target.clone())
-                .env(env)
-                .config(config)
-                .run(test)?;
-            // A skip names the declaration the user wrote: a processor's
-            // `max_elements()` is its factory's `max_outputs()`.
-            if result.verdict == Verdict::Skipped {
-                result.message = result
-                    .message
-                    .map(|m| m.replace("max_elements()", "max_outputs()"));
-            }
-            return Ok(result);
-        }
-        let factory = self.factory.clone();
-        Ok(scripted(
-            (meta, env, config),
-            upstream_scripts,
-            move |cx, case| run(cx, &factory, case),
-        ))
+/// The extended test `name` of the processor verification:
+/// `tck_extended_schedules` and `tck_extended_stress` (the publisher's, on
+/// the output side, fed by a TCK upstream) or `tck_extended_upstream`.
+pub(crate) fn test<F: ProcessorFactory>(name: &str) -> Test<ProcessorSubject<F>> {
+    if name != "tck_extended_upstream" {
+        let publisher =
+            crate::publisher::extended::test(name, |subject: &Arc<ProcessorSubject<F>>, env| {
+                Arc::new(Fed(AsPublisher::new(
+                    subject.factory.clone(),
+                    env.watchdog(),
+                )))
+            });
+        let crate::engine::Run::Extended(explore) = publisher.run else {
+            unreachable!("the publisher's extended tests are extended")
+        };
+        return Test::extended(
+            move |subject: &Arc<ProcessorSubject<F>>, prepared: Prepared| {
+                let mut result = explore(subject, prepared);
+                // A skip names the declaration the user wrote: a processor's
+                // `max_elements()` is its factory's `max_outputs()`.
+                if result.verdict == Verdict::Skipped {
+                    result.message = result
+                        .message
+                        .map(|m| m.replace("max_elements()", "max_outputs()"));
+                }
+                result
+            },
+        );
     }
-}
-
-extended_builder!(
-    ProcessorExtendedVerification,
-    ProcessorFactory,
-    PROCESSOR_TESTS,
-    "processor"
-);
-
-/// Generates the extended processor verification as `#[test]`s:
-/// `<name>::processor::tck_extended_schedules` and
-/// `<name>::processor::tck_extended_stress` (the publisher's, against the
-/// processor fed by a TCK upstream) and
-/// `<name>::processor::tck_extended_upstream` (generated upstream and
-/// downstream scripts: §4.2, bounded upstream demand, cancellation
-/// reaching upstream; see [`processor`](crate::extended::processor)).
-/// Same arguments as
-/// [`processor_verification!`](crate::processor_verification); the module
-/// name must differ from the quick verification's.
-///
-/// ```ignore
-/// processor_verification!(my_map, MyFactory);
-/// processor_extended_verification!(my_map_extended, MyFactory, "my_map");
-/// ```
-#[macro_export]
-macro_rules! processor_extended_verification {
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__verification_tests! {
-            @verified_by $crate::extended::ProcessorExtendedVerification<_>, processor,
-            [tck_extended_schedules, tck_extended_stress, tck_extended_upstream], $name, $factory $(, $target)?
-        }
-    };
+    Test::extended(|subject: &Arc<ProcessorSubject<F>>, prepared: Prepared| {
+        let factory = subject.factory.clone();
+        scripted(prepared, upstream_scripts, move |cx, case| {
+            run(cx, &factory, case)
+        })
+    })
 }

@@ -7,73 +7,55 @@ pub mod schedule;
 pub mod stress;
 
 use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::engine::{Prepared, Test};
 use crate::env::TestEnv;
-use crate::explore::config::{ExtendedConfig, ExtendedConfigError};
-use crate::explore::{
-    exploration, explore_cases, extended_builder, stress_rounds, stressed, Settings, StressPlans,
-};
-use crate::outcome::{RuleResult, Verification};
+use crate::explore::config::ExtendedConfig;
+use crate::explore::{exploration, explore_cases, stress_rounds, stressed, StressPlans};
+use crate::outcome::RuleResult;
 use crate::publisher::PublisherFactory;
 use crate::runner::RuleMeta;
 use schedule::Schedule;
 use stress::StressPlan;
 
-/// The extended rule tests, in order: `tck_extended_schedules` (rule id
-/// `tck.extended_schedules`) and `tck_extended_stress`
-/// (`tck.extended_stress`).
-pub const TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
-
-/// Runs the extended verification against one factory. See the
-/// [module](crate::extended) docs.
-pub struct PublisherExtendedVerification<F: PublisherFactory> {
-    factory: Arc<F>,
-    settings: Settings,
-    verification: Verification,
-}
-
-impl<F: PublisherFactory> PublisherExtendedVerification<F> {
-    /// An extended verification of `factory`'s publishers, named after its
-    /// type.
-    pub fn new(factory: F) -> Self {
-        PublisherExtendedVerification {
-            factory: Arc::new(factory),
-            settings: Settings::named::<F>("publisher"),
-            verification: Verification::Publisher,
+/// The extended test `name` (`tck_extended_schedules`, rule id
+/// `tck.extended_schedules`, or `tck_extended_stress`) of a publisher
+/// factory: the publisher verification's, and the processor's on its output
+/// side.
+pub(crate) fn test<X, P, S>(name: &str, factory_of: S) -> Test<X>
+where
+    X: Send + Sync + 'static,
+    P: PublisherFactory,
+    S: Fn(&Arc<X>, &TestEnv) -> Arc<P> + Send + Sync + 'static,
+{
+    let stress = name == "tck_extended_stress";
+    Test::extended(move |subject: &Arc<X>, prepared: Prepared| {
+        let factory = factory_of(subject, &prepared.1);
+        if stress {
+            run_stress(factory, prepared)
+        } else {
+            run_schedules(factory, prepared)
         }
-    }
-
-    /// The verification results name (a processor's output side is
-    /// verified as a publisher, reported as a processor).
-    pub(crate) fn reported_as(mut self, verification: Verification) -> Self {
-        self.verification = verification;
-        self
-    }
-
-    /// Runs one extended test by name (`"tck_extended_schedules"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        let (meta, env, config) =
-            self.settings
-                .prepare(self.verification, (TESTS, "publisher"), test)?;
-        let factory = self.factory.clone();
-        Ok(match test {
-            "tck_extended_schedules" => {
-                let case_meta = meta.clone();
-                exploration(&meta, &env, &config, move |cx| {
-                    schedules(cx, &factory, (&case_meta, &env), &config)
-                })
-            }
-            _ => stressed((meta, env, config), move |cx, case, config| {
-                stress(cx, &factory, case, config)
-            }),
-        })
-    }
+    })
 }
 
-extended_builder!(PublisherExtendedVerification, PublisherFactory, TESTS);
+/// `tck_extended_schedules`: generated schedules, each checked against the
+/// model.
+fn run_schedules<F: PublisherFactory>(
+    factory: Arc<F>,
+    (meta, env, config): Prepared,
+) -> RuleResult {
+    let case_meta = meta.clone();
+    exploration(&meta, &env, &config, move |cx| {
+        schedules(cx, &factory, (&case_meta, &env), &config)
+    })
+}
+
+/// `tck_extended_stress`: several threads requesting at the same instants.
+fn run_stress<F: PublisherFactory>(factory: Arc<F>, prepared: Prepared) -> RuleResult {
+    stressed(prepared, move |cx, case, config| {
+        stress(cx, &factory, case, config)
+    })
+}
 
 fn schedules<F: PublisherFactory>(
     cx: &RuleCx,
@@ -145,31 +127,4 @@ fn stress<F: PublisherFactory>(
         crate::publisher::declare_identity_of(cx, &factory);
         stress::run(cx, &*factory, plan)
     })
-}
-
-/// Generates the extended publisher verification as `#[test]`s:
-/// `<name>::publisher::tck_extended_schedules` and
-/// `<name>::publisher::tck_extended_stress`.
-///
-/// `$factory` is an expression making a
-/// [`PublisherFactory`](crate::publisher::PublisherFactory), evaluated once
-/// per test where the macro is invoked. The module
-/// name must differ from the quick verification's; give the quick one's
-/// name as the third argument so that reports list both under one target.
-///
-/// ```ignore
-/// publisher_verification!(my_range, MyFactory::new());
-/// publisher_extended_verification!(my_range_extended, MyFactory::new(), "my_range");
-/// ```
-///
-/// Budget and seed come from `RS_TCK_CASES`, `RS_TCK_SEED` and
-/// `RS_TCK_STRESS_ITERATIONS` (see [`ExtendedConfig`](crate::extended::ExtendedConfig)).
-#[macro_export]
-macro_rules! publisher_extended_verification {
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__verification_tests! {
-            @verified_by $crate::extended::PublisherExtendedVerification<_>, publisher,
-            [tck_extended_schedules, tck_extended_stress], $name, $factory $(, $target)?
-        }
-    };
 }

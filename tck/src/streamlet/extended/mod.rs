@@ -26,12 +26,10 @@ use proptest::prelude::*;
 pub mod source_stress;
 
 use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::engine::{Prepared, Test};
 use crate::env::TestEnv;
-use crate::explore::config::{ExtendedConfig, ExtendedConfigError};
-use crate::explore::{
-    extended_builder, scripted, stress_rounds, stressed, Scripted, Settings, StressPlans,
-};
-use crate::outcome::{RuleResult, Verification};
+use crate::explore::config::ExtendedConfig;
+use crate::explore::{scripted, stress_rounds, stressed, Scripted, StressPlans};
 use crate::runner::RuleMeta;
 use reactive_streams::StreamError;
 use source_stress::{SourceStressPlan, STRESS_ELEMENTS};
@@ -181,53 +179,30 @@ fn declare_identity<F: SourceFactory>(cx: &RuleCx, factory: &Arc<F>) {
     }));
 }
 
-/// The extended source tests: `tck_extended_schedules` and
-/// `tck_extended_stress` (see [`source_stress`]).
-pub const SOURCE_TESTS: &[&str] = &["tck_extended_schedules", "tck_extended_stress"];
-
-/// Generated sink scripts against a [`SourceFactory`]'s sources.
-pub struct SourceExtendedVerification<F: SourceFactory> {
-    factory: Arc<F>,
-    settings: Settings,
-}
-
-impl<F: SourceFactory> SourceExtendedVerification<F> {
-    /// Runs one extended test by name (`"tck_extended_schedules"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`SOURCE_TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        let (meta, env, config) = self.settings.prepare(
-            Verification::StreamletSource,
-            (SOURCE_TESTS, "source"),
-            test,
-        )?;
-        let factory = self.factory.clone();
-        if test == "tck_extended_stress" {
-            return Ok(stressed((meta, env, config), move |cx, case, config| {
+/// The extended source test `name`: `tck_extended_schedules`, generated
+/// sink scripts, or `tck_extended_stress` (see [`source_stress`]).
+pub(crate) fn source_test<F: SourceFactory>(name: &str) -> Test<F> {
+    if name == "tck_extended_stress" {
+        return Test::extended(|factory: &Arc<F>, prepared: Prepared| {
+            let factory = factory.clone();
+            stressed(prepared, move |cx, case, config| {
                 source_stress(cx, &factory, case, config)
-            }));
-        }
+            })
+        });
+    }
+    Test::extended(|factory: &Arc<F>, prepared: Prepared| {
         // The declarations are read on the test's thread, under its watchdog.
-        let declared = factory.clone();
-        Ok(scripted(
-            (meta, env, config),
+        let (factory, declared) = (factory.clone(), factory.clone());
+        scripted(
+            prepared,
             move || source_scripts(declared.max_elements(), declared.kind().modes()),
             move |cx, case| {
                 declare_identity(cx, &factory);
                 run(cx, &*factory, case)
             },
-        ))
-    }
+        )
+    })
 }
-
-extended_builder!(
-    SourceExtendedVerification,
-    SourceFactory,
-    SOURCE_TESTS,
-    "source"
-);
 
 fn source_stress<F: SourceFactory>(
     cx: &RuleCx,
@@ -357,64 +332,13 @@ pub(crate) fn run_sink<F: SinkFactory>(cx: &RuleCx, factory: &F, script: &SinkSc
     Ok(Outcome::Passed)
 }
 
-/// The extended sink tests: `tck_extended_schedules`.
-pub const SINK_TESTS: &[&str] = &["tck_extended_schedules"];
-
-/// Generated source scripts against a [`SinkFactory`]'s sinks.
-pub struct SinkExtendedVerification<F: SinkFactory> {
-    factory: Arc<F>,
-    settings: Settings,
-}
-
-impl<F: SinkFactory> SinkExtendedVerification<F> {
-    /// Runs one extended test by name (`"tck_extended_schedules"`).
-    ///
-    /// # Panics
-    ///
-    /// If `test` is not in [`SINK_TESTS`].
-    pub fn run(&self, test: &str) -> Result<RuleResult, ExtendedConfigError> {
-        let prepared =
-            self.settings
-                .prepare(Verification::StreamletSink, (SINK_TESTS, "sink"), test)?;
-        let factory = self.factory.clone();
-        Ok(scripted(prepared, sink_scripts, move |cx, case| {
+/// The extended sink test `tck_extended_schedules`: generated source
+/// scripts.
+pub(crate) fn sink_test<F: SinkFactory>() -> Test<F> {
+    Test::extended(|factory: &Arc<F>, prepared: Prepared| {
+        let factory = factory.clone();
+        scripted(prepared, sink_scripts, move |cx, case| {
             run_sink(cx, &*factory, case)
-        }))
-    }
-}
-
-extended_builder!(SinkExtendedVerification, SinkFactory, SINK_TESTS, "sink");
-
-/// Generates the extended Streamlet source verification as `#[test]`s:
-/// `<name>::streamlet_source::tck_extended_schedules` — generated sink
-/// scripts (starts, restarts, requests, stops inside emissions), judged by
-/// the source verification's sink probe and shrunk to a minimal script on
-/// failure — and `…::tck_extended_stress`, requests and restarts from
-/// several threads at once ([`source_stress`](crate::extended::source_stress)). Same arguments as
-/// [`streamlet_source_verification!`](crate::streamlet_source_verification);
-/// the module name must differ from the quick verification's.
-#[macro_export]
-macro_rules! streamlet_source_extended_verification {
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__verification_tests! {
-            @verified_by $crate::extended::SourceExtendedVerification<_>, streamlet_source,
-            [tck_extended_schedules, tck_extended_stress], $name, $factory $(, $target)?
-        }
-    };
-}
-
-/// Generates the extended Streamlet sink verification as a `#[test]`:
-/// `<name>::streamlet_sink::tck_extended_schedules` — generated source
-/// scripts (greet, bursts of emissions while live, an end with or without a
-/// reason), the sink's talkback calls judged as they come, shrunk to a
-/// minimal script on failure. Same arguments as
-/// [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
-#[macro_export]
-macro_rules! streamlet_sink_extended_verification {
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__verification_tests! {
-            @verified_by $crate::extended::SinkExtendedVerification<_>, streamlet_sink,
-            [tck_extended_schedules], $name, $factory $(, $target)?
-        }
-    };
+        })
+    })
 }

@@ -56,40 +56,35 @@ pub mod rules;
 
 pub use factory::SinkFactory;
 
-use crate::env::ConfigError;
-use crate::outcome::RuleResult;
+use crate::engine::{Engine, Table, Vacuity};
 use crate::streamlet::suite;
-use crate::suite::{Suite, Table, Vacuity};
 
 /// The sink rule tests, in order. The macro generates one `#[test]` for
 /// each; this list and the macro come from one source.
 pub const TESTS: &[&str] = &crate::__streamlet_sink_tests!(@names);
 
 fn table<F: SinkFactory>() -> Table<F> {
-    suite::tests(crate::__streamlet_sink_tests!(@table streamlet::sink::rules))
+    let mut table = suite::tests(crate::__streamlet_sink_tests!(@table streamlet::sink::rules));
+    table.push(("tck_extended_schedules", super::extended::sink_test()));
+    table
 }
 
-/// Runs the sink verification against one factory.
+/// Runs the sink verification against one factory. (A sink's declarations
+/// cannot skip everything: only `stops_after` is optional.)
 pub struct SinkVerification<F: SinkFactory> {
-    suite: Suite<F>,
+    engine: Engine<F>,
 }
 
-crate::suite::table_verification_builder!(
-    SinkVerification,
-    SinkFactory,
+crate::engine::verification!(
+    SinkVerification<F: SinkFactory>,
     StreamletSink,
-    "sinks",
-    "streamlet_3_c"
+    subject: F,
+    make: |factory| factory,
+    parallelism: 8,
+    table: table::<F>,
+    vacuity: Vacuity::Allowed,
+    example: "streamlet_3_c",
 );
-
-impl<F: SinkFactory> SinkVerification<F> {
-    /// Runs every rule test and returns the results in [`TESTS`] order; an
-    /// error if the environment cannot be read. (A sink's declarations
-    /// cannot skip everything: only `stops_after` is optional.)
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        self.suite.run_all(table::<F>(), Vacuity::Allowed)
-    }
-}
 
 /// The list of sink rule tests, and what is generated from it. Not API:
 /// use [`streamlet_sink_verification!`](crate::streamlet_sink_verification).
@@ -102,6 +97,8 @@ macro_rules! __streamlet_sink_tests {
             streamlet_3_c, streamlet_3_d, streamlet_3_e,
             streamlet_5_c, streamlet_5_d,
             streamlet_6_c, streamlet_6_d, streamlet_6_e
+        ] [
+            tck_extended_schedules
         ] $($then)* }
     };
 }
@@ -127,9 +124,23 @@ macro_rules! __streamlet_sink_tests {
 /// streamlet_3_c` runs one condition.
 #[macro_export]
 macro_rules! streamlet_sink_verification {
+    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__streamlet_sink_tests! {
+            @modules extended streamlet_sink, $crate::streamlet::sink::SinkVerification<_>, $name, $factory $(, $target)?
+        }
+    };
     ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__streamlet_sink_tests! {
-            @modules streamlet_sink, $crate::streamlet::sink::SinkVerification<_>, $name, $factory $(, $target)?
+            @modules quick streamlet_sink, $crate::streamlet::sink::SinkVerification<_>, $name, $factory $(, $target)?
         }
+    };
+}
+
+/// The extended tests alone: `streamlet_sink_verification!(extended …)`.
+#[deprecated(note = "write `streamlet_sink_verification!(extended name, factory, target)`")]
+#[macro_export]
+macro_rules! streamlet_sink_extended_verification {
+    ($($invocation:tt)*) => {
+        $crate::streamlet_sink_verification! { extended $($invocation)* }
     };
 }

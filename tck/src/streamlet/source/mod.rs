@@ -50,10 +50,8 @@ mod several_sinks;
 
 pub use factory::{SourceFactory, SourceKind};
 
-use crate::env::ConfigError;
-use crate::outcome::RuleResult;
+use crate::engine::{Engine, Run, Table, Vacuity};
 use crate::streamlet::suite;
-use crate::suite::{Suite, Table, Vacuity};
 
 /// The source rule tests, in order. The macro generates one `#[test]` for
 /// each; this list and the macro come from one source.
@@ -62,14 +60,26 @@ pub const TESTS: &[&str] = &crate::__streamlet_source_tests!(@names);
 fn table<F: SourceFactory>() -> Table<F> {
     let mut table = suite::tests(crate::__streamlet_source_tests!(@table streamlet::source::rules));
     for (_, test) in &mut table {
-        let body = test.body.clone();
-        test.body = std::sync::Arc::new(move |cx: &crate::context::RuleCx, f: &F| {
-            declare_identity::<F>(cx);
-            body(cx, f)
-        });
+        if let Run::Quick(body) = &test.run {
+            let body = body.clone();
+            test.run = Run::Quick(std::sync::Arc::new(
+                move |cx: &crate::context::RuleCx, f: &F| {
+                    declare_identity::<F>(cx);
+                    body(cx, f)
+                },
+            ));
+        }
     }
+    table.extend(
+        EXTENDED
+            .iter()
+            .map(|&name| (name, super::extended::source_test(name))),
+    );
     table
 }
+
+/// The extended tests, in order.
+const EXTENDED: &[&str] = &crate::__streamlet_source_tests!(@extended_names);
 
 /// Declares the factory's `element_index` to the rule `cx` runs, for its
 /// sink probes (see [`Identity`](crate::probe::Identity)).
@@ -84,36 +94,24 @@ fn declare_identity<F: SourceFactory>(cx: &crate::context::RuleCx) {
 /// The skip reasons, if `factory`'s declarations skip every rule test that
 /// needs something from it.
 pub(crate) fn everything_skipped<F: SourceFactory>(factory: &F) -> Option<Vec<String>> {
-    crate::suite::declared_skips(&table::<F>(), factory)
+    crate::engine::declared_skips(&table::<F>(), factory)
 }
 
 /// Runs the source verification against one factory.
 pub struct SourceVerification<F: SourceFactory> {
-    suite: Suite<F>,
+    engine: Engine<F>,
 }
 
-crate::suite::table_verification_builder!(
-    SourceVerification,
-    SourceFactory,
+crate::engine::verification!(
+    SourceVerification<F: SourceFactory>,
     StreamletSource,
-    "sources",
-    "streamlet_2_c"
+    subject: F,
+    make: |factory| factory,
+    parallelism: 8,
+    table: table::<F>,
+    vacuity: Vacuity::Declared(everything_skipped::<F>),
+    example: "streamlet_2_c",
 );
-
-impl<F: SourceFactory> SourceVerification<F> {
-    /// Runs every rule test and returns the results in [`TESTS`] order; an
-    /// error if the environment cannot be read or the factory's
-    /// declarations would skip every rule test that needs something from
-    /// it (a green run that proves nothing).
-    pub fn run_all(&self) -> Result<Vec<RuleResult>, ConfigError> {
-        if let Some(reasons) = everything_skipped(&*self.suite.subject) {
-            return Err(ConfigError::EverythingSkipped { reasons });
-        }
-        // Declarations first, before the environment: the order of the
-        // errors is part of the contract.
-        self.suite.run_all(table::<F>(), Vacuity::Allowed)
-    }
-}
 
 /// The list of source rule tests, and what is generated from it. Not API:
 /// use [`streamlet_source_verification!`](crate::streamlet_source_verification).
@@ -126,6 +124,8 @@ macro_rules! __streamlet_source_tests {
             streamlet_1_a,
             streamlet_2_b, streamlet_2_c, streamlet_2_d, streamlet_2_e,
             streamlet_4_b, streamlet_4_c, streamlet_4_d, streamlet_4_e
+        ] [
+            tck_extended_schedules, tck_extended_stress
         ] $($then)* }
     };
 }
@@ -151,9 +151,23 @@ macro_rules! __streamlet_source_tests {
 /// streamlet_2_c` runs one condition.
 #[macro_export]
 macro_rules! streamlet_source_verification {
+    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::__streamlet_source_tests! {
+            @modules extended streamlet_source, $crate::streamlet::source::SourceVerification<_>, $name, $factory $(, $target)?
+        }
+    };
     ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::__streamlet_source_tests! {
-            @modules streamlet_source, $crate::streamlet::source::SourceVerification<_>, $name, $factory $(, $target)?
+            @modules quick streamlet_source, $crate::streamlet::source::SourceVerification<_>, $name, $factory $(, $target)?
         }
+    };
+}
+
+/// The extended tests alone: `streamlet_source_verification!(extended …)`.
+#[deprecated(note = "write `streamlet_source_verification!(extended name, factory, target)`")]
+#[macro_export]
+macro_rules! streamlet_source_extended_verification {
+    ($($invocation:tt)*) => {
+        $crate::streamlet_source_verification! { extended $($invocation)* }
     };
 }
