@@ -15,7 +15,7 @@
 //! | [`runner`] | runs one rule on its own thread under `catch_unwind` and a watchdog; the hidden `__verification_tests!` every macro expands to |
 //! | [`probe`] | recording subscribers that check the publisher's side online and wait with deadlines |
 //! | [`outcome`] | the result data every report is rendered from |
-//! | [`explore`] | the extended verifications' shared core: budget and seed ([`explore::config`], `RS_TCK_CASES`/`RS_TCK_SEED`/`RS_TCK_STRESS_ITERATIONS`), exploring generated cases, shrinking and replay, the whole-run watchdog, the stress-iteration loop |
+//! | `explore` (private) | the extended verifications' shared core: budget and seed ([`ExtendedConfig`], `RS_TCK_CASES`/`RS_TCK_SEED`/`RS_TCK_STRESS_ITERATIONS`), exploring generated cases, shrinking and replay, the whole-run watchdog, the stress-iteration loop |
 //! | `engine` (private) | the one verification engine: a subject's test list (quick and extended entries), run one, all, or the extended ones; the one builder every verification type has (`new`, `env`, `target`, `parallelism`, `extended`, `run`, `run_all`, `run_extended`) |
 //! | **subjects** (`<subject>/mod.rs`: factory, verification type, macro; `rules*`: quick rule tests; `extended/`: generated cases and stress) | |
 //! | [`publisher`] | §1, §3: [`publisher_verification!`]; `extended/`: schedules checked against a model, stress |
@@ -76,9 +76,9 @@
 //!    `tck_configuration` test failing when the declarations would skip
 //!    everything;
 //! 6. if it has extended tests, `extended/`: its case generator (a
-//!    proptest strategy of [`explore::Scripted`] cases) and its case
+//!    proptest strategy of `explore::Scripted` cases) and its case
 //!    runner, plugged into the core's exploration and stress loop in
-//!    [`explore`], each an extended entry of the subject's table;
+//!    `explore`, each an extended entry of the subject's table;
 //! 7. self-tests under `tck/tests/<subject>_verification/`, one test binary
 //!    per subject: `broken.rs`, a broken implementation per rule test,
 //!    failing exactly its rules, and `correct.rs`, conforming ones passing;
@@ -96,7 +96,7 @@ pub mod adapter;
 pub mod context;
 mod engine;
 pub mod env;
-pub mod explore;
+mod explore;
 pub mod lifecycle;
 pub mod outcome;
 pub mod probe;
@@ -109,7 +109,7 @@ pub mod streamlet;
 pub mod subscriber;
 
 pub use env::{ConfigError, TestEnv};
-pub use explore::config::ExtendedConfig;
+pub use explore::config::{ExtendedConfig, ExtendedConfigBuilder};
 #[doc(hidden)]
 pub mod testkit;
 mod wakers;

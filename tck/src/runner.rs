@@ -603,6 +603,21 @@ macro_rules! __test_list {
     };
 }
 
+/// The two forms of every public verification macro: `name, factory[,
+/// target]` (the `$default` selection of the subject's list: `quick`, or
+/// `all` for the verifications whose schedules were always generated with
+/// their rule tests) and `extended name, factory[, target]`. Not API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __verification_macro {
+    ($list:ident, $default:ident, $verification:ident, $ty:ty; extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::$list! { @modules extended $verification, $ty, $name, $factory $(, $target)? }
+    };
+    ($list:ident, $default:ident, $verification:ident, $ty:ty; $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
+        $crate::$list! { @modules $default $verification, $ty, $name, $factory $(, $target)? }
+    };
+}
+
 /// The module path recorded by [`__generated`] on this thread, if any.
 fn generated_module() -> String {
     GENERATED_MODULE.with(|slot| slot.borrow().clone())

@@ -67,7 +67,6 @@ mod rules;
 mod wake;
 
 pub use inner::Inner;
-pub use rules::RACE_ROUNDS;
 
 use std::fmt::Debug;
 
@@ -196,9 +195,9 @@ macro_rules! __adapter_tests {
 /// ```
 #[macro_export]
 macro_rules! stream_adapter_verification {
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__adapter_tests! {
-            @modules quick stream_adapter, $crate::adapter::AdapterVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __adapter_tests, quick, stream_adapter, $crate::adapter::AdapterVerification<_>; $($invocation)*
         }
     };
 }

@@ -61,8 +61,7 @@
 //! tck` relies on this shape. See [`TESTS`].
 
 mod lineage;
-#[doc(hidden)]
-pub mod rules;
+mod rules;
 mod scenario;
 
 use std::sync::Arc;

@@ -41,7 +41,7 @@
 mod as_publisher;
 mod as_subscriber;
 mod delivers;
-pub mod extended;
+mod extended;
 mod filtering;
 mod multicast;
 mod passing;
@@ -392,14 +392,9 @@ macro_rules! __processor_tests {
 /// ```
 #[macro_export]
 macro_rules! processor_verification {
-    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__processor_tests! {
-            @modules extended processor, $crate::processor::ProcessorVerification<_>, $name, $factory $(, $target)?
-        }
-    };
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__processor_tests! {
-            @modules quick processor, $crate::processor::ProcessorVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __processor_tests, quick, processor, $crate::processor::ProcessorVerification<_>; $($invocation)*
         }
     };
 }

@@ -41,10 +41,9 @@
 //! `tck_<name>` (rule id `tck.<name>`) for checks of the factory itself.
 //! `cargo xtask tck` relies on this shape. See [`TESTS`] for the list.
 
-#[doc(hidden)]
-pub mod extended;
+pub(crate) mod extended;
 mod factory;
-pub mod rules;
+pub(crate) mod rules;
 
 use std::sync::Arc;
 
@@ -54,7 +53,7 @@ use crate::context::{RuleBody, RuleCx};
 use crate::engine::{declared_skips, Body, Engine, Run, Table, Test, Unmet, Vacuity};
 
 /// One rule test: what it needs from the factory, and its body.
-pub struct RuleDef<F> {
+pub(crate) struct RuleDef<F> {
     /// What the factory must offer for the test to run at all.
     pub needs: Needs,
     /// The body.
@@ -64,7 +63,7 @@ pub struct RuleDef<F> {
 /// What a rule test needs from the factory; unmet needs skip it, saying
 /// why.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Needs {
+pub(crate) struct Needs {
     /// A publisher of at least this many elements.
     pub elements: u64,
     /// A failed publisher.
@@ -272,14 +271,9 @@ macro_rules! __publisher_tests {
 /// runs one rule.
 #[macro_export]
 macro_rules! publisher_verification {
-    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__publisher_tests! {
-            @modules extended publisher, $crate::publisher::PublisherVerification<_>, $name, $factory $(, $target)?
-        }
-    };
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__publisher_tests! {
-            @modules quick publisher, $crate::publisher::PublisherVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __publisher_tests, quick, publisher, $crate::publisher::PublisherVerification<_>; $($invocation)*
         }
     };
 }

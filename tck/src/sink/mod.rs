@@ -40,7 +40,6 @@ mod schedules;
 
 pub use delivery::Delivery;
 pub use outlet::Outlet;
-pub use rules::{FILL_LIMIT, SENT};
 
 use crate::engine::{body, Engine, Table, Test, Vacuity};
 
@@ -157,14 +156,9 @@ macro_rules! __sink_tests {
 /// any module and several times in one, and needs no `use`.
 #[macro_export]
 macro_rules! sink_verification {
-    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__sink_tests! {
-            @modules extended sink, $crate::sink::SinkVerification<_>, $name, $factory $(, $target)?
-        }
-    };
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__sink_tests! {
-            @modules all sink, $crate::sink::SinkVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __sink_tests, all, sink, $crate::sink::SinkVerification<_>; $($invocation)*
         }
     };
 }

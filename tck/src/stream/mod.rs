@@ -91,7 +91,6 @@ mod schedules;
 mod thread_bound;
 
 pub use factory::{Feeder, StreamFactory};
-pub use rules::{BUSY_POLLS, EXACT_ITEMS, ITEMS, RACE_ROUNDS};
 pub use thread_bound::ThreadBound;
 
 use crate::engine::{body, Engine, Table, Test, Vacuity};
@@ -167,14 +166,9 @@ macro_rules! __stream_tests {
 /// rule failed, and prints `skipped: <reason>` if it was skipped.
 #[macro_export]
 macro_rules! stream_verification {
-    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__stream_tests! {
-            @modules extended stream, $crate::stream::StreamVerification<_>, $name, $factory $(, $target)?
-        }
-    };
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__stream_tests! {
-            @modules all stream, $crate::stream::StreamVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __stream_tests, all, stream, $crate::stream::StreamVerification<_>; $($invocation)*
         }
     };
 }

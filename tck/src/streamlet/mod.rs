@@ -6,7 +6,7 @@
 //! | [`source`] | rules 1, 2 and 4 from the source's side; [`streamlet_source_verification!`](crate::streamlet_source_verification) |
 //! | [`sink`] | rules 3, 5 and 6 from the sink's side; [`streamlet_sink_verification!`](crate::streamlet_sink_verification) |
 //! | [`probe`] | the TCK's end of a stream: a judging sink, a judging source and talkback |
-//! | [`lifecycle`] | where a stream stands and which condition a signal breaks |
+//! | `lifecycle` (private) | where a stream stands and which condition a signal breaks |
 //!
 //! Both verifications run on the core: the same [environment](crate::env),
 //! [runner](crate::runner) (one thread, `catch_unwind` and a watchdog per
@@ -20,16 +20,14 @@
 //! ([`source::SourceKind`]); stop then start is pause and resume, not a
 //! final cancel; `end` and `stop` carry an optional reason.
 
-pub mod extended;
-pub mod lifecycle;
+mod extended;
+mod lifecycle;
 pub mod probe;
 pub mod sink;
 pub mod source;
 mod suite;
 #[doc(hidden)]
 pub mod testkit;
-
-pub use suite::RuleDef;
 
 #[cfg(test)]
 mod tests {

@@ -207,14 +207,9 @@ macro_rules! __subscriber_blackbox_tests {
 /// if it was skipped.
 #[macro_export]
 macro_rules! subscriber_blackbox_verification {
-    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__subscriber_blackbox_tests! {
-            @modules extended subscriber_blackbox, $crate::subscriber::SubscriberBlackboxVerification<_>, $name, $factory $(, $target)?
-        }
-    };
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__subscriber_blackbox_tests! {
-            @modules quick subscriber_blackbox, $crate::subscriber::SubscriberBlackboxVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __subscriber_blackbox_tests, quick, subscriber_blackbox, $crate::subscriber::SubscriberBlackboxVerification<_>; $($invocation)*
         }
     };
 }

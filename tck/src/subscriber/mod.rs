@@ -40,7 +40,7 @@
 
 pub mod blackbox;
 mod driver;
-pub mod extended;
+mod extended;
 mod probe_subscription;
 mod recording_publisher;
 pub(crate) mod rules;

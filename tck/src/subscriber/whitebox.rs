@@ -257,14 +257,9 @@ macro_rules! __subscriber_whitebox_tests {
 /// ```
 #[macro_export]
 macro_rules! subscriber_whitebox_verification {
-    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__subscriber_whitebox_tests! {
-            @modules extended subscriber_whitebox, $crate::subscriber::SubscriberWhiteboxVerification<_>, $name, $factory $(, $target)?
-        }
-    };
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__subscriber_whitebox_tests! {
-            @modules quick subscriber_whitebox, $crate::subscriber::SubscriberWhiteboxVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __subscriber_whitebox_tests, quick, subscriber_whitebox, $crate::subscriber::SubscriberWhiteboxVerification<_>; $($invocation)*
         }
     };
 }

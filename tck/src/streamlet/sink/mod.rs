@@ -51,8 +51,7 @@
 //! greeted) have no test; the catalogue says why.
 
 mod factory;
-#[doc(hidden)]
-pub mod rules;
+mod rules;
 
 pub use factory::SinkFactory;
 
@@ -124,14 +123,9 @@ macro_rules! __streamlet_sink_tests {
 /// streamlet_3_c` runs one condition.
 #[macro_export]
 macro_rules! streamlet_sink_verification {
-    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__streamlet_sink_tests! {
-            @modules extended streamlet_sink, $crate::streamlet::sink::SinkVerification<_>, $name, $factory $(, $target)?
-        }
-    };
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__streamlet_sink_tests! {
-            @modules quick streamlet_sink, $crate::streamlet::sink::SinkVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __streamlet_sink_tests, quick, streamlet_sink, $crate::streamlet::sink::SinkVerification<_>; $($invocation)*
         }
     };
 }

@@ -44,8 +44,7 @@
 //! to it by `connect`) have no test; the catalogue says why.
 
 mod factory;
-#[doc(hidden)]
-pub mod rules;
+mod rules;
 mod several_sinks;
 
 pub use factory::{SourceFactory, SourceKind};
@@ -151,14 +150,9 @@ macro_rules! __streamlet_source_tests {
 /// streamlet_2_c` runs one condition.
 #[macro_export]
 macro_rules! streamlet_source_verification {
-    (extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__streamlet_source_tests! {
-            @modules extended streamlet_source, $crate::streamlet::source::SourceVerification<_>, $name, $factory $(, $target)?
-        }
-    };
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__streamlet_source_tests! {
-            @modules quick streamlet_source, $crate::streamlet::source::SourceVerification<_>, $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __streamlet_source_tests, quick, streamlet_source, $crate::streamlet::source::SourceVerification<_>; $($invocation)*
         }
     };
 }

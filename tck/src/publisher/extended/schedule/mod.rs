@@ -223,11 +223,6 @@ fn made(offer: Offer, min_elements: u64) -> SBoxedStrategy<Made> {
     .sboxed()
 }
 
-/// Schedules for a factory offering `offer`.
-pub fn schedules(offer: Offer) -> SBoxedStrategy<Schedule> {
-    schedules_of_lengths(offer, 0)
-}
-
 /// Schedules for a factory offering `offer` whose publishers have at least
 /// `min_elements` elements (its `min_elements()`).
 pub fn schedules_of_lengths(offer: Offer, min_elements: u64) -> SBoxedStrategy<Schedule> {
