@@ -13,8 +13,8 @@ use std::time::Instant;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::futures::stream::{Feeder, StreamFactory, StreamVerification};
 use reactive_streams_tck::publisher::PublisherVerification;
-use reactive_streams_tck::stream::{Feeder, StreamFactory, StreamVerification};
 use reactive_streams_tck::testkit::SyncRanges;
 use reactive_streams_tck::ExtendedConfig;
 

@@ -23,9 +23,9 @@
 //! | [`processor`] | §1–§4: [`processor_verification!`]; `extended/`: upstream scripts |
 //! | [`streamlet`] | Streamlet sources and sinks (rules 1–6): [`streamlet_source_verification!`], [`streamlet_sink_verification!`]; `extended/`: sink and source scripts, source stress |
 //! | [`lifecycle`] | the datum-lifecycle verification (`done.1`–`done.6`, generated lineages in `scenario`) and [`datum_lifecycle_verification!`] |
-//! | [`sink`](mod@sink) | the `futures::Sink` verification (`sink.1`–`sink.3`; not the Streamlet sink) and [`sink_verification!`] |
-//! | [`stream`](mod@stream) | the `futures::Stream` verification (`stream.1`–`stream.7`, extended schedules in `schedules`), driven by the TCK's own executor and instrumented wakers, and [`stream_verification!`] |
-//! | [`adapter`] | the stream-adapter verification (`adapter.1`–`adapter.6`): a `Stream` wrapping [`adapter::Inner`] streams the TCK provides, feeds and watches, and [`stream_adapter_verification!`] |
+//! | [`futures::sink`] | the `futures::Sink` verification (`sink.1`–`sink.3`; not the Streamlet sink) and [`sink_verification!`] |
+//! | [`futures::stream`] | the `futures::Stream` verification (`stream.1`–`stream.7`, extended schedules in `schedules`), driven by the TCK's own executor and instrumented wakers, and [`stream_verification!`] |
+//! | [`futures::adapter`] | the stream-adapter verification (`adapter.1`–`adapter.6`): a `Stream` wrapping [`adapter::Inner`] streams the TCK provides, feeds and watches, and [`stream_adapter_verification!`] |
 //!
 //! Every verification reuses `env`, `context`, `runner`, `probe` and
 //! `outcome`, and follows the same macro shape:
@@ -92,19 +92,17 @@
 
 #![warn(missing_docs)]
 
-pub mod adapter;
 pub mod context;
 mod engine;
 pub mod env;
 mod explore;
+pub mod futures;
 pub mod lifecycle;
 pub mod outcome;
 pub mod probe;
 pub mod processor;
 pub mod publisher;
 pub mod runner;
-pub mod sink;
-pub mod stream;
 pub mod streamlet;
 pub mod subscriber;
 
@@ -113,3 +111,30 @@ pub use explore::config::{ExtendedConfig, ExtendedConfigBuilder};
 #[doc(hidden)]
 pub mod testkit;
 mod wakers;
+
+/// Moved to [`futures::stream`].
+#[deprecated(note = "moved to `reactive_streams_tck::futures::stream`")]
+#[doc(hidden)]
+pub mod stream {
+    pub use crate::futures::stream::*;
+}
+
+/// Moved to [`futures::sink`], with the names `FuturesSinkFactory` and
+/// `FuturesSinkVerification`.
+#[deprecated(
+    note = "moved to `reactive_streams_tck::futures::sink` (`FuturesSinkFactory`, `FuturesSinkVerification`)"
+)]
+#[doc(hidden)]
+pub mod sink {
+    pub use crate::futures::sink::{
+        Delivery, FuturesSinkFactory as SinkFactory, FuturesSinkVerification as SinkVerification,
+        Outlet, TESTS,
+    };
+}
+
+/// Moved to [`futures::adapter`].
+#[deprecated(note = "moved to `reactive_streams_tck::futures::adapter`")]
+#[doc(hidden)]
+pub mod adapter {
+    pub use crate::futures::adapter::*;
+}

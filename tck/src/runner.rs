@@ -506,13 +506,9 @@ macro_rules! __target {
 }
 
 /// Generates one verification's tests. Not API: every public verification
-/// macro expands to this, in one of two forms:
-/// - `@verified_by <verification type>, <verification>, [<test>, …],
-///   <name>, <factory>[, <target>]`: each test runs
-///   `<type>::new(factory).target(target).run(test)`;
-/// - `<name>, <factory>, <target>, <verification>, <__run_generated
-///   function>, [<test>, …]`: each test runs `__run_generated(test,
-///   target, factory)`.
+/// macro expands to `@verified_by <verification type>, <verification>,
+/// [<test>, …], <name>, <factory>[, <target>]`; each test runs
+/// `<type>::new(factory).target(target).run(test)`.
 ///
 /// `<verification>` is the module of the tests, `<name>` the module of the
 /// invocation.
@@ -525,12 +521,6 @@ macro_rules! __verification_tests {
             |test: &str, target: &str, factory| {
                 $crate::runner::__conclude(<$ty>::new(factory).target(target).run(test))
             }
-        }
-    };
-    ($name:ident, $factory:expr, $target:expr, $verification:ident, $run:path, $tests:tt) => {
-        $crate::__verification_tests! {
-            @generate $name, $factory, $target, $verification, $tests,
-            |test: &str, target: &str, factory| $run(test, target, factory)
         }
     };
     (@generate $name:ident, $factory:expr, $target:expr, $verification:ident, [$($test:ident),* $(,)?], $run:expr) => {

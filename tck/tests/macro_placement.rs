@@ -15,11 +15,11 @@ use std::task::{Context, Poll};
 
 use reactive_streams::done::Tracked;
 use reactive_streams::{Publisher, Sink, Source, Subscriber};
+use reactive_streams_tck::futures::stream::StreamFactory;
 use reactive_streams_tck::lifecycle::LifecycleFactory;
 use reactive_streams_tck::processor::testkit::IdentityProcessor;
 use reactive_streams_tck::processor::ProcessorFactory;
 use reactive_streams_tck::publisher::PublisherFactory;
-use reactive_streams_tck::stream::StreamFactory;
 use reactive_streams_tck::streamlet::sink::SinkFactory;
 use reactive_streams_tck::streamlet::source::SourceFactory;
 use reactive_streams_tck::streamlet::testkit::{PullRange, TakeN};
@@ -174,12 +174,12 @@ reactive_streams_tck::stream_adapter_verification!(pass_through, PassThrough);
 /// A stream adapter: the inner stream itself.
 pub struct PassThrough;
 
-impl reactive_streams_tck::adapter::AdapterFactory for PassThrough {
+impl reactive_streams_tck::futures::adapter::AdapterFactory for PassThrough {
     type Item = u64;
-    type Adapter = reactive_streams_tck::adapter::Inner;
+    type Adapter = reactive_streams_tck::futures::adapter::Inner;
     fn create_adapter(
         &self,
-        mut inner: Vec<reactive_streams_tck::adapter::Inner>,
+        mut inner: Vec<reactive_streams_tck::futures::adapter::Inner>,
     ) -> Self::Adapter {
         inner.remove(0)
     }
@@ -188,12 +188,13 @@ impl reactive_streams_tck::adapter::AdapterFactory for PassThrough {
 /// A `futures::Sink`: the unbounded mpsc sender, its receiver the delivery side.
 struct UnboundedSenders;
 
-impl reactive_streams_tck::sink::SinkFactory for UnboundedSenders {
+impl reactive_streams_tck::futures::sink::FuturesSinkFactory for UnboundedSenders {
     type Error = futures::channel::mpsc::SendError;
     type Sink = futures::channel::mpsc::UnboundedSender<u64>;
-    fn create_sink(&self) -> (Self::Sink, reactive_streams_tck::sink::Delivery) {
+    fn create_sink(&self) -> (Self::Sink, reactive_streams_tck::futures::sink::Delivery) {
         let (sender, mut receiver) = futures::channel::mpsc::unbounded();
-        let delivery = reactive_streams_tck::sink::Delivery::new(move || receiver.try_recv().ok());
+        let delivery =
+            reactive_streams_tck::futures::sink::Delivery::new(move || receiver.try_recv().ok());
         (sender, delivery)
     }
     fn never_waits(&self) -> bool {

@@ -561,9 +561,9 @@ mod tests {
             (Verification::StreamletSource, tck::streamlet::source::TESTS),
             (Verification::StreamletSink, tck::streamlet::sink::TESTS),
             (Verification::DatumLifecycle, tck::lifecycle::TESTS),
-            (Verification::FuturesStream, tck::stream::TESTS),
-            (Verification::FuturesSink, tck::sink::TESTS),
-            (Verification::StreamAdapter, tck::adapter::TESTS),
+            (Verification::FuturesStream, tck::futures::stream::TESTS),
+            (Verification::FuturesSink, tck::futures::sink::TESTS),
+            (Verification::StreamAdapter, tck::futures::adapter::TESTS),
         ];
         let mut results = Vec::new();
         for (verification, tests) in lists {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures::future::ready;
 use futures::stream::{BoxStream, StreamExt};
-use reactive_streams_tck::adapter::{AdapterFactory, Inner};
+use reactive_streams_tck::futures::adapter::{AdapterFactory, Inner};
 
 use crate::support::InRuntime;
 

@@ -5,7 +5,7 @@ use std::task::{Context, Poll};
 
 use futures::future::{ready, Ready};
 use futures::{SinkExt, StreamExt};
-use reactive_streams_tck::sink::{Delivery, SinkFactory};
+use reactive_streams_tck::futures::sink::{Delivery, FuturesSinkFactory};
 
 crate::census! {
     futures_mpsc_sender: sink_verification(MpscSender), "futures-channel", "mpsc::Sender (channel(1))";
@@ -20,7 +20,7 @@ crate::census! {
 
 struct MpscSender;
 
-impl SinkFactory for MpscSender {
+impl FuturesSinkFactory for MpscSender {
     type Error = futures::channel::mpsc::SendError;
     type Sink = futures::channel::mpsc::Sender<u64>;
     fn create_sink(&self) -> (Self::Sink, Delivery) {
@@ -35,7 +35,7 @@ impl SinkFactory for MpscSender {
 
 struct MpscUnboundedSender;
 
-impl SinkFactory for MpscUnboundedSender {
+impl FuturesSinkFactory for MpscUnboundedSender {
     type Error = futures::channel::mpsc::SendError;
     type Sink = futures::channel::mpsc::UnboundedSender<u64>;
     fn create_sink(&self) -> (Self::Sink, Delivery) {
@@ -50,7 +50,7 @@ impl SinkFactory for MpscUnboundedSender {
 
 struct Buffered;
 
-impl SinkFactory for Buffered {
+impl FuturesSinkFactory for Buffered {
     type Error = futures::channel::mpsc::SendError;
     type Sink = futures::sink::Buffer<futures::channel::mpsc::Sender<u64>, u64>;
     fn create_sink(&self) -> (Self::Sink, Delivery) {
@@ -66,7 +66,7 @@ struct FlumeSink {
     capacity: Option<usize>,
 }
 
-impl SinkFactory for FlumeSink {
+impl FuturesSinkFactory for FlumeSink {
     type Error = flume::SendError<u64>;
     type Sink = flume::r#async::SendSink<'static, u64>;
     fn create_sink(&self) -> (Self::Sink, Delivery) {
@@ -86,7 +86,7 @@ impl SinkFactory for FlumeSink {
 
 struct PollSender;
 
-impl SinkFactory for PollSender {
+impl FuturesSinkFactory for PollSender {
     type Error = tokio_util::sync::PollSendError<u64>;
     type Sink = tokio_util::sync::PollSender<u64>;
     fn create_sink(&self) -> (Self::Sink, Delivery) {
@@ -110,7 +110,7 @@ fn to_line(i: u64) -> Ready<Result<String, LinesError>> {
 /// wait for the reader; the delivery side reads whole lines.
 struct FramedWrite;
 
-impl SinkFactory for FramedWrite {
+impl FuturesSinkFactory for FramedWrite {
     type Error = LinesError;
     type Sink = futures::sink::With<
         tokio_util::codec::FramedWrite<tokio::io::DuplexStream, Lines>,
@@ -139,7 +139,7 @@ impl SinkFactory for FramedWrite {
 
 struct PostageSender;
 
-impl SinkFactory for PostageSender {
+impl FuturesSinkFactory for PostageSender {
     type Error = postage::sink::SendError<u64>;
     type Sink = postage::mpsc::Sender<u64>;
     fn create_sink(&self) -> (Self::Sink, Delivery) {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::future::{ready, Ready};
 use futures::stream::{FusedStream, Iter, Unfold};
 use futures::{Stream, StreamExt};
-use reactive_streams_tck::stream::{Feeder, StreamFactory};
+use reactive_streams_tck::futures::stream::{Feeder, StreamFactory};
 
 use crate::support::InRuntime;
 

@@ -76,19 +76,19 @@ macro_rules! quick {
         crate::support::quick!($verify, $factory)
     };
     (stream_verification, $factory:expr) => {
-        reactive_streams_tck::stream::StreamVerification::new($factory)
+        reactive_streams_tck::futures::stream::StreamVerification::new($factory)
             .env(reactive_streams_tck::env::TestEnv::default())
             .run_all()
             .unwrap()
     };
     (sink_verification, $factory:expr) => {
-        reactive_streams_tck::sink::SinkVerification::new($factory)
+        reactive_streams_tck::futures::sink::FuturesSinkVerification::new($factory)
             .env(reactive_streams_tck::env::TestEnv::default())
             .run_all()
             .unwrap()
     };
     (stream_adapter_verification, $factory:expr) => {
-        reactive_streams_tck::adapter::AdapterVerification::new($factory)
+        reactive_streams_tck::futures::adapter::AdapterVerification::new($factory)
             .env(reactive_streams_tck::env::TestEnv::default())
             .run_all()
             .unwrap()
@@ -116,7 +116,7 @@ macro_rules! census_tests {
 
                 fn verify(test: &'static str) {
                     crate::support::isolated(module_path!(), test, &$breaks, || {
-                        reactive_streams_tck::stream::StreamVerification::new($factory)
+                        reactive_streams_tck::futures::stream::StreamVerification::new($factory)
                             .target($target)
                             .run(test)
                             .unwrap()
@@ -241,7 +241,7 @@ fn in_child(path: &str, test: &str) -> RuleResult {
 /// The quick tests of a target with findings, each in a child process:
 /// `module` is its tests' module (`streams::kanal_bounded::finding`).
 pub fn quick_isolated(module: &str) -> Vec<RuleResult> {
-    reactive_streams_tck::stream::TESTS
+    reactive_streams_tck::futures::stream::TESTS
         .iter()
         .filter(|t| **t != "tck_extended_schedules")
         .map(|test| in_child(&format!("{module}::{test}"), test))

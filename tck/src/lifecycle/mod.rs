@@ -98,7 +98,17 @@ fn read_env(var: &str) -> Result<Option<u64>, String> {
 }
 
 /// The rule tests, in order.
-pub const TESTS: &[&str] = &["done_1", "done_2", "done_3", "done_4", "done_5", "done_6"];
+pub const TESTS: &[&str] = &crate::__lifecycle_tests!(@names);
+
+/// The list of datum-lifecycle tests, and what is generated from it. Not
+/// API: use [`datum_lifecycle_verification!`](crate::datum_lifecycle_verification).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __lifecycle_tests {
+    ($($then:tt)*) => {
+        $crate::__test_list! { [done_1, done_2, done_3, done_4, done_5, done_6] [] $($then)* }
+    };
+}
 
 /// Makes fresh stages for the datum-lifecycle verification.
 ///
@@ -340,10 +350,9 @@ impl<F: LifecycleFactory> LifecycleVerification<F> {
 /// ```
 #[macro_export]
 macro_rules! datum_lifecycle_verification {
-    ($name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
-        $crate::__verification_tests! {
-            @verified_by $crate::lifecycle::LifecycleVerification<_>, datum_lifecycle,
-            [done_1, done_2, done_3, done_4, done_5, done_6], $name, $factory $(, $target)?
+    ($($invocation:tt)*) => {
+        $crate::__verification_macro! {
+            __lifecycle_tests, quick, datum_lifecycle, $crate::lifecycle::LifecycleVerification<_>; $($invocation)*
         }
     };
 }

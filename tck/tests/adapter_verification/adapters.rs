@@ -8,7 +8,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use futures::stream::{BoxStream, Stream, StreamExt};
 use parking_lot::Mutex;
-use reactive_streams_tck::adapter::{AdapterFactory, Inner};
+use reactive_streams_tck::futures::adapter::{AdapterFactory, Inner};
 
 /// Which adapter a [`Corpus`] factory makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

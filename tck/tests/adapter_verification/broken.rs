@@ -2,8 +2,8 @@
 //! exactly its rule, with the set of rules it breaks and its message
 //! pinned by insta snapshots.
 
-use reactive_streams_tck::adapter::AdapterVerification;
 use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::futures::adapter::AdapterVerification;
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::testkit::broken_rules;
 use rstest::rstest;

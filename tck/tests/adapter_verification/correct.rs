@@ -3,8 +3,8 @@
 //! its inner stream only when woken, a zip, new items (no identity
 //! declared), and one that ends early.
 
-use reactive_streams_tck::adapter::AdapterVerification;
 use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::futures::adapter::AdapterVerification;
 use reactive_streams_tck::outcome::Verdict;
 use rstest::rstest;
 

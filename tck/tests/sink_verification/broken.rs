@@ -3,8 +3,8 @@
 //! breaks exactly the rules snapshotted as `flush_waker_first_rules`.
 
 use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::futures::sink::FuturesSinkVerification;
 use reactive_streams_tck::outcome::Verdict;
-use reactive_streams_tck::sink::SinkVerification;
 use reactive_streams_tck::testkit::broken_rules;
 use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
@@ -13,7 +13,7 @@ use crate::queue::{Bug, Sinks};
 
 /// The verdicts of the quick rule tests.
 fn verdicts(factory: Sinks) -> Vec<(String, Verdict, Option<String>)> {
-    SinkVerification::new(factory)
+    FuturesSinkVerification::new(factory)
         .env(TestEnv::default())
         .run_all()
         .unwrap()
@@ -65,7 +65,7 @@ fn the_extended_schedules_find_a_flush_waker_woken_instead_of_the_ready_one() {
     for (rule, verdict, message) in verdicts(factory) {
         assert_eq!(verdict, Verdict::Passed, "{rule}: {message:?}");
     }
-    let results = SinkVerification::new(factory)
+    let results = FuturesSinkVerification::new(factory)
         .env(
             TestEnv::builder()
                 .timeout(std::time::Duration::from_millis(100))

@@ -2,8 +2,8 @@
 //! every rule test, quick and extended.
 
 use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::futures::sink::FuturesSinkVerification;
 use reactive_streams_tck::outcome::Verdict;
-use reactive_streams_tck::sink::SinkVerification;
 use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
@@ -13,7 +13,7 @@ use crate::queue::Sinks;
 #[case::direct(false)]
 #[case::buffered(true)]
 fn a_correct_sink_passes(#[case] buffered: bool) {
-    let results = SinkVerification::new(Sinks {
+    let results = FuturesSinkVerification::new(Sinks {
         buffered,
         bug: None,
     })

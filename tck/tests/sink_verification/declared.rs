@@ -4,16 +4,16 @@
 //! hold, breaks exactly the rules snapshotted for it.
 
 use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::futures::sink::{FuturesSinkFactory, FuturesSinkVerification};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
-use reactive_streams_tck::sink::{SinkFactory, SinkVerification};
 use reactive_streams_tck::testkit::broken_rules;
 use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::destinations::{Bug, Forwards, NeverWaits, Pipes, Watches};
 
-fn run_all<F: SinkFactory>(factory: F) -> Vec<RuleResult> {
-    SinkVerification::new(factory)
+fn run_all<F: FuturesSinkFactory>(factory: F) -> Vec<RuleResult> {
+    FuturesSinkVerification::new(factory)
         .env(TestEnv::default())
         .extended(ExtendedConfig::builder().cases(64).seed(23).build())
         .run_all()
@@ -27,7 +27,7 @@ fn verdicts(results: &[RuleResult]) -> Vec<(&str, Verdict)> {
         .collect()
 }
 
-fn passes<F: SinkFactory>(factory: F, sink_1: Verdict) {
+fn passes<F: FuturesSinkFactory>(factory: F, sink_1: Verdict) {
     let results = run_all(factory);
     assert_eq!(
         verdicts(&results),

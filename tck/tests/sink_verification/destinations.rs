@@ -11,7 +11,7 @@ use std::task::{Context, Poll, Waker};
 
 use futures_sink::Sink;
 use parking_lot::Mutex;
-use reactive_streams_tck::sink::{Delivery, Outlet, SinkFactory};
+use reactive_streams_tck::futures::sink::{Delivery, FuturesSinkFactory, Outlet};
 
 /// One deliberate bug each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +114,7 @@ pub struct Forwards {
     pub bug: Option<Bug>,
 }
 
-impl SinkFactory for Forwards {
+impl FuturesSinkFactory for Forwards {
     type Error = std::convert::Infallible;
     type Sink = Forward<Outlet>;
 
@@ -183,7 +183,7 @@ pub struct Pipes {
     pub pausable: bool,
 }
 
-impl SinkFactory for Pipes {
+impl FuturesSinkFactory for Pipes {
     type Error = String;
     type Sink = PipeWriter;
 
@@ -222,7 +222,7 @@ pub struct NeverWaits {
     pub lies: bool,
 }
 
-impl SinkFactory for NeverWaits {
+impl FuturesSinkFactory for NeverWaits {
     type Error = String;
     type Sink = PipeWriter;
 
@@ -291,7 +291,7 @@ pub struct Watches {
     pub one_behind: bool,
 }
 
-impl SinkFactory for Watches {
+impl FuturesSinkFactory for Watches {
     type Error = String;
     type Sink = Watch;
 

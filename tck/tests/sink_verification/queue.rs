@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
-use reactive_streams_tck::sink::{Delivery, SinkFactory};
+use reactive_streams_tck::futures::sink::{Delivery, FuturesSinkFactory};
 
 const ROOM: usize = 2;
 
@@ -150,7 +150,7 @@ pub struct Sinks {
     pub bug: Option<Bug>,
 }
 
-impl SinkFactory for Sinks {
+impl FuturesSinkFactory for Sinks {
     type Error = String;
     type Sink = QueueSink;
 

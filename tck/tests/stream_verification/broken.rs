@@ -3,8 +3,8 @@
 //! where it cannot judge), with a message pinned by an insta snapshot.
 
 use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::futures::stream::StreamVerification;
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
-use reactive_streams_tck::stream::StreamVerification;
 use rstest::rstest;
 
 use crate::channel::{Bug, Channels};

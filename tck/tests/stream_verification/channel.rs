@@ -10,7 +10,7 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use reactive_streams_tck::stream::{Feeder, StreamFactory};
+use reactive_streams_tck::futures::stream::{Feeder, StreamFactory};
 
 /// One deliberate bug, each breaking one stream rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 //! without a feeder.
 
 use reactive_streams_tck::env::TestEnv;
+use reactive_streams_tck::futures::stream::{StreamFactory, StreamVerification};
 use reactive_streams_tck::outcome::Verdict;
-use reactive_streams_tck::stream::{StreamFactory, StreamVerification};
 use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
@@ -93,8 +93,8 @@ mod thread_bound {
     use std::task::{Context, Poll};
 
     use reactive_streams_tck::env::TestEnv;
+    use reactive_streams_tck::futures::stream::{StreamFactory, StreamVerification, ThreadBound};
     use reactive_streams_tck::outcome::Verdict;
-    use reactive_streams_tck::stream::{StreamFactory, StreamVerification, ThreadBound};
 
     pub struct Local(Rc<RefCell<VecDeque<u64>>>);
 

@@ -21,7 +21,7 @@ use futures_core::Stream;
 ///
 /// ```
 /// use std::{cell::RefCell, collections::VecDeque, pin::Pin, rc::Rc, task::{Context, Poll}};
-/// use reactive_streams_tck::stream::{StreamFactory, ThreadBound};
+/// use reactive_streams_tck::futures::stream::{StreamFactory, ThreadBound};
 ///
 /// struct Local(Rc<RefCell<VecDeque<u64>>>); // not Send
 /// impl futures_core::Stream for Local {

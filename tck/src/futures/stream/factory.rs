@@ -13,7 +13,7 @@ use futures_core::Stream;
 /// lost-wake-up race (`stream.2`) needs them to arrive from another thread.
 ///
 /// ```
-/// use reactive_streams_tck::stream::StreamFactory;
+/// use reactive_streams_tck::futures::stream::StreamFactory;
 ///
 /// struct Counting;
 /// impl StreamFactory for Counting {
@@ -67,7 +67,7 @@ pub trait StreamFactory: Send + Sync + 'static {
     /// number.
     ///
     /// ```
-    /// # use reactive_streams_tck::stream::StreamFactory;
+    /// # use reactive_streams_tck::futures::stream::StreamFactory;
     /// # struct Counting;
     /// # impl StreamFactory for Counting {
     /// #     type Item = u64;
@@ -128,7 +128,7 @@ type Closed = Box<dyn Fn() -> bool + Send + Sync>;
 /// (and every sender its closures hold).
 ///
 /// ```
-/// use reactive_streams_tck::stream::Feeder;
+/// use reactive_streams_tck::futures::stream::Feeder;
 /// let (sender, receiver) = std::sync::mpsc::channel::<u64>();
 /// let closed = sender.clone();
 /// let feeder = Feeder::new(move |i| sender.send(i).unwrap())

@@ -29,7 +29,7 @@ use std::task::Poll;
 use proptest::prelude::*;
 
 use super::rules::{check_delivered, Driver, FILL_LIMIT};
-use super::SinkFactory;
+use super::FuturesSinkFactory;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::config::ExtendedConfig;
 use crate::explore::{explore, judge_case, Scripted};
@@ -119,7 +119,7 @@ fn strategy(pausable: bool) -> SBoxedStrategy<Schedule> {
 }
 
 /// The body of the sink's `tck_extended_schedules`.
-pub(crate) fn explore_schedules<F: SinkFactory>(
+pub(crate) fn explore_schedules<F: FuturesSinkFactory>(
     cx: &RuleCx,
     factory: &F,
     config: ExtendedConfig,
@@ -149,14 +149,14 @@ struct PendingCall {
 type Owed = (&'static str, u64);
 
 /// What one schedule run tracks.
-struct Run<'a, F: SinkFactory> {
+struct Run<'a, F: FuturesSinkFactory> {
     d: Driver<F>,
     factory: &'a F,
     pending: Option<PendingCall>,
     owed: Vec<Owed>,
 }
 
-impl<F: SinkFactory> Run<'_, F> {
+impl<F: FuturesSinkFactory> Run<'_, F> {
     /// Checks what the completed `method` owes now, or once the destination
     /// resumes.
     fn completed(&mut self, method: &'static str) -> Result<(), Failure> {
@@ -209,7 +209,7 @@ fn rule_of(method: &str) -> &'static str {
     }
 }
 
-fn run<F: SinkFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleBody {
+fn run<F: FuturesSinkFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleBody {
     let mut run = Run {
         d: Driver::new(cx, factory),
         factory,
@@ -228,7 +228,7 @@ fn run<F: SinkFactory>(cx: &RuleCx, factory: &F, schedule: &Schedule) -> RuleBod
 }
 
 /// Runs the schedule's steps; why it stopped early, if it did.
-fn steps<F: SinkFactory>(
+fn steps<F: FuturesSinkFactory>(
     run: &mut Run<'_, F>,
     wakers: &[Arc<WakeProbe>],
     schedule: &Schedule,
@@ -308,7 +308,7 @@ fn steps<F: SinkFactory>(
     Ok(None)
 }
 
-fn expect_wake<F: SinkFactory>(
+fn expect_wake<F: FuturesSinkFactory>(
     d: &Driver<F>,
     call: &PendingCall,
     why: &str,

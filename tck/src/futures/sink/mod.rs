@@ -11,7 +11,7 @@
 //!
 //! | test | rule | what it does |
 //! |---|---|---|
-//! | `sink_1` | `sink.1` | for each of `poll_ready`, `poll_flush` and `poll_close`: pauses the destination if the [`Delivery`] can, fills a sink until `poll_ready` is `Pending`, calls the method with two wakers in turn, then resumes the destination (or, if it cannot pause, takes one delivered item): the second waker must be woken. A method never `Pending` there has nothing to wake; a sink never `Pending` at all is skipped only if its factory declares [`never_waits`](SinkFactory::never_waits), and fails `tck.configuration` otherwise |
+//! | `sink_1` | `sink.1` | for each of `poll_ready`, `poll_flush` and `poll_close`: pauses the destination if the [`Delivery`] can, fills a sink until `poll_ready` is `Pending`, calls the method with two wakers in turn, then resumes the destination (or, if it cannot pause, takes one delivered item): the second waker must be woken. A method never `Pending` there has nothing to wake; a sink never `Pending` at all is skipped only if its factory declares [`never_waits`](FuturesSinkFactory::never_waits), and fails `tck.configuration` otherwise |
 //! | `sink_2` | `sink.2` | after `poll_flush` returns `Ready(Ok(()))`, every item sent is delivered |
 //! | `sink_3` | `sink.3` | the same after `poll_close`; a send after the close is refused or delivered, never accepted and lost |
 //! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of `poll_ready`/`start_send`, `poll_flush`, `poll_close` (one of three wakers each) and takes, checked against `sink.1`–`sink.3` and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
@@ -24,7 +24,7 @@
 //! [`pausable`](Delivery::pausable) for a destination of your own, or, for a
 //! sink that forwards into another `Sink<u64>`, the TCK's [`Outlet`]. A
 //! latest-value (watch-like) sink declares
-//! [`latest_value`](SinkFactory::latest_value): a completed flush then owes
+//! [`latest_value`](FuturesSinkFactory::latest_value): a completed flush then owes
 //! only the latest item sent.
 //!
 //! ```ignore
@@ -46,10 +46,10 @@ use crate::engine::{body, Engine, Table, Test, Vacuity};
 /// Makes fresh sinks of `u64` for the sink verification.
 ///
 /// ```
-/// use reactive_streams_tck::sink::{Delivery, SinkFactory};
+/// use reactive_streams_tck::futures::sink::{Delivery, FuturesSinkFactory};
 ///
 /// struct Unbounded;
-/// impl SinkFactory for Unbounded {
+/// impl FuturesSinkFactory for Unbounded {
 ///     type Error = std::convert::Infallible;
 ///     type Sink = DropIntoVec;
 ///     fn create_sink(&self) -> (DropIntoVec, Delivery) {
@@ -68,7 +68,7 @@ use crate::engine::{body, Engine, Table, Test, Vacuity};
 /// #     fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> { Poll::Ready(Ok(())) }
 /// # }
 /// ```
-pub trait SinkFactory: Send + Sync + 'static {
+pub trait FuturesSinkFactory: Send + Sync + 'static {
     /// The sink's error.
     type Error: std::fmt::Debug + Send + 'static;
     /// The sink; `Send`, as the TCK's wakers may come from other threads.
@@ -108,7 +108,7 @@ pub const TESTS: &[&str] = &crate::__sink_tests!(@names);
 /// The quick tests, in order.
 const QUICK: &[&str] = &crate::__sink_tests!(@quick_names);
 
-fn table<F: SinkFactory>() -> Table<F> {
+fn table<F: FuturesSinkFactory>() -> Table<F> {
     let mut table: Table<F> = QUICK
         .iter()
         .map(|&name| (name, Test::from(body(rules::body::<F>(name)))))
@@ -121,12 +121,12 @@ fn table<F: SinkFactory>() -> Table<F> {
 }
 
 /// Runs the sink verification against one factory.
-pub struct SinkVerification<F: SinkFactory> {
+pub struct FuturesSinkVerification<F: FuturesSinkFactory> {
     engine: Engine<F>,
 }
 
 crate::engine::verification!(
-    SinkVerification<F: SinkFactory>,
+    FuturesSinkVerification<F: FuturesSinkFactory>,
     FuturesSink,
     subject: F,
     make: |factory| factory,
@@ -148,17 +148,17 @@ macro_rules! __sink_tests {
 
 /// Generates the `futures::Sink` verification as `#[test]`s:
 /// `<name>::sink::<test>` for every test in
-/// [`sink::TESTS`](crate::sink::TESTS).
+/// [`sink::TESTS`](crate::futures::sink::TESTS).
 ///
 /// Like [`stream_verification!`](crate::stream_verification): `$factory` is
-/// any expression making a [`SinkFactory`](crate::sink::SinkFactory),
+/// any expression making a [`FuturesSinkFactory`](crate::futures::sink::FuturesSinkFactory),
 /// evaluated where the macro is invoked; it works at the crate root, in
 /// any module and several times in one, and needs no `use`.
 #[macro_export]
 macro_rules! sink_verification {
     ($($invocation:tt)*) => {
         $crate::__verification_macro! {
-            __sink_tests, all, sink, $crate::sink::SinkVerification<_>; $($invocation)*
+            __sink_tests, all, sink, $crate::futures::sink::FuturesSinkVerification<_>; $($invocation)*
         }
     };
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::inner::{Inners, Woke};
 use super::AdapterFactory;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::stream::driver::Driver;
+use crate::futures::stream::driver::Driver;
 use crate::wakers::{poll_slice, WakeProbe};
 
 /// Items pushed into each inner stream in the quick scenarios.

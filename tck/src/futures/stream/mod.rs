@@ -5,7 +5,7 @@
 //!
 //! This is about `futures::Stream`; the Streamlet *sink* verification
 //! ([`streamlet`](crate::streamlet)) and the `futures::Sink` verification
-//! ([`sink`](crate::sink)) are different protocols.
+//! ([`sink`](crate::futures::sink)) are different protocols.
 //!
 //! The TCK drives the stream with an executor of its own, no runtime: the
 //! rule's thread calls `poll_next` with named, instrumented wakers (`w1`,
@@ -50,7 +50,7 @@
 //! use std::pin::Pin;
 //! use std::task::{Context, Poll};
 //! use reactive_streams_tck::outcome::Verdict;
-//! use reactive_streams_tck::stream::{StreamFactory, StreamVerification};
+//! use reactive_streams_tck::futures::stream::{StreamFactory, StreamVerification};
 //!
 //! struct Count(u64, u64);
 //! impl futures_core::Stream for Count {
@@ -142,10 +142,10 @@ macro_rules! __stream_tests {
 
 /// Generates the stream verification as `#[test]`s:
 /// `<name>::stream::<test>` for every test in
-/// [`stream::TESTS`](crate::stream::TESTS).
+/// [`stream::TESTS`](crate::futures::stream::TESTS).
 ///
 /// `$factory` is an expression making a
-/// [`StreamFactory`](crate::stream::StreamFactory) — a path such as
+/// [`StreamFactory`](crate::futures::stream::StreamFactory) — a path such as
 /// `MyFactory` or `crate::factories::Mine`, or any other expression. It is
 /// evaluated, once per test, where the macro is invoked (the hidden
 /// `__verification_tests!` every verification macro expands to), so it sees
@@ -168,7 +168,7 @@ macro_rules! __stream_tests {
 macro_rules! stream_verification {
     ($($invocation:tt)*) => {
         $crate::__verification_macro! {
-            __stream_tests, all, stream, $crate::stream::StreamVerification<_>; $($invocation)*
+            __stream_tests, all, stream, $crate::futures::stream::StreamVerification<_>; $($invocation)*
         }
     };
 }

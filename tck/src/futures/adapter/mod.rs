@@ -5,7 +5,7 @@
 //! `adapter.1` … `adapter.6` of
 //! [`ADAPTER_RULES`](reactive_streams::rules::ADAPTER_RULES)).
 //!
-//! The [stream verification](crate::stream) checks a stream as a whole; a
+//! The [stream verification](crate::futures::stream) checks a stream as a whole; a
 //! wrapper, though, can only be judged against what its inner streams did:
 //! which of them was woken, which ended, which was dropped. Here the TCK
 //! owns the inner streams, so a failure names the inner stream and the
@@ -40,7 +40,7 @@
 //!
 //! ```
 //! use futures_core::stream::BoxStream;
-//! use reactive_streams_tck::adapter::{AdapterFactory, AdapterVerification, Inner};
+//! use reactive_streams_tck::futures::adapter::{AdapterFactory, AdapterVerification, Inner};
 //! use reactive_streams_tck::outcome::Verdict;
 //!
 //! /// The identity adapter: the inner stream itself.
@@ -85,7 +85,7 @@ use crate::engine::{body, Engine, Table, Test, Vacuity};
 /// ```
 /// use futures::StreamExt;
 /// use futures::stream::BoxStream;
-/// use reactive_streams_tck::adapter::{AdapterFactory, Inner};
+/// use reactive_streams_tck::futures::adapter::{AdapterFactory, Inner};
 ///
 /// /// `select` of two streams: every item of both, each stream's in order.
 /// struct Select;
@@ -180,11 +180,11 @@ macro_rules! __adapter_tests {
 
 /// Generates the stream-adapter verification as `#[test]`s:
 /// `<name>::stream_adapter::<test>` for every test in
-/// [`adapter::TESTS`](crate::adapter::TESTS).
+/// [`adapter::TESTS`](crate::futures::adapter::TESTS).
 ///
 /// Like [`stream_verification!`](crate::stream_verification): `$factory` is
 /// any expression making an
-/// [`AdapterFactory`](crate::adapter::AdapterFactory), evaluated where the
+/// [`AdapterFactory`](crate::futures::adapter::AdapterFactory), evaluated where the
 /// macro is invoked; it works at the crate root, in any module and several
 /// times in one, and needs no `use`. Results carry `stringify!($name)` as
 /// their target, or the display name given as a third argument.
@@ -197,7 +197,7 @@ macro_rules! __adapter_tests {
 macro_rules! stream_adapter_verification {
     ($($invocation:tt)*) => {
         $crate::__verification_macro! {
-            __adapter_tests, quick, stream_adapter, $crate::adapter::AdapterVerification<_>; $($invocation)*
+            __adapter_tests, quick, stream_adapter, $crate::futures::adapter::AdapterVerification<_>; $($invocation)*
         }
     };
 }

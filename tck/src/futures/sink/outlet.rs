@@ -22,7 +22,7 @@ struct State {
 /// A `Sink<u64>` the TCK controls: hand it to a sink that forwards into
 /// another sink (a buffer, a `with`/`sink_map_err` adapter, a fan-out …)
 /// and return its [`Delivery`] from
-/// [`create_sink`](super::SinkFactory::create_sink). Running, it accepts
+/// [`create_sink`](super::FuturesSinkFactory::create_sink). Running, it accepts
 /// every item at once and delivers it; paused by the TCK, its
 /// `poll_ready`, `poll_flush` and `poll_close` return `Pending` until it
 /// resumes, so the sink in front of it has to wait, and its wake-ups are
@@ -30,10 +30,10 @@ struct State {
 ///
 /// ```
 /// use futures::SinkExt;
-/// use reactive_streams_tck::sink::{Delivery, Outlet, SinkFactory};
+/// use reactive_streams_tck::futures::sink::{Delivery, Outlet, FuturesSinkFactory};
 ///
 /// struct Buffered;
-/// impl SinkFactory for Buffered {
+/// impl FuturesSinkFactory for Buffered {
 ///     type Error = std::convert::Infallible;
 ///     type Sink = futures::sink::Buffer<Outlet, u64>;
 ///     fn create_sink(&self) -> (Self::Sink, Delivery) {

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use futures_sink::Sink;
 
-use super::{Delivery, SinkFactory};
+use super::{Delivery, FuturesSinkFactory};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::wakers::{poll_slice, WakeProbe, WakerSet};
 
@@ -21,7 +21,7 @@ pub const FILL_LIMIT: u64 = 64;
 pub const SENT: u64 = 3;
 
 /// The body of a quick rule test.
-pub(crate) fn body<F: SinkFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody {
+pub(crate) fn body<F: FuturesSinkFactory>(test: &str) -> fn(&RuleCx, &F) -> RuleBody {
     match test {
         "sink_1" => sink_1::<F>,
         "sink_2" => sink_2::<F>,
@@ -41,7 +41,7 @@ pub(super) fn show<E: Debug>(answer: &Answer<E>) -> String {
 }
 
 /// A sink under test, its delivery side and what has been sent and seen.
-pub(super) struct Driver<F: SinkFactory> {
+pub(super) struct Driver<F: FuturesSinkFactory> {
     pub(super) cx: RuleCx,
     sink: Pin<Box<F::Sink>>,
     delivery: Delivery,
@@ -53,7 +53,7 @@ pub(super) struct Driver<F: SinkFactory> {
     pub(super) paused: bool,
 }
 
-impl<F: SinkFactory> Driver<F> {
+impl<F: FuturesSinkFactory> Driver<F> {
     pub(super) fn new(cx: &RuleCx, factory: &F) -> Self {
         let (sink, delivery) = factory.create_sink();
         cx.trace("create_sink()");
@@ -177,8 +177,8 @@ const CONFIGURATION: &str = "tck.configuration";
 /// should be made again — for each of `poll_ready`, `poll_flush` and
 /// `poll_close`, on a sink of its own. A sink the TCK never sees `Pending`
 /// is skipped only if its factory declares
-/// [`never_waits`](SinkFactory::never_waits).
-pub(crate) fn sink_1<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+/// [`never_waits`](FuturesSinkFactory::never_waits).
+pub(crate) fn sink_1<F: FuturesSinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     let mut unchecked = Vec::new();
     let mut pending = Vec::new();
     let mut pausable = false;
@@ -234,7 +234,7 @@ struct Seen {
 /// filled until `poll_ready` returns `Pending`, then `method` called with
 /// two wakers in turn, then the destination resumed (or, if it cannot
 /// pause, one item taken); the second waker must be woken.
-fn woken_after_pending<F: SinkFactory>(
+fn woken_after_pending<F: FuturesSinkFactory>(
     cx: &RuleCx,
     factory: &F,
     method: &str,
@@ -362,7 +362,7 @@ fn woken_after_pending<F: SinkFactory>(
 /// Every item owed once `method` returned `Ready(Ok(()))` with the first
 /// `sent` items accepted: all of them, or, for a latest-value sink, the
 /// last; a failure of `rule` otherwise.
-pub(super) fn check_delivered<F: SinkFactory>(
+pub(super) fn check_delivered<F: FuturesSinkFactory>(
     d: &Driver<F>,
     latest_value: bool,
     sent: u64,
@@ -412,7 +412,7 @@ pub(super) fn check_delivered<F: SinkFactory>(
 
 /// `sink.2`: after `poll_flush` returns `Ready(Ok(()))`, every item
 /// accepted before has been delivered.
-pub(crate) fn sink_2<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+pub(crate) fn sink_2<F: FuturesSinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "sink.2";
     cx.scenario(format!("{SENT} items sent, then poll_flush"));
     let mut d = Driver::new(cx, factory);
@@ -425,7 +425,7 @@ pub(crate) fn sink_2<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
 /// Sends [`SENT`] items, then calls `poll_<ending>` (`flush` or `close`)
 /// until it is ready: every item accepted before must have been delivered
 /// by then. The skip, if the sink refused an item or the call failed.
-fn sent_then_delivered<F: SinkFactory>(
+fn sent_then_delivered<F: FuturesSinkFactory>(
     d: &mut Driver<F>,
     factory: &F,
     ending: &str,
@@ -450,7 +450,7 @@ fn sent_then_delivered<F: SinkFactory>(
 /// `sink.3`: after `poll_close` returns `Ready(Ok(()))`, every item
 /// accepted before has been delivered, and no later item is accepted and
 /// lost.
-pub(crate) fn sink_3<F: SinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
+pub(crate) fn sink_3<F: FuturesSinkFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     const RULE: &str = "sink.3";
     cx.scenario(format!(
         "{SENT} items sent, then poll_close, then one more send"

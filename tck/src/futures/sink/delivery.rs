@@ -42,7 +42,7 @@ impl Delivery {
     ///
     /// ```
     /// use std::sync::{atomic::{AtomicBool, Ordering}, Arc};
-    /// use reactive_streams_tck::sink::Delivery;
+    /// use reactive_streams_tck::futures::sink::Delivery;
     ///
     /// // An in-memory pipe of the user's own, with a switch to stall it.
     /// let stalled = Arc::new(AtomicBool::new(false));
