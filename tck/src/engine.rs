@@ -35,7 +35,7 @@ pub(crate) type Prepared = (RuleMeta, TestEnv, ExtendedConfig);
 pub(crate) type Explore<X> = Arc<dyn Fn(&Arc<X>, Prepared) -> RuleResult + Send + Sync>;
 
 /// A body from a plain function.
-pub(crate) fn body<X: 'static>(f: fn(&RuleCx, &X) -> RuleBody) -> Body<X> {
+pub(crate) fn body<X: 'static>(f: BodyFn<X>) -> Body<X> {
     Arc::new(f)
 }
 
@@ -70,7 +70,7 @@ impl<X> Test<X> {
 
     /// An extended test that runs as one rule test, under the usual
     /// watchdog: `body` explores its cases itself.
-    pub(crate) fn extended_rule(body: fn(&RuleCx, &X, ExtendedConfig) -> RuleBody) -> Self
+    pub(crate) fn extended_rule(body: ExploreFn<X>) -> Self
     where
         X: Send + Sync + 'static,
     {
@@ -106,6 +106,29 @@ pub(crate) fn plain<X>(table: Vec<(&'static str, Body<X>)>) -> Table<X> {
         .into_iter()
         .map(|(name, body)| (name, Test::from(body)))
         .collect()
+}
+
+/// A quick rule test's body as a plain function.
+pub(crate) type BodyFn<X> = fn(&RuleCx, &X) -> RuleBody;
+
+/// An extended test's body that explores its cases as one rule test.
+pub(crate) type ExploreFn<X> = fn(&RuleCx, &X, ExtendedConfig) -> RuleBody;
+
+/// A table of quick tests whose bodies `body` finds by name, then
+/// `extended`: the extended tests, each exploring its cases as one rule
+/// test.
+pub(crate) fn by_name<X: Send + Sync + 'static>(
+    quick: &[&'static str],
+    body: fn(&str) -> BodyFn<X>,
+    extended: &[(&'static str, ExploreFn<X>)],
+) -> Table<X> {
+    let quick = quick
+        .iter()
+        .map(|&name| (name, Test::from(self::body(body(name)))));
+    let extended = extended
+        .iter()
+        .map(|&(name, explore)| (name, Test::extended_rule(explore)));
+    quick.chain(extended).collect()
 }
 
 /// When [`Engine::run_all`] calls a run vacuous

@@ -93,6 +93,7 @@
 #![warn(missing_docs)]
 
 pub mod context;
+mod deprecated;
 mod engine;
 pub mod env;
 mod explore;

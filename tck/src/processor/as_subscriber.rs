@@ -22,6 +22,17 @@ pub(crate) struct ProcessorSubject<F> {
     pub(crate) publisher: AsPublisher<F>,
 }
 
+impl<F: ProcessorFactory> ProcessorSubject<F> {
+    /// Both sides of the processors `factory` makes.
+    pub(crate) fn new(factory: F) -> Self {
+        let factory = Arc::new(factory);
+        ProcessorSubject {
+            factory: factory.clone(),
+            publisher: AsPublisher::new(factory, crate::env::TestEnv::default().watchdog()),
+        }
+    }
+}
+
 impl<F: ProcessorFactory> Subject for ProcessorSubject<F> {
     type Element = F::Input;
     type Sub = F::Processor;

@@ -57,7 +57,6 @@ use reactive_streams::{Publisher, Subscriber};
 
 use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::engine::{body, plain, Body, Engine, Table, Vacuity};
-use crate::env::TestEnv;
 use crate::publisher::RuleDef;
 use as_publisher::AsPublisher;
 use as_subscriber::ProcessorSubject;
@@ -335,19 +334,8 @@ pub struct ProcessorVerification<F: ProcessorFactory> {
 }
 
 crate::engine::verification!(
-    ProcessorVerification<F: ProcessorFactory>,
-    Processor,
-    subject: ProcessorSubject<F>,
-    make: |factory| {
-        let factory = Arc::new(factory);
-        ProcessorSubject {
-            factory: factory.clone(),
-            publisher: AsPublisher::new(factory, TestEnv::default().watchdog()),
-        }
-    },
-    parallelism: 16,
-    table: table::<F>,
-    vacuity: Vacuity::Observed,
+    ProcessorVerification<F: ProcessorFactory>, Processor, subject: ProcessorSubject<F>,
+    make: ProcessorSubject::new, parallelism: 16, table: table::<F>, vacuity: Vacuity::Observed,
     example: "spec_4_01",
 );
 
@@ -396,15 +384,6 @@ macro_rules! processor_verification {
         $crate::__verification_macro! {
             __processor_tests, quick, processor, $crate::processor::ProcessorVerification<_>; $($invocation)*
         }
-    };
-}
-
-/// The extended tests alone: `processor_verification!(extended …)`.
-#[deprecated(note = "write `processor_verification!(extended name, factory, target)`")]
-#[macro_export]
-macro_rules! processor_extended_verification {
-    ($($invocation:tt)*) => {
-        $crate::processor_verification! { extended $($invocation)* }
     };
 }
 

@@ -213,13 +213,8 @@ pub struct PublisherVerification<F: PublisherFactory> {
 }
 
 crate::engine::verification!(
-    PublisherVerification<F: PublisherFactory>,
-    Publisher,
-    subject: F,
-    make: |factory| factory,
-    parallelism: 8,
-    table: table::<F>,
-    vacuity: Vacuity::Declared(everything_skipped::<F>),
+    PublisherVerification<F: PublisherFactory>, Publisher, subject: F, make: |factory| factory,
+    parallelism: 8, table: table::<F>, vacuity: Vacuity::Declared(everything_skipped::<F>),
     example: "spec_3_09",
 );
 
@@ -275,15 +270,6 @@ macro_rules! publisher_verification {
         $crate::__verification_macro! {
             __publisher_tests, quick, publisher, $crate::publisher::PublisherVerification<_>; $($invocation)*
         }
-    };
-}
-
-/// The extended tests alone: `publisher_verification!(extended …)`.
-#[deprecated(note = "write `publisher_verification!(extended name, factory, target)`")]
-#[macro_export]
-macro_rules! publisher_extended_verification {
-    ($($invocation:tt)*) => {
-        $crate::publisher_verification! { extended $($invocation)* }
     };
 }
 

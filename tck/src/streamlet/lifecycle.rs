@@ -44,15 +44,6 @@ impl Lifecycle {
     ///
     /// "Ended" is reported before "started" and "stopped": after an end,
     /// it is the reason that stays true whatever the sink does.
-    ///
-    /// ```
-    /// use reactive_streams_tck::streamlet::lifecycle::Lifecycle;
-    ///
-    /// let greeted = Lifecycle { greeted: true, ..Lifecycle::default() };
-    /// let broken = greeted.not_live(2).unwrap();
-    /// assert_eq!(broken.id, "streamlet.2.c");
-    /// assert_eq!(broken.when, "before the sink starts the stream");
-    /// ```
     pub fn not_live(&self, rule: u8) -> Option<Broken> {
         let (letter, when) = if !self.greeted {
             ('b', BEFORE_GREET)
@@ -100,6 +91,17 @@ impl Lifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_greeted_stream_is_not_live_before_the_start() {
+        let greeted = Lifecycle {
+            greeted: true,
+            ..Lifecycle::default()
+        };
+        let broken = greeted.not_live(2).unwrap();
+        assert_eq!(broken.id, "streamlet.2.c");
+        assert_eq!(broken.when, "before the sink starts the stream");
+    }
 
     #[test]
     fn each_state_names_its_condition() {

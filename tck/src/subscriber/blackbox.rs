@@ -162,14 +162,9 @@ pub struct SubscriberBlackboxVerification<F: SubscriberBlackboxFactory> {
 }
 
 crate::engine::verification!(
-    SubscriberBlackboxVerification<F: SubscriberBlackboxFactory>,
-    SubscriberBlackbox,
-    subject: Blackbox<F>,
-    make: Blackbox,
-    parallelism: 16,
-    table: table::<F>,
-    vacuity: Vacuity::Observed,
-    example: "spec_2_05",
+    SubscriberBlackboxVerification<F: SubscriberBlackboxFactory>, SubscriberBlackbox,
+    subject: Blackbox<F>, make: Blackbox, parallelism: 16, table: table::<F>,
+    vacuity: Vacuity::Observed, example: "spec_2_05",
 );
 
 /// The list of blackbox tests, and what is generated from it. Not API: use
@@ -211,14 +206,5 @@ macro_rules! subscriber_blackbox_verification {
         $crate::__verification_macro! {
             __subscriber_blackbox_tests, quick, subscriber_blackbox, $crate::subscriber::SubscriberBlackboxVerification<_>; $($invocation)*
         }
-    };
-}
-
-/// The extended tests alone: `subscriber_blackbox_verification!(extended …)`.
-#[deprecated(note = "write `subscriber_blackbox_verification!(extended name, factory, target)`")]
-#[macro_export]
-macro_rules! subscriber_blackbox_extended_verification {
-    ($($invocation:tt)*) => {
-        $crate::subscriber_blackbox_verification! { extended $($invocation)* }
     };
 }

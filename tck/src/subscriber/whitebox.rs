@@ -217,14 +217,9 @@ pub struct SubscriberWhiteboxVerification<F: SubscriberWhiteboxFactory> {
 }
 
 crate::engine::verification!(
-    SubscriberWhiteboxVerification<F: SubscriberWhiteboxFactory>,
-    SubscriberWhitebox,
-    subject: Whitebox<F>,
-    make: Whitebox,
-    parallelism: 16,
-    table: table::<F>,
-    vacuity: Vacuity::Observed,
-    example: "spec_2_05",
+    SubscriberWhiteboxVerification<F: SubscriberWhiteboxFactory>, SubscriberWhitebox,
+    subject: Whitebox<F>, make: Whitebox, parallelism: 16, table: table::<F>,
+    vacuity: Vacuity::Observed, example: "spec_2_05",
 );
 
 /// The list of whitebox tests, and what is generated from it. Not API: use
@@ -261,14 +256,5 @@ macro_rules! subscriber_whitebox_verification {
         $crate::__verification_macro! {
             __subscriber_whitebox_tests, quick, subscriber_whitebox, $crate::subscriber::SubscriberWhiteboxVerification<_>; $($invocation)*
         }
-    };
-}
-
-/// The extended tests alone: `subscriber_whitebox_verification!(extended …)`.
-#[deprecated(note = "write `subscriber_whitebox_verification!(extended name, factory, target)`")]
-#[macro_export]
-macro_rules! subscriber_whitebox_extended_verification {
-    ($($invocation:tt)*) => {
-        $crate::subscriber_whitebox_verification! { extended $($invocation)* }
     };
 }

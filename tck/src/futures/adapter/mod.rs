@@ -72,7 +72,7 @@ use std::fmt::Debug;
 
 use futures_core::Stream;
 
-use crate::engine::{body, Engine, Table, Test, Vacuity};
+use crate::engine::{by_name, Engine, Table, Vacuity};
 
 /// Makes fresh adapters around inner streams the TCK provides.
 ///
@@ -144,10 +144,7 @@ pub trait AdapterFactory: Send + Sync + 'static {
 pub const TESTS: &[&str] = &crate::__adapter_tests!(@names);
 
 fn table<F: AdapterFactory>() -> Table<F> {
-    TESTS
-        .iter()
-        .map(|&name| (name, Test::from(body(rules::body::<F>(name)))))
-        .collect()
+    by_name(TESTS, rules::body::<F>, &[])
 }
 
 /// Runs the stream-adapter verification against one factory.
@@ -156,14 +153,8 @@ pub struct AdapterVerification<F: AdapterFactory> {
 }
 
 crate::engine::verification!(
-    AdapterVerification<F: AdapterFactory>,
-    StreamAdapter,
-    subject: F,
-    make: |factory| factory,
-    parallelism: 8,
-    table: table::<F>,
-    vacuity: Vacuity::Allowed,
-    example: "adapter_1",
+    AdapterVerification<F: AdapterFactory>, StreamAdapter, subject: F, make: |factory| factory,
+    parallelism: 8, table: table::<F>, vacuity: Vacuity::Allowed, example: "adapter_1",
 );
 
 /// The list of adapter tests, and what is generated from it. Not API: use

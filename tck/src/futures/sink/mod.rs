@@ -41,7 +41,7 @@ mod schedules;
 pub use delivery::Delivery;
 pub use outlet::Outlet;
 
-use crate::engine::{body, Engine, Table, Test, Vacuity};
+use crate::engine::{by_name, Engine, Table, Vacuity};
 
 /// Makes fresh sinks of `u64` for the sink verification.
 ///
@@ -109,15 +109,11 @@ pub const TESTS: &[&str] = &crate::__sink_tests!(@names);
 const QUICK: &[&str] = &crate::__sink_tests!(@quick_names);
 
 fn table<F: FuturesSinkFactory>() -> Table<F> {
-    let mut table: Table<F> = QUICK
-        .iter()
-        .map(|&name| (name, Test::from(body(rules::body::<F>(name)))))
-        .collect();
-    table.push((
-        "tck_extended_schedules",
-        Test::extended_rule(schedules::explore_schedules::<F>),
-    ));
-    table
+    by_name(
+        QUICK,
+        rules::body::<F>,
+        &[("tck_extended_schedules", schedules::explore_schedules::<F>)],
+    )
 }
 
 /// Runs the sink verification against one factory.
@@ -126,13 +122,8 @@ pub struct FuturesSinkVerification<F: FuturesSinkFactory> {
 }
 
 crate::engine::verification!(
-    FuturesSinkVerification<F: FuturesSinkFactory>,
-    FuturesSink,
-    subject: F,
-    make: |factory| factory,
-    parallelism: 8,
-    table: table::<F>,
-    vacuity: Vacuity::Allowed,
+    FuturesSinkVerification<F: FuturesSinkFactory>, FuturesSink, subject: F,
+    make: |factory| factory, parallelism: 8, table: table::<F>, vacuity: Vacuity::Allowed,
     example: "sink_1",
 );
 

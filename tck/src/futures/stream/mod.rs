@@ -93,7 +93,7 @@ mod thread_bound;
 pub use factory::{Feeder, StreamFactory};
 pub use thread_bound::ThreadBound;
 
-use crate::engine::{body, Engine, Table, Test, Vacuity};
+use crate::engine::{by_name, Engine, Table, Vacuity};
 
 /// The tests, quick then extended, in order. The macro generates one
 /// `#[test]` for each; this list and the macro come from one source.
@@ -103,15 +103,11 @@ pub const TESTS: &[&str] = &crate::__stream_tests!(@names);
 const QUICK: &[&str] = &crate::__stream_tests!(@quick_names);
 
 fn table<F: StreamFactory>() -> Table<F> {
-    let mut table: Table<F> = QUICK
-        .iter()
-        .map(|&name| (name, Test::from(body(rules::body::<F>(name)))))
-        .collect();
-    table.push((
-        "tck_extended_schedules",
-        Test::extended_rule(schedules::explore_schedules::<F>),
-    ));
-    table
+    by_name(
+        QUICK,
+        rules::body::<F>,
+        &[("tck_extended_schedules", schedules::explore_schedules::<F>)],
+    )
 }
 
 /// Runs the stream verification against one factory.
@@ -120,14 +116,8 @@ pub struct StreamVerification<F: StreamFactory> {
 }
 
 crate::engine::verification!(
-    StreamVerification<F: StreamFactory>,
-    FuturesStream,
-    subject: F,
-    make: |factory| factory,
-    parallelism: 8,
-    table: table::<F>,
-    vacuity: Vacuity::Allowed,
-    example: "stream_1",
+    StreamVerification<F: StreamFactory>, FuturesStream, subject: F, make: |factory| factory,
+    parallelism: 8, table: table::<F>, vacuity: Vacuity::Allowed, example: "stream_1",
 );
 
 /// The list of stream tests, and what is generated from it. Not API: use

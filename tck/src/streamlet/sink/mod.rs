@@ -75,14 +75,8 @@ pub struct SinkVerification<F: SinkFactory> {
 }
 
 crate::engine::verification!(
-    SinkVerification<F: SinkFactory>,
-    StreamletSink,
-    subject: F,
-    make: |factory| factory,
-    parallelism: 8,
-    table: table::<F>,
-    vacuity: Vacuity::Allowed,
-    example: "streamlet_3_c",
+    SinkVerification<F: SinkFactory>, StreamletSink, subject: F, make: |factory| factory,
+    parallelism: 8, table: table::<F>, vacuity: Vacuity::Allowed, example: "streamlet_3_c",
 );
 
 /// The list of sink rule tests, and what is generated from it. Not API:
@@ -127,14 +121,5 @@ macro_rules! streamlet_sink_verification {
         $crate::__verification_macro! {
             __streamlet_sink_tests, quick, streamlet_sink, $crate::streamlet::sink::SinkVerification<_>; $($invocation)*
         }
-    };
-}
-
-/// The extended tests alone: `streamlet_sink_verification!(extended …)`.
-#[deprecated(note = "write `streamlet_sink_verification!(extended name, factory, target)`")]
-#[macro_export]
-macro_rules! streamlet_sink_extended_verification {
-    ($($invocation:tt)*) => {
-        $crate::streamlet_sink_verification! { extended $($invocation)* }
     };
 }

@@ -102,13 +102,8 @@ pub struct SourceVerification<F: SourceFactory> {
 }
 
 crate::engine::verification!(
-    SourceVerification<F: SourceFactory>,
-    StreamletSource,
-    subject: F,
-    make: |factory| factory,
-    parallelism: 8,
-    table: table::<F>,
-    vacuity: Vacuity::Declared(everything_skipped::<F>),
+    SourceVerification<F: SourceFactory>, StreamletSource, subject: F, make: |factory| factory,
+    parallelism: 8, table: table::<F>, vacuity: Vacuity::Declared(everything_skipped::<F>),
     example: "streamlet_2_c",
 );
 
@@ -154,14 +149,5 @@ macro_rules! streamlet_source_verification {
         $crate::__verification_macro! {
             __streamlet_source_tests, quick, streamlet_source, $crate::streamlet::source::SourceVerification<_>; $($invocation)*
         }
-    };
-}
-
-/// The extended tests alone: `streamlet_source_verification!(extended …)`.
-#[deprecated(note = "write `streamlet_source_verification!(extended name, factory, target)`")]
-#[macro_export]
-macro_rules! streamlet_source_extended_verification {
-    ($($invocation:tt)*) => {
-        $crate::streamlet_source_verification! { extended $($invocation)* }
     };
 }
