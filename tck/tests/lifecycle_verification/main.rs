@@ -7,5 +7,7 @@ mod disorder;
 mod merge;
 mod pair;
 mod relay;
+#[path = "../support/test_threads.rs"]
+mod test_threads;
 mod two_inputs;
 mod worker;

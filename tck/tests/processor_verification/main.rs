@@ -23,6 +23,8 @@ mod filtering;
 mod flawed;
 mod many_parties;
 mod self_cancelling;
+#[path = "../support/test_threads.rs"]
+mod test_threads;
 mod unusual;
 #[path = "../support/verdicts.rs"]
 mod verdicts;

@@ -41,3 +41,5 @@ pub fn self_test_env() -> TestEnv {
         .prompt(Duration::from_millis(100))
         .build()
 }
+#[path = "../support/test_threads.rs"]
+mod test_threads;

@@ -9,3 +9,5 @@ mod correct;
 mod declared;
 mod destinations;
 mod queue;
+#[path = "../support/test_threads.rs"]
+mod test_threads;

@@ -314,3 +314,5 @@ fn declarations_that_skip_everything_fail_tck_configuration() {
         "{error}"
     );
 }
+#[path = "../support/test_threads.rs"]
+mod test_threads;

@@ -22,6 +22,8 @@ mod resubscribing;
 mod self_cancelling;
 mod slow;
 mod stops;
+#[path = "../support/test_threads.rs"]
+mod test_threads;
 mod unusual;
 #[path = "../support/verdicts.rs"]
 mod verdicts;
