@@ -152,10 +152,8 @@ fn table<F: PublisherFactory>() -> Table<F> {
             )
         })
         .chain(EXTENDED.iter().map(|&name| {
-            (
-                name,
-                extended::test(name, |factory: &Arc<F>, _| factory.clone()),
-            )
+            let run = |factory: &Arc<F>, prepared| extended::run(factory.clone(), prepared);
+            (name, Test::extended(run))
         }))
         .collect()
 }

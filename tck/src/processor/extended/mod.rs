@@ -641,29 +641,19 @@ fn bounded<F: ProcessorFactory>(
 /// the output side, fed by a TCK upstream) or `tck_extended_upstream`.
 pub(crate) fn test<F: ProcessorFactory>(name: &str) -> Test<ProcessorSubject<F>> {
     if name != "tck_extended_upstream" {
-        let publisher =
-            crate::publisher::extended::test(name, |subject: &Arc<ProcessorSubject<F>>, env| {
-                Arc::new(Fed(AsPublisher::new(
-                    subject.factory.clone(),
-                    env.watchdog(),
-                )))
-            });
-        let crate::engine::Run::Extended(explore) = publisher.run else {
-            unreachable!("the publisher's extended tests are extended")
-        };
-        return Test::extended(
-            move |subject: &Arc<ProcessorSubject<F>>, prepared: Prepared| {
-                let mut result = explore(subject, prepared);
-                // A skip names the declaration the user wrote: a processor's
-                // `max_elements()` is its factory's `max_outputs()`.
-                if result.verdict == Verdict::Skipped {
-                    result.message = result
-                        .message
-                        .map(|m| m.replace("max_elements()", "max_outputs()"));
-                }
-                result
-            },
-        );
+        return Test::extended(|subject: &Arc<ProcessorSubject<F>>, prepared: Prepared| {
+            let watchdog = prepared.1.watchdog();
+            let fed = Arc::new(Fed(AsPublisher::new(subject.factory.clone(), watchdog)));
+            let mut result = crate::publisher::extended::run(fed, prepared);
+            // A skip names the declaration the user wrote: a processor's
+            // `max_elements()` is its factory's `max_outputs()`.
+            if result.verdict == Verdict::Skipped {
+                result.message = result
+                    .message
+                    .map(|m| m.replace("max_elements()", "max_outputs()"));
+            }
+            result
+        });
     }
     Test::extended(|subject: &Arc<ProcessorSubject<F>>, prepared: Prepared| {
         let factory = subject.factory.clone();

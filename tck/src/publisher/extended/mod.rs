@@ -7,7 +7,7 @@ pub mod schedule;
 pub mod stress;
 
 use crate::context::{Outcome, RuleBody, RuleCx};
-use crate::engine::{Prepared, Test};
+use crate::engine::Prepared;
 use crate::env::TestEnv;
 use crate::explore::config::ExtendedConfig;
 use crate::explore::{exploration, explore_cases, stress_rounds, stressed, StressPlans};
@@ -17,25 +17,16 @@ use crate::runner::RuleMeta;
 use schedule::Schedule;
 use stress::StressPlan;
 
-/// The extended test `name` (`tck_extended_schedules`, rule id
-/// `tck.extended_schedules`, or `tck_extended_stress`) of a publisher
-/// factory: the publisher verification's, and the processor's on its output
-/// side.
-pub(crate) fn test<X, P, S>(name: &str, factory_of: S) -> Test<X>
-where
-    X: Send + Sync + 'static,
-    P: PublisherFactory,
-    S: Fn(&Arc<X>, &TestEnv) -> Arc<P> + Send + Sync + 'static,
-{
-    let stress = name == "tck_extended_stress";
-    Test::extended(move |subject: &Arc<X>, prepared: Prepared| {
-        let factory = factory_of(subject, &prepared.1);
-        if stress {
-            run_stress(factory, prepared)
-        } else {
-            run_schedules(factory, prepared)
-        }
-    })
+/// Runs the extended test `prepared` names (`tck_extended_schedules`, rule
+/// id `tck.extended_schedules`, or `tck_extended_stress`) against a
+/// publisher factory: the publisher verification's, and the processor's on
+/// its output side.
+pub(crate) fn run<F: PublisherFactory>(factory: Arc<F>, prepared: Prepared) -> RuleResult {
+    if prepared.0.test == "tck_extended_stress" {
+        run_stress(factory, prepared)
+    } else {
+        run_schedules(factory, prepared)
+    }
 }
 
 /// `tck_extended_schedules`: generated schedules, each checked against the
