@@ -42,7 +42,7 @@ use crate::publisher::{IterPublisher, SingleUse};
 pub fn checkpointed<I>(
     items: I,
     checkpoint: &Checkpoint,
-) -> SingleUse<IterPublisher<impl Iterator<Item = Tracked<I::Item>> + Send + 'static>>
+) -> SingleUse<IterPublisher<impl Iterator<Item = Tracked<I::Item>> + Send + 'static + use<I>>>
 where
     I: IntoIterator,
     I::IntoIter: Send + 'static,

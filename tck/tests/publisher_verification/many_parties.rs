@@ -654,9 +654,9 @@ impl Hop {
         std::thread::spawn(move || {
             let signal = {
                 let mut state = this.state.lock();
-                if let Some(subscriber) = state.greeting.take() {
+                match state.greeting.take() { Some(subscriber) => {
                     Some(HopSignal::Subscribe(subscriber))
-                } else if state.cancelled {
+                } _ => if state.cancelled {
                     drop(state.subscriber.take());
                     state.running = false;
                     None
@@ -679,7 +679,7 @@ impl Hop {
                 } else {
                     state.running = false;
                     None
-                }
+                }}
             };
             let Some(signal) = signal else {
                 return;

@@ -138,7 +138,7 @@ fn concluded<'a>(results: &'a [RuleResult], test: &str, verdict: Verdict) -> &'a
 /// broken rules as `$rules`.
 #[allow(unused_macros)]
 macro_rules! assert_schedules_fail {
-    ($verification:expr, $target:expr, $cases:expr, $rules:expr) => {
+    ($verification:expr_2021, $target:expr_2021, $cases:expr_2021, $rules:expr_2021) => {
         crate::extended::assert_schedules_fail!(
             $verification,
             $target,
@@ -147,7 +147,7 @@ macro_rules! assert_schedules_fail {
             env = crate::extended::env()
         )
     };
-    ($verification:expr, $target:expr, $cases:expr, $rules:expr, env = $env:expr) => {{
+    ($verification:expr_2021, $target:expr_2021, $cases:expr_2021, $rules:expr_2021, env = $env:expr_2021) => {{
         let results = $verification
             .target($target)
             .env($env)
