@@ -343,9 +343,9 @@ where
     fn run(&self, missed: usize) {
         if self.executor.is_inline() {
             self.drain(missed);
-        } else { match self.me.upgrade() { Some(me) => {
+        } else if let Some(me) = self.me.upgrade() {
             self.executor.execute(move || me.drain(missed));
-        } _ => {}}}
+        }
     }
 
     fn drain(&self, mut missed: usize) {

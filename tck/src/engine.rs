@@ -350,8 +350,8 @@ fn observed_skips(results: &[RuleResult]) -> Option<Vec<String>> {
 /// and `Debug`.
 macro_rules! verification {
     (
-        $ty:ident<F: $factory:ident>, $kind:ident, subject: $subject:ty, make: $make:expr_2021,
-        parallelism: $parallelism:literal, table: $table:expr_2021, vacuity: $vacuity:expr_2021,
+        $ty:ident<F: $factory:ident>, $kind:ident, subject: $subject:ty, make: $make:expr,
+        parallelism: $parallelism:literal, table: $table:expr, vacuity: $vacuity:expr,
         example: $example:literal $(,)?
     ) => {
         impl<F: $factory> $ty<F> {

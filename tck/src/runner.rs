@@ -500,7 +500,7 @@ macro_rules! __target {
     ($name:ident) => {
         stringify!($name)
     };
-    ($name:ident, $target:expr_2021) => {
+    ($name:ident, $target:expr) => {
         $target
     };
 }
@@ -515,7 +515,7 @@ macro_rules! __target {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __verification_tests {
-    (@verified_by $ty:ty, $verification:ident, $tests:tt, $name:ident, $factory:expr_2021 $(, $target:expr_2021)?) => {
+    (@verified_by $ty:ty, $verification:ident, $tests:tt, $name:ident, $factory:expr $(, $target:expr)?) => {
         $crate::__verification_tests! {
             @generate $name, $factory, $crate::__target!($name $(, $target)?), $verification, $tests,
             |test: &str, target: &str, factory| {
@@ -523,7 +523,7 @@ macro_rules! __verification_tests {
             }
         }
     };
-    (@generate $name:ident, $factory:expr_2021, $target:expr_2021, $verification:ident, [$($test:ident),* $(,)?], $run:expr_2021) => {
+    (@generate $name:ident, $factory:expr, $target:expr, $verification:ident, [$($test:ident),* $(,)?], $run:expr) => {
         mod $name {
             /// Names this invocation's factory (see `runner::__Invocation`).
             #[allow(dead_code)]
@@ -600,10 +600,10 @@ macro_rules! __test_list {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __verification_macro {
-    ($list:ident, $default:ident, $verification:ident, $ty:ty; extended $name:ident, $factory:expr_2021 $(, $target:expr_2021)? $(,)?) => {
+    ($list:ident, $default:ident, $verification:ident, $ty:ty; extended $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::$list! { @modules extended $verification, $ty, $name, $factory $(, $target)? }
     };
-    ($list:ident, $default:ident, $verification:ident, $ty:ty; $name:ident, $factory:expr_2021 $(, $target:expr_2021)? $(,)?) => {
+    ($list:ident, $default:ident, $verification:ident, $ty:ty; $name:ident, $factory:expr $(, $target:expr)? $(,)?) => {
         $crate::$list! { @modules $default $verification, $ty, $name, $factory $(, $target)? }
     };
 }

@@ -30,7 +30,7 @@ mod support;
 /// }
 /// ```
 macro_rules! census {
-    ($( $name:ident: $verify:ident($factory:expr_2021), $krate:literal, $what:literal $(, breaks $breaks:expr_2021)?; )*) => {
+    ($( $name:ident: $verify:ident($factory:expr), $krate:literal, $what:literal $(, breaks $breaks:expr)?; )*) => {
         $( crate::support::census_tests!($verify, $name, $factory, crate::support::target($krate, $what) $(, $breaks)?); )*
 
         /// This module's census targets.

@@ -64,7 +64,7 @@ pub fn verification_name(macro_name: &str) -> &'static str {
 /// The quick verification of `$factory` by the verification `$verify`
 /// names, as data.
 macro_rules! quick {
-    (stream_verification, $factory:expr_2021, $breaks:expr_2021; $name:ident) => {
+    (stream_verification, $factory:expr, $breaks:expr; $name:ident) => {
         crate::support::quick_isolated(
             concat!(module_path!(), "::", stringify!($name), "::finding")
                 .split_once("::")
@@ -72,22 +72,22 @@ macro_rules! quick {
                 .1,
         )
     };
-    ($verify:ident, $factory:expr_2021; $name:ident) => {
+    ($verify:ident, $factory:expr; $name:ident) => {
         crate::support::quick!($verify, $factory)
     };
-    (stream_verification, $factory:expr_2021) => {
+    (stream_verification, $factory:expr) => {
         reactive_streams_tck::futures::stream::StreamVerification::new($factory)
             .env(reactive_streams_tck::env::TestEnv::default())
             .run_all()
             .unwrap()
     };
-    (sink_verification, $factory:expr_2021) => {
+    (sink_verification, $factory:expr) => {
         reactive_streams_tck::futures::sink::FuturesSinkVerification::new($factory)
             .env(reactive_streams_tck::env::TestEnv::default())
             .run_all()
             .unwrap()
     };
-    (stream_adapter_verification, $factory:expr_2021) => {
+    (stream_adapter_verification, $factory:expr) => {
         reactive_streams_tck::futures::adapter::AdapterVerification::new($factory)
             .env(reactive_streams_tck::env::TestEnv::default())
             .run_all()
@@ -101,10 +101,10 @@ pub(crate) use quick;
 /// process of its own ([`isolated`]): such a crate may corrupt memory and
 /// abort the process.
 macro_rules! census_tests {
-    ($verify:ident, $name:ident, $factory:expr_2021, $target:expr_2021) => {
+    ($verify:ident, $name:ident, $factory:expr, $target:expr) => {
         reactive_streams_tck::$verify!($name, $factory, $target);
     };
-    (stream_verification, $name:ident, $factory:expr_2021, $target:expr_2021, $breaks:expr_2021) => {
+    (stream_verification, $name:ident, $factory:expr, $target:expr, $breaks:expr) => {
         // `finding`, not `stream`: `cargo xtask tck` lists the tests named
         // `<target>::stream::<test>`, and the reference report is the
         // reference implementation's verdict, which a third-party crate's

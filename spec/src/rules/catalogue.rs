@@ -12,7 +12,7 @@
 use super::{Check, Condition, Level, Rule, Subject};
 
 macro_rules! rs {
-    ($id:literal, $subject:ident, $level:ident, $summary:literal, $check:expr_2021) => {
+    ($id:literal, $subject:ident, $level:ident, $summary:literal, $check:expr) => {
         Rule {
             id: $id,
             subject: Subject::$subject,
@@ -29,7 +29,7 @@ macro_rules! rs {
 }
 
 macro_rules! streamlet {
-    ($n:literal, $subject:ident, $level:ident, $summary:literal, $check:expr_2021, [$(($cid:literal, $csummary:literal, $ccheck:expr_2021)),* $(,)?]) => {
+    ($n:literal, $subject:ident, $level:ident, $summary:literal, $check:expr, [$(($cid:literal, $csummary:literal, $ccheck:expr)),* $(,)?]) => {
         Rule {
             id: concat!("streamlet.", $n),
             subject: Subject::$subject,

@@ -8,7 +8,7 @@
 use super::{Check, Level, Rule, Subject};
 
 macro_rules! rule {
-    ($id:literal, $subject:ident, $level:ident, $summary:literal, $link:literal, $check:expr_2021) => {
+    ($id:literal, $subject:ident, $level:ident, $summary:literal, $link:literal, $check:expr) => {
         Rule {
             id: $id,
             subject: Subject::$subject,

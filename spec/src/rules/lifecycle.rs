@@ -6,7 +6,7 @@
 use super::{Check, Level, Rule, Subject};
 
 macro_rules! done {
-    ($n:literal, $level:ident, $summary:literal, $check:expr_2021) => {
+    ($n:literal, $level:ident, $summary:literal, $check:expr) => {
         Rule {
             id: concat!("done.", $n),
             subject: Subject::Processor,

@@ -654,9 +654,9 @@ impl Hop {
         std::thread::spawn(move || {
             let signal = {
                 let mut state = this.state.lock();
-                match state.greeting.take() { Some(subscriber) => {
+                if let Some(subscriber) = state.greeting.take() {
                     Some(HopSignal::Subscribe(subscriber))
-                } _ => if state.cancelled {
+                } else if state.cancelled {
                     drop(state.subscriber.take());
                     state.running = false;
                     None
@@ -679,7 +679,7 @@ impl Hop {
                 } else {
                     state.running = false;
                     None
-                }}
+                }
             };
             let Some(signal) = signal else {
                 return;

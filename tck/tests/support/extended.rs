@@ -138,7 +138,7 @@ fn concluded<'a>(results: &'a [RuleResult], test: &str, verdict: Verdict) -> &'a
 /// broken rules as `$rules`.
 #[allow(unused_macros)]
 macro_rules! assert_schedules_fail {
-    ($verification:expr_2021, $target:expr_2021, $cases:expr_2021, $rules:expr_2021) => {
+    ($verification:expr, $target:expr, $cases:expr, $rules:expr) => {
         crate::extended::assert_schedules_fail!(
             $verification,
             $target,
@@ -147,7 +147,7 @@ macro_rules! assert_schedules_fail {
             env = crate::extended::env()
         )
     };
-    ($verification:expr_2021, $target:expr_2021, $cases:expr_2021, $rules:expr_2021, env = $env:expr_2021) => {{
+    ($verification:expr, $target:expr, $cases:expr, $rules:expr, env = $env:expr) => {{
         let results = $verification
             .target($target)
             .env($env)

@@ -16,9 +16,11 @@ const TEST_THREADS: &str = "6";
 
 #[ctor::ctor(unsafe)]
 fn more_test_threads() {
-    // Before main: no other thread exists yet to read the environment.
     if std::env::var_os("RUST_TEST_THREADS").is_none() {
-        // TODO: Audit that the environment access only happens in single-threaded code.
+        // SAFETY: a constructor runs before `main`, while the process has
+        // its one thread: libtest has not started, and no test or other
+        // constructor of this binary starts a thread, so nothing else reads
+        // or writes the environment at the same time.
         unsafe { std::env::set_var("RUST_TEST_THREADS", TEST_THREADS) };
     }
 }
