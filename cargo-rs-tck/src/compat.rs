@@ -8,8 +8,8 @@ use std::process::Command;
 
 use reactive_streams_tck::outcome::VERSION;
 
-use super::target::{first_error, Crate};
 use super::Fatal;
+use super::target::{Crate, first_error};
 
 /// The package whose rule tests write the results this runner reads.
 const TCK: &str = "reactive-streams-tck";

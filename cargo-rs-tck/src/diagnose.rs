@@ -224,9 +224,11 @@ mod tests {
     #[test]
     fn deadlines_name_themselves() {
         let problem = problem(&Ending::Killed(Duration::from_millis(1500)), "").unwrap();
-        assert!(problem
-            .message
-            .starts_with("the test process was killed after 1500 ms"));
+        assert!(
+            problem
+                .message
+                .starts_with("the test process was killed after 1500 ms")
+        );
         assert!(!problem.is_panic);
     }
 }

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use wait_timeout::ChildExt;
 
+use super::Fatal;
 use super::naming::RuleTest;
 use super::target::Crate;
-use super::Fatal;
 
 /// A rule test and the executable that holds it.
 #[derive(Debug, Clone)]

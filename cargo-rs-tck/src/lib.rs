@@ -47,7 +47,7 @@ use std::process::ExitCode;
 
 use reactive_streams_tck::outcome::RuleResult;
 
-pub use args::{usage_error, Args, Format};
+pub use args::{Args, Format, usage_error};
 pub use pattern::RulePattern;
 use report::Report;
 

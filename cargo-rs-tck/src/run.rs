@@ -10,10 +10,10 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{mpsc, Mutex};
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use reactive_streams_tck::outcome::{RuleResult, Verdict, REPORT_DIR_ENV, STARTED_FILE};
+use reactive_streams_tck::outcome::{REPORT_DIR_ENV, RuleResult, STARTED_FILE, Verdict};
 use wait_timeout::ChildExt;
 
 use super::diagnose::{self, Ending};
@@ -70,12 +70,14 @@ pub fn run_all(
         for _ in 0..settings.jobs.clamp(1, total.max(1)) {
             let sender = sender.clone();
             let queue = &queue;
-            scope.spawn(move || loop {
-                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-                let Some((index, planned)) = next else { break };
-                let ran = run_one(planned, index, settings);
-                if sender.send((index, ran)).is_err() {
-                    break;
+            scope.spawn(move || {
+                loop {
+                    let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+                    let Some((index, planned)) = next else { break };
+                    let ran = run_one(planned, index, settings);
+                    if sender.send((index, ran)).is_err() {
+                        break;
+                    }
                 }
             });
         }

@@ -16,14 +16,14 @@
 //! baselines always run).
 
 use std::hint::black_box;
-use std::sync::{mpsc, OnceLock};
+use std::sync::{OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use reactive_streams::{demand, Publisher, Subscriber};
+use reactive_streams::{Publisher, Subscriber, demand};
 use reactive_streams_reference::{
-    range, AsyncPublisher, BufferProcessor, CallbackSubscriber, FilterProcessor, IdentityProcessor,
-    MapProcessor, MulticastPublisher, Overflow, QueuedSubscriber, Signal,
+    AsyncPublisher, BufferProcessor, CallbackSubscriber, FilterProcessor, IdentityProcessor,
+    MapProcessor, MulticastPublisher, Overflow, QueuedSubscriber, Signal, range,
 };
 
 /// Elements per iteration of every case.

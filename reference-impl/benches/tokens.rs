@@ -12,11 +12,11 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use reactive_streams::done::{Checkpoint, DoneLedger, DoneToken, Tracked};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use reactive_streams::Publisher;
+use reactive_streams::done::{Checkpoint, DoneLedger, DoneToken, Tracked};
 use reactive_streams_reference::{
-    range, BufferProcessor, CallbackSubscriber, FilterProcessor, IterPublisher, MapProcessor,
+    BufferProcessor, CallbackSubscriber, FilterProcessor, IterPublisher, MapProcessor, range,
 };
 
 const ELEMENTS: u64 = 100_000;

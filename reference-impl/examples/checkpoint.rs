@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use reactive_streams::done::{Checkpoint, Tracked};
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_reference::{tracked, BufferProcessor, FilterProcessor};
+use reactive_streams_reference::{BufferProcessor, FilterProcessor, tracked};
 
 /// The records a real source would read from a file or a queue.
 const RECORDS: [&str; 10] = [

@@ -46,12 +46,12 @@
 //! assert_eq!(all.unwrap(), vec![3, 2, 1]);
 //! ```
 
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 use parking_lot::Mutex;
-use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+use reactive_streams::{StreamError, Subscriber, Subscription, demand};
 
 use crate::executor::Executor;
 

@@ -72,17 +72,17 @@ pub mod tracked;
 pub use bridge::{PublisherStream, StreamPublisher};
 pub use executor::{Executor, Task};
 pub use operator::{
-    combine_latest, combine_latest_with, merge, zip, zip_with, CombineLatest, FlatMapProcessor,
-    Merge, SlidingWindowProcessor, WindowProcessor, Zip,
+    CombineLatest, FlatMapProcessor, Merge, SlidingWindowProcessor, WindowProcessor, Zip,
+    combine_latest, combine_latest_with, merge, zip, zip_with,
 };
 pub use overflow::{BoundedBuffer, BufferOverflow, Overflow};
 pub use processor::{BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor};
 pub use publisher::{
-    empty, failed, infinite, just, range, reject, AsyncPublisher, EmptyPublisher, FailedPublisher,
-    IterPublisher, JustPublisher, MulticastPublisher, SingleUse,
+    AsyncPublisher, EmptyPublisher, FailedPublisher, IterPublisher, JustPublisher,
+    MulticastPublisher, SingleUse, empty, failed, infinite, just, range, reject,
 };
 pub use subscriber::{
-    collect, CallbackSubscriber, Collect, CollectSubscriber, QueuedSubscriber, Signal,
+    CallbackSubscriber, Collect, CollectSubscriber, QueuedSubscriber, Signal, collect,
 };
 
 /// The code samples of the README and of the guides in `docs/`, compiled

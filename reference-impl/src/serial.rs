@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use reactive_streams::{demand, Subscription};
+use reactive_streams::{Subscription, demand};
 
 /// Calls `request`/`cancel` one at a time (§2.7) and never under a lock,
 /// even when asked from several threads or re-entrantly from inside the

@@ -3,11 +3,11 @@
 mod support;
 
 use proptest::prelude::*;
-use reactive_streams::{demand, Publisher};
+use reactive_streams::{Publisher, demand};
 use reactive_streams_reference::{
-    range, AsyncPublisher, BufferProcessor, IdentityProcessor, MulticastPublisher, Overflow,
+    AsyncPublisher, BufferProcessor, IdentityProcessor, MulticastPublisher, Overflow, range,
 };
-use support::{recorder, Probe};
+use support::{Probe, recorder};
 
 #[derive(Debug, Clone)]
 enum Op {

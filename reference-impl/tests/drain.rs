@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
-use reactive_streams_reference::drain::{Drain, Emission, Producer};
 use reactive_streams_reference::Executor;
+use reactive_streams_reference::drain::{Drain, Emission, Producer};
 
 /// Yields what was pushed into it; `Pending` (remembering the waker) when
 /// empty.

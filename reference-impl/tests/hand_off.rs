@@ -5,10 +5,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 use reactive_streams_reference::drain::{Claim, Drain};
 use reactive_streams_reference::{
-    range, CallbackSubscriber, Executor, FilterProcessor, IdentityProcessor, MapProcessor,
+    CallbackSubscriber, Executor, FilterProcessor, IdentityProcessor, MapProcessor, range,
 };
 
 /// A producer that never has anything: every element comes by hand-off.

@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 use reactive_streams::done::Tracked;
 use reactive_streams::{Publisher, Subscriber};
 use reactive_streams_reference::{
-    combine_latest_with, merge, zip_with, BufferProcessor, FilterProcessor, FlatMapProcessor,
-    IdentityProcessor, MapProcessor, SlidingWindowProcessor, WindowProcessor,
+    BufferProcessor, FilterProcessor, FlatMapProcessor, IdentityProcessor, MapProcessor,
+    SlidingWindowProcessor, WindowProcessor, combine_latest_with, merge, zip_with,
 };
 use reactive_streams_tck::datum_lifecycle_verification;
 use reactive_streams_tck::lifecycle::{LifecycleFactory, Lineage};

@@ -15,9 +15,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 use reactive_streams_reference::{Executor, MulticastPublisher, Overflow, Task};
-use support::{recorder_with, Event, Probe};
+use support::{Event, Probe, recorder_with};
 
 /// Two subscribers asking for 10 each, and one push: both got element 0
 /// from the pushing thread and are leased (parked) now.
@@ -164,11 +164,7 @@ fn threads_pushing_at_once_keep_each_subscribers_signals_serial_and_each_pushers
             let mut received = 0;
             move |_| {
                 received += 1;
-                if received % 8 == 0 {
-                    8
-                } else {
-                    0
-                }
+                if received % 8 == 0 { 8 } else { 0 }
             }
         }),
         recorder_with::<u64>(0, |_| 0),

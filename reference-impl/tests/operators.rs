@@ -3,8 +3,8 @@
 
 use reactive_streams::{Publisher, StreamError};
 use reactive_streams_reference::{
-    combine_latest, failed, just, merge, range, zip, FlatMapProcessor, SlidingWindowProcessor,
-    WindowProcessor,
+    FlatMapProcessor, SlidingWindowProcessor, WindowProcessor, combine_latest, failed, just, merge,
+    range, zip,
 };
 use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::publisher_verification;

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_reference::{range, FilterProcessor, IdentityProcessor, MapProcessor};
+use reactive_streams_reference::{FilterProcessor, IdentityProcessor, MapProcessor, range};
 
 /// A synchronous upstream of `0..end`: `request` delivers from inside
 /// itself unless it is already delivering (then it only adds demand, the
@@ -277,8 +277,8 @@ fn ask(subscription: &dyn Subscription, asked: &mut u64, n: u64) {
 }
 
 #[test]
-fn requests_from_inside_on_next_on_a_synchronous_upstream_are_forwarded_exactly_with_bounded_recursion(
-) {
+fn requests_from_inside_on_next_on_a_synchronous_upstream_are_forwarded_exactly_with_bounded_recursion()
+ {
     for (batch, order) in [1, 2, 3, 64]
         .into_iter()
         .flat_map(|b| ORDERS.map(|o| (b, o)))

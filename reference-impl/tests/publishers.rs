@@ -5,13 +5,13 @@ mod support;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use reactive_streams::{demand, Publisher};
+use reactive_streams::{Publisher, demand};
 use reactive_streams_reference::{
-    range, AsyncPublisher, BufferProcessor, Executor, FilterProcessor, IdentityProcessor,
-    IterPublisher, MapProcessor, StreamPublisher,
+    AsyncPublisher, BufferProcessor, Executor, FilterProcessor, IdentityProcessor, IterPublisher,
+    MapProcessor, StreamPublisher, range,
 };
 use rstest::rstest;
-use support::{recorder, recorder_with, Probe};
+use support::{Probe, recorder, recorder_with};
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
@@ -274,10 +274,12 @@ fn run_schedule(kind: Kind, len: u64, threads: Vec<Vec<Op>>) {
     let cancelled = threads.iter().flatten().any(|op| matches!(op, Op::Cancel));
     if cancelled {
         assert!(probe.wait_dropped(), "§3.13: kept after cancel");
-        assert!(probe
-            .terminals()
-            .iter()
-            .all(|e| matches!(e, support::Event::Complete)));
+        assert!(
+            probe
+                .terminals()
+                .iter()
+                .all(|e| matches!(e, support::Event::Complete))
+        );
     } else {
         probe.request(demand::UNBOUNDED);
         assert!(probe.wait_terminal());

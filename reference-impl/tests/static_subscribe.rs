@@ -6,10 +6,10 @@ mod support;
 
 use std::sync::OnceLock;
 
-use reactive_streams::{demand, Publisher};
-use reactive_streams_reference::{infinite, range, Executor, IterPublisher};
+use reactive_streams::{Publisher, demand};
+use reactive_streams_reference::{Executor, IterPublisher, infinite, range};
 use rstest::rstest;
-use support::{recorder, recorder_with, Event, Recorder, DEADLINE};
+use support::{DEADLINE, Event, Recorder, recorder, recorder_with};
 
 #[derive(Debug, Clone, Copy)]
 enum Path {

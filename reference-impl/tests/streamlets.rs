@@ -8,7 +8,7 @@ use reactive_streams::{Publisher, Sink, Source, StreamError, Talkback};
 use reactive_streams_reference::streamlet::{
     CollectSink, HybridSource, ListenSource, PublisherSource, PullSource, SourcePublisher,
 };
-use reactive_streams_reference::{collect, range, Overflow};
+use reactive_streams_reference::{Overflow, collect, range};
 use support::recorder;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use reactive_streams::{Publisher, StreamError, Subscriber};
 use reactive_streams_reference::{
-    collect, failed, infinite, range, AsyncPublisher, CallbackSubscriber, CollectSubscriber,
-    Executor, PublisherStream, QueuedSubscriber, Signal, StreamPublisher,
+    AsyncPublisher, CallbackSubscriber, CollectSubscriber, Executor, PublisherStream,
+    QueuedSubscriber, Signal, StreamPublisher, collect, failed, infinite, range,
 };
 use support::spy::SpyPublisher;
 

@@ -8,8 +8,8 @@
 mod publisher_factories;
 
 use publisher_factories::{
-    async_range, fused_map_filter, futures_mpsc_bridge, simple, stream_iter_bridge,
-    thread_pool_range, tokio_stream_bridge, Publishers,
+    Publishers, async_range, fused_map_filter, futures_mpsc_bridge, simple, stream_iter_bridge,
+    thread_pool_range, tokio_stream_bridge,
 };
 use reactive_streams_reference::range;
 use reactive_streams_tck::publisher_verification;

@@ -13,15 +13,15 @@ mod subscriber_factories;
 
 use hot_ranges::FreshHotRanges;
 use publisher_factories::{
-    async_range, fused_map_filter, futures_mpsc_bridge, simple, stream_iter_bridge,
-    thread_pool_range, tokio_stream_bridge, Publishers,
+    Publishers, async_range, fused_map_filter, futures_mpsc_bridge, simple, stream_iter_bridge,
+    thread_pool_range, tokio_stream_bridge,
 };
 use reactive_streams::{Publisher, Sink, Source, Subscriber};
 use reactive_streams_reference::streamlet::{
     CollectSink, PublisherSource, PullSource, SourcePublisher,
 };
 use reactive_streams_reference::{
-    range, BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor, Overflow,
+    BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor, Overflow, range,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
 use reactive_streams_tck::streamlet::sink::SinkFactory;
@@ -89,7 +89,7 @@ publisher_verification!(extended
 
 // --------------------------------------------------------------- subscribers
 
-use subscriber_factories::{callback, collecting, queued, Instrumented, Subscribers};
+use subscriber_factories::{Instrumented, Subscribers, callback, collecting, queued};
 
 subscriber_blackbox_verification!(extended
     callback_subscriber_extended,

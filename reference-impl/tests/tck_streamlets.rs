@@ -26,9 +26,9 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use reactive_streams::{Publisher, Sink, Source, StreamError, Talkback};
 use reactive_streams_reference::streamlet::{
-    interval, CollectSink, HybridSource, ListenSource, PublisherSource, PullSource, SourcePublisher,
+    CollectSink, HybridSource, ListenSource, PublisherSource, PullSource, SourcePublisher, interval,
 };
-use reactive_streams_reference::{failed, range, Overflow};
+use reactive_streams_reference::{Overflow, failed, range};
 use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::streamlet::sink::SinkFactory;
 use reactive_streams_tck::streamlet::source::{SourceFactory, SourceKind};

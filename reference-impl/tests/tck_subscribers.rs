@@ -13,7 +13,7 @@ use reactive_streams_tck::{
     processor_verification, subscriber_blackbox_verification, subscriber_whitebox_verification,
 };
 
-use subscriber_factories::{callback, collecting, queued, Instrumented, Subscribers};
+use subscriber_factories::{Instrumented, Subscribers, callback, collecting, queued};
 
 subscriber_blackbox_verification!(callback_subscriber, Subscribers(callback));
 subscriber_blackbox_verification!(queued_subscriber, Subscribers(queued));

@@ -1,15 +1,15 @@
 //! How each reference stage holds and releases datum-done tokens, shown on
 //! synchronous pipelines (everything has happened when `request` returns).
 
-use std::sync::mpsc::Receiver;
 use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 
 use parking_lot::Mutex;
 use reactive_streams::done::{DoneLedger, Tracked};
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_reference::{
-    combine_latest_with, BufferProcessor, FilterProcessor, FlatMapProcessor, IterPublisher,
-    SlidingWindowProcessor, WindowProcessor,
+    BufferProcessor, FilterProcessor, FlatMapProcessor, IterPublisher, SlidingWindowProcessor,
+    WindowProcessor, combine_latest_with,
 };
 
 /// Holds what it receives until the test drops it.

@@ -53,8 +53,8 @@
 //! ```
 
 use std::fmt;
-use std::sync::mpsc;
 use std::sync::Arc;
+use std::sync::mpsc;
 
 mod checkpoint;
 

@@ -10,13 +10,13 @@
 
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 
+use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::futures::stream::{Feeder, StreamFactory, StreamVerification};
 use reactive_streams_tck::publisher::PublisherVerification;
 use reactive_streams_tck::testkit::SyncRanges;
-use reactive_streams_tck::ExtendedConfig;
 
 /// futures' unbounded channel, fed by the TCK.
 struct Unbounded;

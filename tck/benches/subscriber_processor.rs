@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use reactive_streams::Subscriber;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::outcome::Verdict;

@@ -4,7 +4,7 @@
 //!
 //! `cargo bench -p reactive-streams-tck --bench verification`
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::publisher::PublisherVerification;
 use reactive_streams_tck::testkit::{AsyncRanges, SyncRanges};

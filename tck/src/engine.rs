@@ -17,7 +17,7 @@ use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::{ConfigError, TestEnv};
 use crate::explore::config::ExtendedConfig;
 use crate::outcome::{RuleResult, Verdict, Verification};
-use crate::runner::{self, rule_of_test, RuleMeta};
+use crate::runner::{self, RuleMeta, rule_of_test};
 
 /// A quick rule test's body.
 pub(crate) type Body<X> = Arc<dyn Fn(&RuleCx, &X) -> RuleBody + Send + Sync>;

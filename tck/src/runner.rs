@@ -49,14 +49,14 @@
 //! ```
 
 use std::fmt::Write as _;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
 use crate::context::{
-    panic_message, quietly, rule_label, take_panic_location, Failure, Outcome, RuleBody, RuleCx,
+    Failure, Outcome, RuleBody, RuleCx, panic_message, quietly, rule_label, take_panic_location,
 };
 use crate::env::TestEnv;
-use crate::outcome::{strict_from_env, RuleResult, Verdict, Verification, Violation};
+use crate::outcome::{RuleResult, Verdict, Verification, Violation, strict_from_env};
 
 /// The stack given to each rule thread: roomy, so that a publisher recursing
 /// a little deeper than it should is caught by the probes' depth bound

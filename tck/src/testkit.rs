@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 
 use crate::publisher::PublisherFactory;
 

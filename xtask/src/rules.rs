@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use reactive_streams::rules::{
-    Check, Rule, ADAPTER_RULES, LIFECYCLE_RULES, RULES, SINK_RULES, STREAM_RULES,
+    ADAPTER_RULES, Check, LIFECYCLE_RULES, RULES, Rule, SINK_RULES, STREAM_RULES,
 };
 
 #[derive(Debug, clap::Args)]

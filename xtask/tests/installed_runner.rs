@@ -169,7 +169,12 @@ fn bad_input_gets_one_line_exit_2_and_nothing_written() {
         (
             "mismatched versions",
             fixture_dir("other-tck-version"),
-            vec!["--format".into(), "junit".into(), "--output".into(), output("other.xml")],
+            vec![
+                "--format".into(),
+                "junit".into(),
+                "--output".into(),
+                output("other.xml"),
+            ],
             "error: fixture-other-tck-version uses reactive-streams-tck 0.2.0, but this runner reads the results of reactive-streams-tck 0.1.*",
         ),
         (

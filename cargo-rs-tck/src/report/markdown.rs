@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 
-use super::{describe, Report, RuleVerdict, Section};
+use super::{Report, RuleVerdict, Section, describe};
 
 /// Renders the report as Markdown.
 pub fn render(report: &Report) -> String {

@@ -8,7 +8,7 @@ pub mod markdown;
 
 use std::collections::BTreeMap;
 
-use reactive_streams::rules::{Check, Rule, Subject, RULES};
+use reactive_streams::rules::{Check, RULES, Rule, Subject};
 use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification, Violation};
 use serde::Serialize;
 
@@ -597,11 +597,12 @@ mod tests {
         let (row, verdict) = section.rows().find(|(r, _)| r.rule == "1.1").unwrap();
         assert_eq!(verdict.verdict, Verdict::Failed);
         assert_eq!(verdict.seen_in[0].test, "spec_3_08");
-        assert!(row
-            .message
-            .as_deref()
-            .unwrap()
-            .starts_with("seen in spec_3_08: §1.1"));
+        assert!(
+            row.message
+                .as_deref()
+                .unwrap()
+                .starts_with("seen in spec_3_08: §1.1")
+        );
         let (_, own) = section.rows().find(|(r, _)| r.rule == "3.8").unwrap();
         assert_eq!(own.verdict, Verdict::Passed, "§3.8's own check held");
         assert_eq!(section.failed_rules(), ["1.1", "3.9"]);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::Waker;
 
 use parking_lot::Mutex;
-use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+use reactive_streams::{StreamError, Subscriber, Subscription, demand};
 
 pub(crate) struct Inlet<T> {
     prefetch: u64,

@@ -47,12 +47,12 @@ use crate::drain::{Drain, Producer};
 use crate::executor::Executor;
 use crate::publisher::reject;
 
-pub use combine_latest::{combine_latest, combine_latest_with, CombineLatest};
+pub use combine_latest::{CombineLatest, combine_latest, combine_latest_with};
 pub use flat_map::FlatMapProcessor;
-pub use merge::{merge, Merge};
+pub use merge::{Merge, merge};
 pub use sliding_window::SlidingWindowProcessor;
 pub use window::WindowProcessor;
-pub use zip::{zip, zip_with, Zip};
+pub use zip::{Zip, zip, zip_with};
 
 /// Starts a drain over `producer` for `subscriber`; `wire` gets the
 /// drain's waker before the first poll (to hand to the inlets).

@@ -5,7 +5,7 @@ use std::task::{Context, Poll};
 use reactive_streams::StreamError;
 
 use super::inlet::{Inlet, Pulled};
-use super::{operator_roles, Outlet};
+use super::{Outlet, operator_roles};
 use crate::drain::{Emission, Producer};
 
 /// Emits every run of `size` consecutive elements (a window sliding by

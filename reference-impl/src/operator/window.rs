@@ -4,7 +4,7 @@ use std::task::{Context, Poll};
 use reactive_streams::StreamError;
 
 use super::inlet::{Inlet, Pulled};
-use super::{operator_roles, Outlet};
+use super::{Outlet, operator_roles};
 use crate::drain::{Emission, Producer};
 
 /// Groups consecutive elements into windows of `size` (tumbling windows);

@@ -47,12 +47,12 @@
 mod pass;
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
 use parking_lot::{Mutex, MutexGuard};
-use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+use reactive_streams::{StreamError, Subscriber, Subscription, demand};
 
 use crate::drain::{Claim, Drain, Emission, Lease, OwnerMark, Producer};
 use crate::executor::Executor;

@@ -8,8 +8,8 @@ mod multicast;
 pub(crate) mod simple;
 
 pub use async_iter::AsyncPublisher;
-pub use iter::{infinite, range, IterProducer, IterPublisher};
+pub use iter::{IterProducer, IterPublisher, infinite, range};
 pub use multicast::MulticastPublisher;
 pub use simple::{
-    empty, failed, just, reject, EmptyPublisher, FailedPublisher, JustPublisher, SingleUse,
+    EmptyPublisher, FailedPublisher, JustPublisher, SingleUse, empty, failed, just, reject,
 };

@@ -5,7 +5,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use reactive_streams::{demand, Sink, Source, StreamError, Subscription, Talkback};
+use reactive_streams::{Sink, Source, StreamError, Subscription, Talkback, demand};
 
 use super::SinkSubscriber;
 use crate::executor::Executor;
@@ -220,14 +220,16 @@ pub fn interval(period: Duration) -> ListenSource<u64> {
     let source = ListenSource::new();
     let weak = Arc::downgrade(&source.hot);
     let ticks = AtomicU64::new(0);
-    std::thread::spawn(move || loop {
-        // The period is what this source produces (a timer), not a wait
-        // for another thread; nothing synchronises on it.
-        std::thread::sleep(period);
-        let Some(hot) = weak.upgrade() else {
-            return;
-        };
-        hot.emit(ticks.fetch_add(1, Ordering::Relaxed));
+    std::thread::spawn(move || {
+        loop {
+            // The period is what this source produces (a timer), not a wait
+            // for another thread; nothing synchronises on it.
+            std::thread::sleep(period);
+            let Some(hot) = weak.upgrade() else {
+                return;
+            };
+            hot.emit(ticks.fetch_add(1, Ordering::Relaxed));
+        }
     });
     source
 }

@@ -20,7 +20,7 @@ use reactive_streams::{Sink, StreamError, Subscriber, Subscription, Talkback};
 
 pub use bridge::{PublisherSource, SourcePublisher};
 pub use hybrid::HybridSource;
-pub use listenable::{interval, ListenSource};
+pub use listenable::{ListenSource, interval};
 pub use pullable::PullSource;
 pub use sink::{CallbackSink, CollectSink};
 

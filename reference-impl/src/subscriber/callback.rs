@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+use reactive_streams::{StreamError, Subscriber, Subscription, demand};
 
 type EndCallback = Box<dyn FnOnce(Result<(), StreamError>) + Send>;
 

@@ -6,7 +6,7 @@ mod collect;
 mod queued;
 
 pub use callback::CallbackSubscriber;
-pub use collect::{collect, Collect, CollectSubscriber};
+pub use collect::{Collect, CollectSubscriber, collect};
 pub use queued::{QueuedSubscriber, Signal};
 
 /// Demand to ask for once `outstanding` elements remain of a `batch`, or

@@ -1,8 +1,8 @@
 //! [`QueuedSubscriber`]: hands signals over a bounded queue to its own
 //! thread (§2.2).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 

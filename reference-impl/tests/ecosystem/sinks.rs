@@ -3,7 +3,7 @@
 
 use std::task::{Context, Poll};
 
-use futures::future::{ready, Ready};
+use futures::future::{Ready, ready};
 use futures::{SinkExt, StreamExt};
 use reactive_streams_tck::futures::sink::{Delivery, FuturesSinkFactory};
 

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures::future::{ready, Ready};
+use futures::future::{Ready, ready};
 use futures::stream::{FusedStream, Iter, Unfold};
 use futures::{Stream, StreamExt};
 use reactive_streams_tck::futures::stream::{Feeder, StreamFactory};

@@ -5,8 +5,8 @@
 // Each test binary uses one of the two.
 #![allow(dead_code)]
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_reference::{CallbackSubscriber, MulticastPublisher, Overflow};

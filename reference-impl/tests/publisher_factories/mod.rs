@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use futures::StreamExt;
 use reactive_streams::{Publisher, StreamError};
 use reactive_streams_reference::{
-    empty, failed, infinite, just, range, AsyncPublisher, Executor, IterPublisher, StreamPublisher,
+    AsyncPublisher, Executor, IterPublisher, StreamPublisher, empty, failed, infinite, just, range,
 };
 use reactive_streams_tck::publisher::PublisherFactory;
 

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use reactive_streams::{demand, Publisher, Subscriber, Subscription};
+use reactive_streams::{Publisher, Subscriber, Subscription, demand};
 
 #[derive(Default)]
 pub struct SpyState {

@@ -1,9 +1,9 @@
 //! One generated schedule of a quick verification's `tck_extended_schedules`
 //! (the stream and sink verifications), run and judged as a result of its own.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::context::{quietly, take_panic_location, RuleBody, RuleCx};
+use crate::context::{RuleBody, RuleCx, quietly, take_panic_location};
 use crate::env::TestEnv;
 use crate::outcome::{RuleResult, Verdict, Verification};
 

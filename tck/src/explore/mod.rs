@@ -24,15 +24,15 @@ mod case;
 pub mod config;
 mod run;
 
-pub(crate) use case::{judge_case, SCHEDULES_RULE};
+pub(crate) use case::{SCHEDULES_RULE, judge_case};
 
 pub(crate) use run::{
-    exploration, explore_cases, scripted, stress_rounds, stressed, whole_run, StressPlans,
+    StressPlans, exploration, explore_cases, scripted, stress_rounds, stressed, whole_run,
 };
 
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::outcome::{RuleResult, Verdict};
-use config::{show_seed, ExtendedConfig, CASES_ENV, SEED_ENV};
+use config::{CASES_ENV, ExtendedConfig, SEED_ENV, show_seed};
 
 /// The most runs spent shrinking one failure.
 pub const MAX_SHRINK_RUNS: u64 = 400;
@@ -168,20 +168,22 @@ where
     let found: Mutex<Vec<Found<S::Value>>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..config.parallelism().min(config.cases().max(1) as usize) {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::SeqCst);
-                if index >= config.cases() || index > lowest.load(Ordering::SeqCst) {
-                    break;
-                }
-                let case = tree_for(strategy, case_seed(config.seed(), index)).current();
-                let result = run_case(&case);
-                if result.verdict == Verdict::Failed {
-                    lowest.fetch_min(index, Ordering::SeqCst);
-                    found.lock().push(Found {
-                        index,
-                        case,
-                        result,
-                    });
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    if index >= config.cases() || index > lowest.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let case = tree_for(strategy, case_seed(config.seed(), index)).current();
+                    let result = run_case(&case);
+                    if result.verdict == Verdict::Failed {
+                        lowest.fetch_min(index, Ordering::SeqCst);
+                        found.lock().push(Found {
+                            index,
+                            case,
+                            result,
+                        });
+                    }
                 }
             });
         }
@@ -244,7 +246,7 @@ mod tests {
     use super::*;
     use crate::env::TestEnv;
     use crate::outcome::Verification;
-    use crate::runner::{run_rule, RuleMeta};
+    use crate::runner::{RuleMeta, run_rule};
 
     #[derive(Debug, Clone)]
     struct Numbers(Vec<u64>);

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use proptest::strategy::Strategy;
 
-use super::config::{show_seed, ExtendedConfig, SEED_ENV, STRESS_ITERATIONS_ENV};
-use super::{case_seed, explore, Scripted, MAX_SHRINK_RUNS};
+use super::config::{ExtendedConfig, SEED_ENV, STRESS_ITERATIONS_ENV, show_seed};
+use super::{MAX_SHRINK_RUNS, Scripted, case_seed, explore};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::env::TestEnv;
 use crate::outcome::{RuleResult, Verdict};

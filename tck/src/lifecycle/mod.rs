@@ -66,16 +66,16 @@ mod scenario;
 
 use std::sync::Arc;
 
-use reactive_streams::done::Tracked;
 use reactive_streams::Publisher;
+use reactive_streams::done::Tracked;
 
 pub use lineage::Lineage;
 
 use crate::context::RuleCx;
 use crate::engine::{Body, Engine, Table, Test, Vacuity};
 use crate::env::{ConfigError, TestEnv};
-use crate::explore::config::{parse_seed, CASES_ENV, SEED_ENV};
-use crate::explore::{whole_run, MAX_SHRINK_RUNS};
+use crate::explore::config::{CASES_ENV, SEED_ENV, parse_seed};
+use crate::explore::{MAX_SHRINK_RUNS, whole_run};
 use crate::outcome::{RuleResult, Verification};
 
 /// Generated scripts per rule test, unless [`LifecycleVerification::cases`]

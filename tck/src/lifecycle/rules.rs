@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use super::scenario::{self, EndKind, Ends, Script, Seen};
 use super::LifecycleFactory;
+use super::scenario::{self, EndKind, Ends, Script, Seen};
 use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::env::TestEnv;
 use crate::explore::{self, config::ExtendedConfig};

@@ -18,7 +18,7 @@ use parking_lot::{Condvar, Mutex};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use reactive_streams::done::{DoneLedger, Tracked};
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 
 use super::{LifecycleFactory, Lineage};
 

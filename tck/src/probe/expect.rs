@@ -300,7 +300,7 @@ impl<T: Debug + Send + 'static> Probe<T> {
                         "more than {} signals arrived after {after}",
                         super::RUNAWAY_LIMIT
                     ),
-                ))
+                ));
             }
             None => {}
         }

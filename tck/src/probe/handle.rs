@@ -52,7 +52,9 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
             cx.record(shared.failure_of(
                 "1.3",
                 "signals to reach the subscriber one at a time",
-                format!("{description} entered while another signal was still running on another thread"),
+                format!(
+                    "{description} entered while another signal was still running on another thread"
+                ),
             ));
         }
         let is_subscribe = description == "on_subscribe";
@@ -521,8 +523,8 @@ mod tests {
     //! re-enter it recursively or from two threads at once — done soundly
     //! through the probe's `&self` signal methods.
 
-    use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     use super::*;
     use crate::context::RuleCx;

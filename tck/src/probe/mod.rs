@@ -83,10 +83,10 @@ mod stack;
 mod state;
 mod words;
 
-pub(crate) use identity::Identity;
 pub(crate) use identity::EXACTLY_ONCE;
+pub(crate) use identity::Identity;
 pub use stack::STACK_DEPTH_FLOOR;
-pub(crate) use words::{numbered, Rendered};
+pub(crate) use words::{Rendered, numbered};
 pub use words::{show_element, show_next};
 
 use std::fmt::Debug;
@@ -94,7 +94,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex, ReentrantMutex};
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 
 use crate::context::{Failure, RuleCx};
 use state::State;

@@ -11,9 +11,9 @@ use parking_lot::Mutex;
 
 use reactive_streams::Publisher;
 
+use super::ProcessorFactory;
 use super::passing;
 use super::upstream::{self, Ending};
-use super::ProcessorFactory;
 use crate::publisher::PublisherFactory;
 
 pub(crate) struct AsPublisher<F> {

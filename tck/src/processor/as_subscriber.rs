@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 
-use super::as_publisher::AsPublisher;
 use super::ProcessorFactory;
+use super::as_publisher::AsPublisher;
 use crate::context::{Failure, RuleCx};
 use crate::subscriber::rules::ElementText;
 use crate::subscriber::stage::{Nudge, Stage, Subject};

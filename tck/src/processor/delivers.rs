@@ -15,8 +15,8 @@
 
 use reactive_streams::Publisher;
 
-use super::as_publisher::AsPublisher;
 use super::ProcessorFactory;
+use super::as_publisher::AsPublisher;
 use crate::context::{Failure, RuleCx};
 use crate::probe::{Probe, Signal};
 use crate::publisher::PublisherFactory;

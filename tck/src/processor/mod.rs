@@ -56,7 +56,7 @@ use std::sync::Arc;
 use reactive_streams::{Publisher, Subscriber};
 
 use crate::context::{Outcome, RuleBody, RuleCx};
-use crate::engine::{body, plain, Body, Engine, Table, Vacuity};
+use crate::engine::{Body, Engine, Table, Vacuity, body, plain};
 use crate::publisher::RuleDef;
 use as_publisher::AsPublisher;
 use as_subscriber::ProcessorSubject;

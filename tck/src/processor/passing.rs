@@ -45,8 +45,8 @@ pub(crate) fn inputs_for<F: ProcessorFactory + ?Sized>(factory: &F, outputs: u64
 #[cfg(test)]
 mod tests {
     use super::{inputs_for, outputs_for};
-    use crate::processor::testkit::IdentityProcessor;
     use crate::processor::ProcessorFactory;
+    use crate::processor::testkit::IdentityProcessor;
 
     struct Keeping(fn(u64) -> bool);
 

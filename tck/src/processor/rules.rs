@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use reactive_streams::demand;
 
-use super::as_subscriber::{create, ProcessorSubject};
 use super::ProcessorFactory;
+use super::as_subscriber::{ProcessorSubject, create};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::probe::{Probe, Signal};
 use crate::subscriber::Driver;

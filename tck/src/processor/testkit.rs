@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 
 pub use super::filtering::FilteringProcessor;
 pub use super::multicast::MulticastProcessor;
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 
 /// A deliberate defect, for the TCK's own self-tests: each makes one
 /// processor rule test fail.

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
-use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+use reactive_streams::{StreamError, Subscriber, Subscription, demand};
 
 /// What the processor did to its upstream subscription.
 #[derive(Debug, Default, Clone, Copy)]

@@ -50,7 +50,7 @@ use std::sync::Arc;
 pub use factory::PublisherFactory;
 
 use crate::context::{RuleBody, RuleCx};
-use crate::engine::{declared_skips, Body, Engine, Run, Table, Test, Unmet, Vacuity};
+use crate::engine::{Body, Engine, Run, Table, Test, Unmet, Vacuity, declared_skips};
 
 /// One rule test: what it needs from the factory, and its body.
 pub(crate) struct RuleDef<F> {

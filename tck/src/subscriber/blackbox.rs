@@ -9,7 +9,7 @@ use super::driver::Driver;
 use super::rules;
 use super::stage::{Nudge, Stage, Subject};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::engine::{body, plain, Body, Engine, Table, Vacuity};
+use crate::engine::{Body, Engine, Table, Vacuity, body, plain};
 
 /// Makes the subscribers the
 /// [blackbox verification](crate::subscriber_blackbox_verification) drives.
@@ -128,10 +128,12 @@ fn table<F: SubscriberBlackboxFactory>() -> Table<Blackbox<F>> {
     let mut table = plain(quick::<F>());
     table.push(("tck_extended_schedules", super::extended::schedules()));
     table.push(("tck_extended_stress", super::extended::stress()));
-    debug_assert!(table
-        .iter()
-        .map(|(name, _)| *name)
-        .eq(TESTS.iter().copied()));
+    debug_assert!(
+        table
+            .iter()
+            .map(|(name, _)| *name)
+            .eq(TESTS.iter().copied())
+    );
     table
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use reactive_streams::{StreamError, Subscriber};
 
-use super::probe_subscription::{inside, ProbeSubscription, Role};
+use super::probe_subscription::{ProbeSubscription, Role, inside};
 use crate::context::{Failure, RuleCx};
 
 /// The error the TCK signals with `on_error`.

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
-use reactive_streams::{demand, Subscription};
+use reactive_streams::{Subscription, demand};
 
 use crate::context::RuleCx;
 

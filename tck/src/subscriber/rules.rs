@@ -174,7 +174,9 @@ pub(crate) fn spec_2_06<X: Subject>(cx: &RuleCx, subject: &X) -> RuleBody {
         ));
     } else if !subscription.wait_cancelled_or_released(cx.env().timeout()) {
         let actual = if subscription.is_abandoned() {
-            format!("{delivered} elements delivered; the subscriber dropped its subscription without cancel()")
+            format!(
+                "{delivered} elements delivered; the subscriber dropped its subscription without cancel()"
+            )
         } else {
             format!(
                 "{delivered} elements delivered and no cancel() within {} ms",

@@ -7,8 +7,8 @@
 //!   worker thread, which processes it, reports it to an optional
 //!   [`WhiteboxProbe`], and requests one more after each element.
 
-use std::sync::mpsc;
 use std::sync::Arc;
+use std::sync::mpsc;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
 

@@ -13,7 +13,7 @@ use super::rules::{self, ElementText};
 use super::stage::{Nudge, Stage, Subject};
 use super::whitebox_probe::WhiteboxProbe;
 use crate::context::{Failure, RuleBody, RuleCx};
-use crate::engine::{body, plain, Body, Engine, Table, Vacuity};
+use crate::engine::{Body, Engine, Table, Vacuity, body, plain};
 
 /// Makes the instrumented subscribers the
 /// [whitebox verification](crate::subscriber_whitebox_verification) drives.
@@ -188,10 +188,12 @@ pub(crate) fn table_for<X: Subject + ElementText>() -> Vec<(&'static str, Body<X
 fn table<F: SubscriberWhiteboxFactory>() -> Table<Whitebox<F>> {
     let mut table = plain(quick::<F>());
     table.push(("tck_extended_schedules", super::extended::schedules()));
-    debug_assert!(table
-        .iter()
-        .map(|(name, _)| *name)
-        .eq(TESTS.iter().copied()));
+    debug_assert!(
+        table
+            .iter()
+            .map(|(name, _)| *name)
+            .eq(TESTS.iter().copied())
+    );
     table
 }
 

@@ -2,8 +2,8 @@
 //! correct ones of unusual shapes, and one broken adapter per rule.
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
 use futures::stream::{BoxStream, Stream, StreamExt};

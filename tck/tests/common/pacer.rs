@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 
 /// When and how much the processor asks upstream for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,8 +11,8 @@
 
 #![allow(dead_code)]
 
-use std::sync::mpsc;
 use std::sync::Arc;
+use std::sync::mpsc;
 
 use reactive_streams::{StreamError, Subscriber, Subscription};
 use reactive_streams_tck::subscriber::{

@@ -1,7 +1,7 @@
 //! Stages that handle tokens faithfully pass every rule.
 
-use reactive_streams::done::Tracked;
 use reactive_streams::Publisher;
+use reactive_streams::done::Tracked;
 use reactive_streams_tck::datum_lifecycle_verification;
 use reactive_streams_tck::lifecycle::{LifecycleFactory, LifecycleVerification};
 use reactive_streams_tck::outcome::Verdict;

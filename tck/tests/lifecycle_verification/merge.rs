@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use reactive_streams::done::{Tokens, Tracked};
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 use reactive_streams_tck::lifecycle::LifecycleFactory;
 use reactive_streams_tck::testkit::{Trampoline, Turn};
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
 use reactive_streams::done::Tracked;
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 use reactive_streams_tck::lifecycle::LifecycleFactory;
 
 /// What the worker does with the datum in hand when it sees the cancel.

@@ -2,12 +2,12 @@
 //! rule test for it fails with a snapshot-tested message.
 
 use reactive_streams_tck::outcome::Verdict;
-use reactive_streams_tck::processor::testkit::Quirk;
 use reactive_streams_tck::processor::ProcessorVerification;
+use reactive_streams_tck::processor::testkit::Quirk;
 use reactive_streams_tck::testkit::broken_rules;
 use rstest::rstest;
 
-use crate::factories::{failed, patient, Identities};
+use crate::factories::{Identities, failed, patient};
 
 #[rstest]
 #[case::swallows_upstream_errors("swallows_upstream_errors", Quirk::SwallowsErrors, "spec_4_02")]

@@ -4,7 +4,7 @@ use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::processor::ProcessorVerification;
 use reactive_streams_tck::processor_verification;
 
-use crate::factories::{generous, Identities};
+use crate::factories::{Identities, generous};
 
 #[test]
 fn the_identity_processor_passes_every_rule_test() {

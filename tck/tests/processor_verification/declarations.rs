@@ -8,7 +8,7 @@ use reactive_streams_tck::processor::testkit::{IdentityProcessor, Quirk};
 
 use crate::factories::generous;
 use crate::filtering::{EmitsDropped, Evens};
-use crate::unusual::{Pacers, PREFETCH};
+use crate::unusual::{PREFETCH, Pacers};
 
 fn passes_quick_and_extended<F: ProcessorFactory>(name: &str, factory: impl Fn() -> F) {
     let quick = ProcessorVerification::new(factory())

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::processor::testkit::IdentityProcessor;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};

@@ -7,7 +7,7 @@ use reactive_streams_tck::processor::ProcessorVerification;
 use rstest::rstest;
 
 use crate::unusual::pacer::Pull;
-use crate::unusual::{Pacers, PREFETCH};
+use crate::unusual::{PREFETCH, Pacers};
 
 #[rstest]
 #[case::later(Pull::Later, None)]

@@ -2,14 +2,14 @@
 //! side, which only the extended processor `tck_extended_schedules` or
 //! `tck_extended_stress` reaches.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::ThreadId;
 
 use reactive_streams::demand::EFFECTIVELY_UNBOUNDED;
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
-use reactive_streams_tck::processor::testkit::IdentityProcessor;
 use reactive_streams_tck::processor::ProcessorFactory;
+use reactive_streams_tck::processor::testkit::IdentityProcessor;
 
 /// What is wrong with a [`FlawedIdentity`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

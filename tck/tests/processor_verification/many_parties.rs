@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use parking_lot::{Mutex, ReentrantMutex};
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 use reactive_streams_tck::testkit::broken_rules;

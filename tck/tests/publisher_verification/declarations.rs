@@ -9,8 +9,8 @@
 //! `&mut` (unsafe); both verifications hand the declared depth to the
 //! same probe bound.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use reactive_streams::{Publisher, StreamError, Subscriber, Subscription};
 use reactive_streams_tck::outcome::RuleResult;

@@ -14,7 +14,7 @@ use reactive_streams::{Publisher, Subscriber, Subscription};
 use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::testkit::{
-    anything_broken, broken_rules, AsyncRanges, RangeState, Signal, SyncRanges, Trampoline, Turn,
+    AsyncRanges, RangeState, Signal, SyncRanges, Trampoline, Turn, anything_broken, broken_rules,
 };
 use rstest::rstest;
 

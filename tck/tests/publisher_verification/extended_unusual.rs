@@ -7,7 +7,7 @@ use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::publisher::PublisherVerification;
 
 use crate::unusual::{
-    assert_accepted, AlwaysEmpty, HandOff, JustOnes, LazyEnds, SerialOnly, SlowFirstRequest,
+    AlwaysEmpty, HandOff, JustOnes, LazyEnds, SerialOnly, SlowFirstRequest, assert_accepted,
 };
 
 fn results<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
@@ -37,7 +37,9 @@ fn a_publisher_relying_on_serial_calls_passes() {
 fn an_always_empty_publisher_passes_its_schedules() {
     assert_eq!(
         assert_accepted(&results(AlwaysEmpty)),
-        ["tck_extended_stress: needs publishers of up to 99 elements; the factory's max_elements() is 0"]
+        [
+            "tck_extended_stress: needs publishers of up to 99 elements; the factory's max_elements() is 0"
+        ]
     );
 }
 
@@ -45,7 +47,9 @@ fn an_always_empty_publisher_passes_its_schedules() {
 fn a_just_like_publisher_passes_its_schedules() {
     assert_eq!(
         assert_accepted(&results(JustOnes)),
-        ["tck_extended_stress: needs publishers of up to 99 elements; the factory's max_elements() is 1"]
+        [
+            "tck_extended_stress: needs publishers of up to 99 elements; the factory's max_elements() is 1"
+        ]
     );
 }
 

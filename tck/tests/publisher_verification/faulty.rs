@@ -3,13 +3,13 @@
 //! Every fault is written in safe Rust: the TCK must catch defects a real
 //! implementation can have, not undefined behaviour.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::ThreadId;
 use std::time::Duration;
 
 use parking_lot::{Mutex, ReentrantMutex};
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::testkit::{Failing, Signal, Trampoline, Turn};
 

@@ -1,8 +1,8 @@
 //! A synchronous range publisher with one optional, deliberate flaw that
 //! the quick verification cannot see.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::ThreadId;
 
 use reactive_streams::demand::{self, EFFECTIVELY_UNBOUNDED};

@@ -2,11 +2,11 @@
 //! message; one bug only the extended schedules find, whose whole run
 //! breaks exactly the rules snapshotted as `flush_waker_first_rules`.
 
+use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::futures::sink::FuturesSinkVerification;
 use reactive_streams_tck::outcome::Verdict;
 use reactive_streams_tck::testkit::broken_rules;
-use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::queue::{Bug, Sinks};

@@ -1,10 +1,10 @@
 //! A correct bounded sink, with and without a buffer of its own, passes
 //! every rule test, quick and extended.
 
+use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::futures::sink::FuturesSinkVerification;
 use reactive_streams_tck::outcome::Verdict;
-use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::queue::Sinks;

@@ -3,11 +3,11 @@
 //! extended); each broken one, or one whose factory declares what does not
 //! hold, breaks exactly the rules snapshotted for it.
 
+use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::futures::sink::{FuturesSinkFactory, FuturesSinkVerification};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::testkit::broken_rules;
-use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::destinations::{Bug, Forwards, NeverWaits, Pipes, Watches};

@@ -199,11 +199,7 @@ impl FuturesSinkFactory for Pipes {
             let writer = {
                 let mut pipe = switch.lock();
                 pipe.stalled = paused;
-                if paused {
-                    None
-                } else {
-                    pipe.writer.take()
-                }
+                if paused { None } else { pipe.writer.take() }
             };
             if let Some(writer) = writer {
                 writer.wake();

@@ -3,10 +3,10 @@
 //! other threads, one with the default `size_hint()`, and the same channel
 //! without a feeder.
 
+use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::futures::stream::{StreamFactory, StreamVerification};
 use reactive_streams_tck::outcome::Verdict;
-use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 use crate::channel::{Bug, Channels, Shape, Unfed};

@@ -8,9 +8,9 @@
 use futures::channel::mpsc;
 use futures::stream::FusedStream;
 use futures::stream::{self, BoxStream, StreamExt};
+use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::futures::stream::{Feeder, StreamFactory, StreamVerification};
 use reactive_streams_tck::outcome::RuleResult;
-use reactive_streams_tck::ExtendedConfig;
 
 fn results<F: StreamFactory>(factory: F) -> Vec<RuleResult> {
     StreamVerification::new(factory)

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
+use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::futures::stream::{Feeder, StreamFactory, StreamVerification};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 use reactive_streams_tck::testkit::broken_rules;
-use reactive_streams_tck::ExtendedConfig;
 use rstest::rstest;
 
 #[derive(Default)]

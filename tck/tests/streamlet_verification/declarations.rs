@@ -4,8 +4,8 @@
 //! whether it restarts, whether it can fail, when it stops) and passes
 //! both.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 use reactive_streams_tck::streamlet::sink::{SinkFactory, SinkVerification};

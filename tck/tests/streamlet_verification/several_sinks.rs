@@ -12,8 +12,8 @@
 //!   the protocol's timer example: a sink starting late misses what went
 //!   by, and gets the end when it starts after the run.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use reactive_streams::{Sink, Source};

@@ -13,7 +13,7 @@ use reactive_streams_tck::subscriber::{
 use reactive_streams_tck::testkit::broken_rules;
 use rstest::rstest;
 
-use crate::factories::{patient, Blackbox, Whitebox};
+use crate::factories::{Blackbox, Whitebox, patient};
 
 /// What every broken subscriber shares: it keeps its subscription and
 /// requests `initial` in `on_subscribe` (0: only when nudged).

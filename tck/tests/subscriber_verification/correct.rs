@@ -12,7 +12,7 @@ use reactive_streams_tck::subscriber::{
 use reactive_streams_tck::{subscriber_blackbox_verification, subscriber_whitebox_verification};
 use rstest::rstest;
 
-use crate::factories::{generous, Blackbox, Whitebox};
+use crate::factories::{Blackbox, Whitebox, generous};
 
 fn assert_all_pass(results: Vec<RuleResult>) {
     crate::verdicts::assert_none_broken(&results, "a conforming subscriber broke rules");

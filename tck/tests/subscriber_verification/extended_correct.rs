@@ -1,9 +1,9 @@
 //! Conforming subscribers pass generated signal scripts.
 
 use reactive_streams_tck::outcome::RuleResult;
-use reactive_streams_tck::subscriber::testkit::{Greedy, Queued};
 use reactive_streams_tck::subscriber::SubscriberBlackboxVerification;
 use reactive_streams_tck::subscriber::SubscriberWhiteboxVerification;
+use reactive_streams_tck::subscriber::testkit::{Greedy, Queued};
 use reactive_streams_tck::{subscriber_blackbox_verification, subscriber_whitebox_verification};
 
 use crate::factories::{Blackbox, Whitebox};

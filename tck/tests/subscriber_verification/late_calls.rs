@@ -30,7 +30,7 @@ use reactive_streams_tck::subscriber::{
 };
 use reactive_streams_tck::testkit::broken_rules;
 
-use crate::factories::{generous, patient, Blackbox, Whitebox};
+use crate::factories::{Blackbox, Whitebox, generous, patient};
 
 /// How many subscribers were subscribed on each thread. A rule test
 /// subscribes its subscribers on its own thread, so a later count on the

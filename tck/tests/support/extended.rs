@@ -4,9 +4,9 @@
 
 #![allow(dead_code)]
 
+use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
-use reactive_streams_tck::ExtendedConfig;
 
 /// Fixed seeds, so every result here is stable.
 pub const SEED: u64 = 0x5EED;

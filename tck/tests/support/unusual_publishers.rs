@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::thread::ThreadId;
 
 use parking_lot::Mutex;
-use reactive_streams::{demand, Publisher, StreamError, Subscriber, Subscription};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
 use reactive_streams_tck::publisher::PublisherFactory;
 use reactive_streams_tck::testkit::{Failing, Signal, Trampoline, Turn};
 

@@ -122,11 +122,7 @@ pub fn redact_durations(markdown: &str) -> String {
                     let is_duration = cell
                         .strip_suffix(" ms")
                         .is_some_and(|n| n == "<1" || n.bytes().all(|b| b.is_ascii_digit()));
-                    if is_duration {
-                        "[ms]"
-                    } else {
-                        cell
-                    }
+                    if is_duration { "[ms]" } else { cell }
                 })
                 .collect::<Vec<_>>()
                 .join(" | ")

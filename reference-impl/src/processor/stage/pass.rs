@@ -47,10 +47,10 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, OnceLock, Weak};
 
-use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+use reactive_streams::{StreamError, Subscriber, Subscription, demand};
 
 use super::{Downstream, HandOff, Stage, StageDrain, StageProducer, State};
-use crate::drain::{thread_mark, Drain};
+use crate::drain::{Drain, thread_mark};
 use crate::hub::{HubSubscription, Terminal};
 use crate::overflow::BoundedBuffer;
 use crate::slot::Slot;

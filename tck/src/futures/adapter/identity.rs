@@ -2,8 +2,8 @@
 //! each inner item at most once (exactly once, if it passes every item),
 //! each inner stream's items in order.
 
-use super::rules::{Adapted, ITEMS};
 use super::AdapterFactory;
+use super::rules::{Adapted, ITEMS};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 
 const RULE: &str = "adapter.5";

@@ -72,7 +72,7 @@ use std::fmt::Debug;
 
 use futures_core::Stream;
 
-use crate::engine::{by_name, Engine, Table, Vacuity};
+use crate::engine::{Engine, Table, Vacuity, by_name};
 
 /// Makes fresh adapters around inner streams the TCK provides.
 ///
@@ -197,7 +197,7 @@ macro_rules! stream_adapter_verification {
 mod tests {
     use super::*;
     use crate::runner::rule_of_test;
-    use reactive_streams::rules::{Check, ADAPTER_RULES};
+    use reactive_streams::rules::{ADAPTER_RULES, Check};
 
     #[test]
     fn the_catalogue_and_the_tests_name_each_other() {

@@ -2,16 +2,16 @@
 //! adapter's `poll_next` runs (the lost-wake-up race of `stream.2`, across
 //! the wrapper).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use super::AdapterFactory;
 use super::inner::{Inners, Woke};
 use super::rules::{Adapted, RACE_ROUNDS};
-use super::AdapterFactory;
 use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::wakers::WakeProbe;
 

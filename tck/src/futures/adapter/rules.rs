@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use super::inner::{Inners, Woke};
 use super::AdapterFactory;
+use super::inner::{Inners, Woke};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::futures::stream::driver::Driver;
-use crate::wakers::{poll_slice, WakeProbe};
+use crate::wakers::{WakeProbe, poll_slice};
 
 /// Items pushed into each inner stream in the quick scenarios.
 pub(super) const ITEMS: u64 = 3;
@@ -181,11 +181,7 @@ impl<F: AdapterFactory> Adapted<F> {
 }
 
 pub(super) fn plural(n: impl Into<u64>) -> &'static str {
-    if n.into() == 1 {
-        ""
-    } else {
-        "s"
-    }
+    if n.into() == 1 { "" } else { "s" }
 }
 
 /// `adapter.3`: no inner stream is polled after its `Ready(None)`. The
@@ -356,7 +352,7 @@ pub(crate) fn adapter_6<F: AdapterFactory>(cx: &RuleCx, factory: &F) -> RuleBody
                 return Err(cx.failure(
                     "the adapter to end once its inner streams had ended",
                     format!("Pending for {} ms", timeout.as_millis()),
-                ))
+                ));
             }
             Poll::Pending => {
                 waker.wait_woken(0, poll_slice(cx.env()));

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Instant;
 
-use super::inner::Woke;
-use super::rules::{plural, Adapted, ITEMS};
 use super::AdapterFactory;
+use super::inner::Woke;
+use super::rules::{Adapted, ITEMS, plural};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::wakers::WakeProbe;
 
@@ -45,7 +45,7 @@ fn pending_twice<F: AdapterFactory>(
                     first,
                     second,
                     epoch,
-                }))
+                }));
             }
         }
         if Instant::now() >= deadline {

@@ -41,7 +41,7 @@ mod schedules;
 pub use delivery::Delivery;
 pub use outlet::Outlet;
 
-use crate::engine::{by_name, Engine, Table, Vacuity};
+use crate::engine::{Engine, Table, Vacuity, by_name};
 
 /// Makes fresh sinks of `u64` for the sink verification.
 ///

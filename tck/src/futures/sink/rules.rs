@@ -12,7 +12,7 @@ use futures_sink::Sink;
 
 use super::{Delivery, FuturesSinkFactory};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::wakers::{poll_slice, WakeProbe, WakerSet};
+use crate::wakers::{WakeProbe, WakerSet, poll_slice};
 
 /// Items sent at most while filling a sink to make `poll_ready` return
 /// `Pending` (`sink.1`).
@@ -146,7 +146,7 @@ impl<F: FuturesSinkFactory> Driver<F> {
                     return Err(self.cx.failure(
                         format!("{method} to be ready while the TCK takes every delivered item"),
                         format!("Pending for {} ms", timeout.as_millis()),
-                    ))
+                    ));
                 }
                 Poll::Pending => {
                     self.take_delivered();
@@ -275,7 +275,7 @@ fn woken_after_pending<F: FuturesSinkFactory>(
             Poll::Ready(Err(error)) => {
                 return unchecked(format!(
                     "poll_ready failed before the sink was full: {error:?}"
-                ))
+                ));
             }
             Poll::Pending => {
                 full = true;
@@ -304,7 +304,7 @@ fn woken_after_pending<F: FuturesSinkFactory>(
                     "{} after {} sends with {nothing_taken}",
                     show(&answer),
                     d.sent
-                ))
+                ));
             }
         }
     };
@@ -395,7 +395,9 @@ pub(super) fn check_delivered<F: FuturesSinkFactory>(
         return Ok(());
     }
     let hint = if d.delivered.contains(&last) {
-        format!(" (the latest, item {last}, was: if the sink keeps only the newest item, as a watch does, its factory declares latest_value())")
+        format!(
+            " (the latest, item {last}, was: if the sink keeps only the newest item, as a watch does, its factory declares latest_value())"
+        )
     } else {
         String::new()
     };

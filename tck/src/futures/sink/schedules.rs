@@ -28,11 +28,11 @@ use std::task::Poll;
 
 use proptest::prelude::*;
 
-use super::rules::{check_delivered, Driver, FILL_LIMIT};
 use super::FuturesSinkFactory;
+use super::rules::{Driver, FILL_LIMIT, check_delivered};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::config::ExtendedConfig;
-use crate::explore::{explore, judge_case, Scripted};
+use crate::explore::{Scripted, explore, judge_case};
 use crate::outcome::Verification;
 use crate::wakers::WakeProbe;
 
@@ -252,7 +252,11 @@ fn steps<F: FuturesSinkFactory>(
                 let took = run.resume()?;
                 if let Some(call) = run.pending.take() {
                     if call.paused || took > 0 {
-                        expect_wake(&run.d, &call, "the destination was resumed and the delivery side took every delivered item")?;
+                        expect_wake(
+                            &run.d,
+                            &call,
+                            "the destination was resumed and the delivery side took every delivered item",
+                        )?;
                     }
                 }
                 continue;

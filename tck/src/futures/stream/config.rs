@@ -5,7 +5,7 @@
 
 use super::driver::Driver;
 use super::factory::StreamFactory;
-use super::rules::{end, push, ITEMS};
+use super::rules::{ITEMS, end, push};
 use crate::context::{Outcome, RuleBody, RuleCx};
 
 const RULE: &str = "tck.configuration";

@@ -12,7 +12,7 @@ use std::time::Instant;
 use futures_core::Stream;
 
 use crate::context::{Failure, RuleCx};
-use crate::wakers::{poll_slice, WakeProbe, WakerSet};
+use crate::wakers::{WakeProbe, WakerSet, poll_slice};
 
 /// One poll's answer, as traces print it.
 pub(crate) fn show<T: Debug>(answer: &Poll<Option<T>>) -> String {

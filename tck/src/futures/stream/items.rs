@@ -11,8 +11,8 @@ use std::fmt::Debug;
 
 use super::driver::Driver;
 use super::factory::StreamFactory;
-use super::latest::{Owed, LATEST_HINT};
-use super::rules::{end, push, EXACT_ITEMS, ITEMS};
+use super::latest::{LATEST_HINT, Owed};
+use super::rules::{EXACT_ITEMS, ITEMS, end, push};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 
 /// The indices of the items `d` yielded, where the factory tells them.
@@ -94,7 +94,9 @@ where
     }
     let last = owed.saturating_sub(1);
     let items = if d.latest {
-        format!("some of items 0 … {last}, each at most once, in order, and item {last} last (a latest-value stream)")
+        format!(
+            "some of items 0 … {last}, each at most once, in order, and item {last} last (a latest-value stream)"
+        )
     } else {
         format!("items 0 … {last} once each and in order")
     };

@@ -93,7 +93,7 @@ mod thread_bound;
 pub use factory::{Feeder, StreamFactory};
 pub use thread_bound::ThreadBound;
 
-use crate::engine::{by_name, Engine, Table, Vacuity};
+use crate::engine::{Engine, Table, Vacuity, by_name};
 
 /// The tests, quick then extended, in order. The macro generates one
 /// `#[test]` for each; this list and the macro come from one source.

@@ -29,11 +29,11 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use super::driver::{show, Driver};
+use super::driver::{Driver, show};
 use super::factory::{Feeder, StreamFactory};
-use super::rules::{end, push, wrong_count, NO_FEEDER, RACE_ROUNDS};
+use super::rules::{NO_FEEDER, RACE_ROUNDS, end, push, wrong_count};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::wakers::{poll_slice, WakeProbe};
+use crate::wakers::{WakeProbe, poll_slice};
 
 const RULE: &str = "stream.2";
 
@@ -466,7 +466,7 @@ where
             None => {
                 return Ok(Outcome::Skipped(format!(
                     "the race cannot be judged: the wake-up of {what} was lost while no item had yet arrived after a Pending poll_next, so whether the stream wakes at all without a race is unknown (stream.1 tells)"
-                )))
+                )));
             }
         }
     }

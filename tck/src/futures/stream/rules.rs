@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use super::driver::{show, Driver};
+use super::driver::{Driver, show};
 use super::factory::{Feeder, StreamFactory};
-use super::latest::{bounds, Owed};
+use super::latest::{Owed, bounds};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
-use crate::wakers::{poll_slice, WakeProbe};
+use crate::wakers::{WakeProbe, poll_slice};
 
 /// Items in the streams the quick rules make.
 pub const ITEMS: u64 = 3;
@@ -187,8 +187,7 @@ pub(super) fn end(cx: &RuleCx, feeder: Feeder, rule: &str) -> Result<(), Failure
     cx.try_step(rule, "feeder: end", || feeder.end())
 }
 
-pub(super) const NO_FEEDER: &str =
-    "needs a fed stream: the factory's create_fed_stream() returns None, so no item can be made to arrive";
+pub(super) const NO_FEEDER: &str = "needs a fed stream: the factory's create_fed_stream() returns None, so no item can be made to arrive";
 
 /// A driver of `factory.create_stream(n)`, labelled as that call.
 fn created<F: StreamFactory>(cx: &RuleCx, factory: &F, n: u64) -> Driver<F::Stream> {
@@ -241,7 +240,7 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
                             "{} before the feeder pushed item {i} or ended",
                             show(&answer)
                         ),
-                    ))
+                    ));
                 }
             }
         }
@@ -267,14 +266,14 @@ pub(crate) fn stream_1<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
                     &d,
                     ITEMS,
                     &format!("Ready(None) after {} items", d.yielded),
-                ))
+                ));
             }
             (Some(item), false) => {
                 return Err(wrong_count(
                     &d,
                     ITEMS,
                     &format!("{item:?} after the feeder ended"),
-                ))
+                ));
             }
         }
     }
@@ -668,7 +667,7 @@ where
                         "poll_next returned Pending for {} ms, woken or not",
                         timeout.as_millis()
                     ),
-                ))
+                ));
             }
             Poll::Pending => {
                 waker.wait_woken(since, slice);
@@ -752,7 +751,7 @@ pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
                     &d,
                     polls,
                     format!("{} before item {i} was pushed", show(&answer)),
-                ))
+                ));
             }
         }
         push(cx, &mut feeder, RULE, i)?;

@@ -28,11 +28,11 @@ use proptest::prelude::*;
 
 use super::driver::Driver;
 use super::factory::StreamFactory;
-use super::latest::{bounds, Owed};
+use super::latest::{Owed, bounds};
 use super::rules::EXACT_ITEMS;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::config::ExtendedConfig;
-use crate::explore::{explore, judge_case, Scripted};
+use crate::explore::{Scripted, explore, judge_case};
 use crate::outcome::Verification;
 use crate::wakers::WakeProbe;
 

@@ -30,24 +30,24 @@
 //!   emits more. Failures shrink to a minimal script.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use proptest::prelude::*;
-use reactive_streams::{demand, Publisher, Subscriber};
+use reactive_streams::{Publisher, Subscriber, demand};
 
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::engine::{Prepared, Test};
-use crate::explore::{scripted, Scripted};
+use crate::explore::{Scripted, scripted};
 use crate::outcome::Verdict;
 use crate::probe::{Probe, Signal};
+use crate::processor::ProcessorFactory;
 use crate::processor::as_publisher::AsPublisher;
 use crate::processor::as_subscriber::ProcessorSubject;
 use crate::processor::passing;
 use crate::processor::upstream::{self, Ending, Recorder};
-use crate::processor::ProcessorFactory;
-use crate::publisher::extended::schedule::{amount, show_amount};
 use crate::publisher::PublisherFactory;
+use crate::publisher::extended::schedule::{amount, show_amount};
 
 /// The most steps of an upstream script.
 pub const MAX_UPSTREAM_STEPS: usize = 10;

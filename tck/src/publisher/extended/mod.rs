@@ -10,7 +10,7 @@ use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::engine::Prepared;
 use crate::env::TestEnv;
 use crate::explore::config::ExtendedConfig;
-use crate::explore::{exploration, explore_cases, stress_rounds, stressed, StressPlans};
+use crate::explore::{StressPlans, exploration, explore_cases, stress_rounds, stressed};
 use crate::outcome::RuleResult;
 use crate::publisher::PublisherFactory;
 use crate::runner::RuleMeta;

@@ -29,8 +29,8 @@ use reactive_streams::demand;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::splitmix64;
 use crate::probe::{Probe, Signal};
-use crate::publisher::rules::{create, subscribed};
 use crate::publisher::PublisherFactory;
+use crate::publisher::rules::{create, subscribed};
 
 /// Rounds of simultaneous calls per iteration.
 pub const ROUNDS: usize = 6;

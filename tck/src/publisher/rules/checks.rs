@@ -3,7 +3,7 @@
 
 use super::{can_make, def, fresh, show, up_to};
 use crate::context::Outcome;
-use crate::publisher::{everything_skipped, Needs, PublisherFactory, RuleDef};
+use crate::publisher::{Needs, PublisherFactory, RuleDef, everything_skipped};
 
 /// `tck.configuration`: the factory's declarations let the rule tests run
 /// (a run where everything that needs an element skips proves nothing).

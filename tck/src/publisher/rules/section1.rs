@@ -136,7 +136,7 @@ pub fn spec_1_04<F: PublisherFactory>() -> RuleDef<F> {
                             return Err(cx.failure(
                                 expected,
                                 format!("{label}: {} arrived", other.describe()),
-                            ))
+                            ));
                         }
                     }
                 }
@@ -418,7 +418,7 @@ pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
                             return Err(cx.failure(
                                 "its next element, or on_complete",
                                 format!("second: on_error({error}) arrived"),
-                            ))
+                            ));
                         }
                     }
                 }

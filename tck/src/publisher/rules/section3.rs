@@ -375,7 +375,7 @@ pub fn spec_3_11<F: PublisherFactory>() -> RuleDef<F> {
                     "3.9",
                     expected,
                     format!("{} arrived", probe.describe_taken(&other)),
-                ))
+                ));
             }
         }
         probe.expect_no_signal()?;

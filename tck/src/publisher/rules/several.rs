@@ -257,7 +257,7 @@ fn rest<T: std::fmt::Debug + Send + 'static>(
                 return Err(cx.failure(
                     "the rest of the stream, then on_complete",
                     format!("on_error({error}) arrived"),
-                ))
+                ));
             }
         }
     }

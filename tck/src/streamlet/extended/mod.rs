@@ -29,10 +29,10 @@ use crate::context::{Outcome, RuleBody, RuleCx};
 use crate::engine::{Prepared, Test};
 use crate::env::TestEnv;
 use crate::explore::config::ExtendedConfig;
-use crate::explore::{scripted, stress_rounds, stressed, Scripted, StressPlans};
+use crate::explore::{Scripted, StressPlans, scripted, stress_rounds, stressed};
 use crate::runner::RuleMeta;
 use reactive_streams::StreamError;
-use source_stress::{SourceStressPlan, STRESS_ELEMENTS};
+use source_stress::{STRESS_ELEMENTS, SourceStressPlan};
 
 use crate::streamlet::probe::{Mode, SinkProbe, SourceProbe};
 use crate::streamlet::sink::SinkFactory;
@@ -221,7 +221,9 @@ fn source_stress<F: SourceFactory>(
         who: "threads",
         draw: |seed| SourceStressPlan::draw(seed, threads, elements),
         show: |plan: &SourceStressPlan| {
-            format!("create_source({elements}); what each thread did, lined up by a barrier before each round:\n{plan}")
+            format!(
+                "create_source({elements}); what each thread did, lined up by a barrier before each round:\n{plan}"
+            )
         },
     };
     let factory = factory.clone();

@@ -159,10 +159,11 @@ mod tests {
         assert_eq!(plan, SourceStressPlan::draw(3, 4, STRESS_ELEMENTS));
         assert_eq!(plan.requests.len(), ROUNDS);
         assert!(plan.requests.iter().all(|r| r.len() == 4));
-        assert!(plan
-            .stops
-            .iter()
-            .all(|&k| (1..=STRESS_ELEMENTS).contains(&k)));
+        assert!(
+            plan.stops
+                .iter()
+                .all(|&k| (1..=STRESS_ELEMENTS).contains(&k))
+        );
         assert!(plan.to_string().contains("round 1: stress-1: "));
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 
-use super::{describe_reason, wait_for, RUNAWAY_LIMIT, RUNAWAY_STOP};
+use super::{RUNAWAY_LIMIT, RUNAWAY_STOP, describe_reason, wait_for};
 use crate::context::{Failure, RuleCx};
 use crate::streamlet::lifecycle::Lifecycle;
 

@@ -11,7 +11,7 @@ use reactive_streams::{Source, StreamError};
 use super::SourceFactory;
 use crate::context::{Failure, Outcome, RuleCx};
 use crate::streamlet::probe::{Mode, Progress, SinkProbe};
-use crate::streamlet::suite::{show, RuleDef};
+use crate::streamlet::suite::{RuleDef, show};
 
 type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
 pub(super) type Probe<F> = SinkProbe<<F as SourceFactory>::Element>;

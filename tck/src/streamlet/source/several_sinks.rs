@@ -19,8 +19,8 @@
 //! does its part to the end, then B asks for the rest. Nothing is left to
 //! a no-signal window: the scenarios cost no more than their signals.
 
-use super::rules::{create, greeted, modes, up_to, Probe};
 use super::SourceFactory;
+use super::rules::{Probe, create, greeted, modes, up_to};
 use crate::context::{Failure, RuleCx};
 use crate::streamlet::probe::{Mode, Progress};
 use reactive_streams::StreamError;

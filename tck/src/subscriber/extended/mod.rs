@@ -8,10 +8,10 @@ pub mod signals;
 pub mod stress;
 
 use crate::engine::{Prepared, Test};
-use crate::explore::{scripted, stress_rounds, stressed, StressPlans};
+use crate::explore::{StressPlans, scripted, stress_rounds, stressed};
+use crate::subscriber::SubscriberBlackboxFactory;
 use crate::subscriber::blackbox::Blackbox;
 use crate::subscriber::stage::Subject;
-use crate::subscriber::SubscriberBlackboxFactory;
 use stress::{self as subscriber_stress, SignalPlan};
 
 /// `tck_extended_stress` against a blackbox factory's subscribers: signals

@@ -17,12 +17,12 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
-use reactive_streams::{demand, StreamError, Subscriber, Subscription};
+use reactive_streams::{StreamError, Subscriber, Subscription, demand};
 
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::splitmix64;
@@ -200,23 +200,25 @@ pub(crate) fn run<F: SubscriberBlackboxFactory>(cx: &RuleCx, f: &F, plan: &Signa
             let (turns, changed, recorder) = (&turns, &changed, &recorder);
             let spawned = std::thread::Builder::new()
                 .name(format!("signals-{}", me + 1))
-                .spawn_scoped(scope, move || loop {
-                    let mut t = turns.lock();
-                    while t.next < plan.moves.len() && plan.moves[t.next].0 != me {
-                        if changed.wait_until(&mut t, deadline).timed_out() {
-                            return;
+                .spawn_scoped(scope, move || {
+                    loop {
+                        let mut t = turns.lock();
+                        while t.next < plan.moves.len() && plan.moves[t.next].0 != me {
+                            if changed.wait_until(&mut t, deadline).timed_out() {
+                                return;
+                            }
                         }
+                        let Some(&(_, mv)) = plan.moves.get(t.next) else {
+                            return;
+                        };
+                        let result = perform(cx, f, &mut t, recorder, mv);
+                        t.next += 1;
+                        if let Err(failure) = result {
+                            t.failure.get_or_insert(failure);
+                            t.next = plan.moves.len();
+                        }
+                        changed.notify_all();
                     }
-                    let Some(&(_, mv)) = plan.moves.get(t.next) else {
-                        return;
-                    };
-                    let result = perform(cx, f, &mut t, recorder, mv);
-                    t.next += 1;
-                    if let Err(failure) = result {
-                        t.failure.get_or_insert(failure);
-                        t.next = plan.moves.len();
-                    }
-                    changed.notify_all();
                 });
             if let Err(error) = spawned {
                 turns

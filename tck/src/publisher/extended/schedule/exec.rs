@@ -11,11 +11,11 @@
 use std::fmt::Debug;
 
 use super::model::SubModel;
-use super::{Made, Schedule, Step, Who, INFINITE_CANCEL_INSIDE};
+use super::{INFINITE_CANCEL_INSIDE, Made, Schedule, Step, Who};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::probe::{Probe, Signal};
-use crate::publisher::rules::{create, create_failed, subscribed, Pub};
 use crate::publisher::PublisherFactory;
+use crate::publisher::rules::{Pub, create, create_failed, subscribed};
 
 const CREATE_N: &str = "tck.create_n_gives_exactly_n";
 /// The rule a failed publisher's signals are judged by.
@@ -229,7 +229,7 @@ fn settle<T: Debug + Send + 'static>(
                         sub.who.label()
                     ),
                     format!("nothing within {} ms", cx.env().timeout().as_millis()),
-                ))
+                ));
             }
         }
         if !sub.model.completed {
@@ -252,7 +252,7 @@ fn settle<T: Debug + Send + 'static>(
                     rule,
                     expected,
                     format!("nothing within {} ms", cx.env().timeout().as_millis()),
-                ))
+                ));
             }
         }
     }
