@@ -577,7 +577,7 @@ fn quantile(values: &[f64], p: f64) -> f64 {
 }
 
 fn run_group(group: &Group, filter: Option<&str>, rounds: usize, at_least: Duration) {
-    let kept = |name: &str| filter.map_or(true, |f| name.contains(f));
+    let kept = |name: &str| filter.is_none_or(|f| name.contains(f));
     let cases: Vec<&Case> = group
         .baselines
         .iter()

@@ -502,7 +502,7 @@ impl RuleCx {
             let step = state.steps.remove(at);
             // An unwind passes the innermost step first; outer steps of the
             // same unwind (smaller ids) keep it as the one that panicked.
-            if unwinding && state.unwound.as_ref().map_or(true, |u| u.id < step.id) {
+            if unwinding && state.unwound.as_ref().is_none_or(|u| u.id < step.id) {
                 state.unwound = Some(step);
             }
         }

@@ -153,7 +153,7 @@ impl Report {
                 let missing: Vec<RuleResult> = RULES
                     .iter()
                     .filter(|rule| applies(rule.subject, verification))
-                    .filter(|rule| rules.map_or(true, |p| p.matches(rule.id)))
+                    .filter(|rule| rules.is_none_or(|p| p.matches(rule.id)))
                     .filter(|rule| !rows.iter().any(|row| covers(&row.rule, rule)))
                     .filter(|rule| is_gap(rule, verification, &covered_in_run))
                     .map(|rule| from_catalogue(rule, &target, verification))

@@ -446,8 +446,9 @@ impl Subscription for Locked {
         let subscriber = if self.fault == Fault::DeadlocksOnReentrantRequest {
             self.plain.lock().take()
         } else {
-            let taken = self.reentrant.lock().borrow_mut().take();
-            taken
+            // Edition 2024 drops the tail's guard and borrow at the end of
+            // this block, before `subscriber` is dropped outside the lock.
+            self.reentrant.lock().borrow_mut().take()
         };
         drop(subscriber);
     }

@@ -316,7 +316,7 @@ fn check_hints<F: AdapterFactory>(a: &Adapted<F>, hints: &[Hint]) -> Result<(), 
     } in hints
     {
         let remaining = total - yielded;
-        let ok = *lower as u64 <= remaining && upper.map_or(true, |u| u as u64 >= remaining);
+        let ok = *lower as u64 <= remaining && upper.is_none_or(|u| u as u64 >= remaining);
         if !ok {
             return Err(a.cx().failure(
                 format!(

@@ -81,8 +81,7 @@ where
 {
     let yielded = seen.indices.len() as u64;
     let owes = Owed::of(d.latest, owed);
-    let newest_last =
-        !d.latest || !ended || owed == 0 || seen.last().map_or(true, |i| i + 1 == owed);
+    let newest_last = !d.latest || !ended || owed == 0 || seen.last().is_none_or(|i| i + 1 == owed);
     let count_ok = if ended {
         owes.paid_by(yielded) && newest_last
     } else {

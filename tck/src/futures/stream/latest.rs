@@ -49,5 +49,5 @@ pub(crate) const LATEST_HINT: &str =
 /// not be below `min`.
 pub(crate) fn bounds(hint: (usize, Option<usize>), min: u64, max: u64) -> bool {
     let (lower, upper) = hint;
-    lower as u64 <= max && upper.map_or(true, |u| u as u64 >= min)
+    lower as u64 <= max && upper.is_none_or(|u| u as u64 >= min)
 }

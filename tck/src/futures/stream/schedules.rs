@@ -379,7 +379,7 @@ where
     let Some(i) = index else {
         return Ok(());
     };
-    if i < owed && model.last_index.map_or(true, |last| i > last) {
+    if i < owed && model.last_index.is_none_or(|last| i > last) {
         model.last_index = Some(i);
         return Ok(());
     }
@@ -418,9 +418,7 @@ fn check_end<F: StreamFactory>(
     let owed = model.total.unwrap_or(u64::MAX);
     let paid = if d.latest {
         Owed::of(true, owed).paid_by(d.yielded)
-            && model
-                .last_index
-                .map_or(true, |i| owed == 0 || i + 1 == owed)
+            && model.last_index.is_none_or(|i| owed == 0 || i + 1 == owed)
     } else {
         d.yielded == owed
     };
