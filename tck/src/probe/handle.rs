@@ -444,8 +444,16 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                     return Reaction::Cancel(subscription);
                 }
             }
+            let offered = state.offered;
+            let mut amounts: Vec<u64> = (state.behaviour.request_on_nth.iter())
+                .filter(|&&(k, _)| k == offered)
+                .map(|&(_, n)| n)
+                .collect();
             let n = state.behaviour.request_on_next;
-            if n == 0 {
+            if n != 0 {
+                amounts.push(n);
+            }
+            if amounts.is_empty() {
                 return Reaction::None;
             }
             // The depth this on_next runs at; a request from here that
@@ -464,7 +472,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 }
                 return Reaction::None;
             }
-            Reaction::Request(vec![n])
+            Reaction::Request(amounts)
         });
     }
 

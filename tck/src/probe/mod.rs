@@ -128,6 +128,9 @@ pub(crate) struct Behaviour {
     request_on_subscribe: Vec<u64>,
     /// A request issued from inside every `on_next` (0: none).
     request_on_next: u64,
+    /// Requests issued once each, from inside the `on_next` numbered
+    /// (from 1) as the first of the pair.
+    request_on_nth: Vec<(u64, u64)>,
     /// Cancel from inside the `on_next` that brings the count to this.
     cancel_after: Option<u64>,
     /// The deepest synchronous `on_next` nesting accepted (§3.3).
@@ -224,6 +227,20 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// Requests `n` from inside every `on_next` (§3.2).
     pub fn request_on_next(self, n: u64) -> Self {
         self.shared.state.lock().behaviour.request_on_next = n;
+        self
+    }
+
+    /// Requests `n` once, from inside the `k`-th `on_next` (counted from
+    /// 1; repeatable, and alongside [`request_on_next`](Self::request_on_next)):
+    /// a subscriber that refills only now and then, or that sends
+    /// `request(0)` from inside a signal (§3.9).
+    pub fn request_on_nth(self, k: u64, n: u64) -> Self {
+        self.shared
+            .state
+            .lock()
+            .behaviour
+            .request_on_nth
+            .push((k, n));
         self
     }
 

@@ -13,6 +13,7 @@ use reactive_streams_tck::outcome::RuleResult;
 use reactive_streams_tck::publisher::{PublisherFactory, PublisherVerification};
 use reactive_streams_tck::testkit::{Failing, SyncRange};
 
+use crate::flawed::{Flaw, Flawed};
 use crate::self_test_env;
 
 fn failed_rules<F: PublisherFactory>(
@@ -153,7 +154,13 @@ impl Subscription for RecursingSubscription {
 fn a_publisher_recursing_through_its_drain_fails_3_3_with_the_depth() {
     let (results, failed) = failed_rules("RecursingRange", RecursingRanges);
     insta::assert_snapshot!(message(&results, "spec_3_03"));
-    assert_eq!(failed, BTreeSet::from([String::from("spec_3_03")]));
+    // Its `request(0)` from inside `on_next` finds the subscriber taken out
+    // for that very `on_next`, so no `on_error` goes out: §3.9 as well,
+    // seen since §3.9 sends one from there (issue 31).
+    assert_eq!(
+        failed,
+        BTreeSet::from([String::from("spec_3_03"), String::from("spec_3_09")])
+    );
 }
 
 /// `create_publisher(n)` ignores `n`: an endless range that honours demand
@@ -651,4 +658,28 @@ fn a_worker_reading_foreign_cancels_between_batches_fails_exactly_1_8() {
         reactive_streams_tck::testkit::broken_rules(&results)
     );
     insta::assert_snapshot!("inbox_loop_1_8", message(&results, "spec_1_08"));
+}
+
+// Blind spots found by mutation testing (issue 31, docs/mutants-triage.md):
+// a request made from inside `on_next` that the publisher takes the short
+// way (§3.3's trampoline) and gets wrong.
+
+/// `request(0)` from inside `on_next` is dropped: §3.9 only, seen by its
+/// scenario that sends it from there.
+#[test]
+fn a_publisher_dropping_request_0_made_inside_on_next_fails_3_9() {
+    let (results, failed) = failed_rules("ZeroLostInside", Flawed(Flaw::ZeroLostInside));
+    insta::assert_snapshot!(message(&results, "spec_3_09"));
+    assert_eq!(failed, BTreeSet::from([String::from("spec_3_09")]));
+}
+
+/// A request from inside `on_next` counts twice: harmless while every
+/// `on_next` refills (demand stays ahead), one element too many when only
+/// the 1st one does: §1.1 only.
+#[test]
+fn a_publisher_counting_a_request_made_inside_on_next_twice_fails_1_1() {
+    let (results, failed) =
+        failed_rules("InsideCountedTwice", Flawed(Flaw::InsideCountedTwice));
+    insta::assert_snapshot!(message(&results, "spec_1_01"));
+    assert_eq!(failed, BTreeSet::from([String::from("spec_1_01")]));
 }

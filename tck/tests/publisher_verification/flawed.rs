@@ -1,6 +1,7 @@
-//! A synchronous range publisher with one optional, deliberate flaw that
-//! the quick verification cannot see.
+//! A synchronous range publisher with one optional, deliberate flaw, most
+//! of which only the extended verification sees.
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::ThreadId;
@@ -26,6 +27,21 @@ pub enum Flaw {
     /// other). The quick verification requests only 1 at a time from other
     /// threads.
     ForeignBatchDemand,
+    /// `request(0)` made from inside `on_next` is dropped (a fast path for
+    /// re-entrant requests that only adds): no `on_error` (§3.9). The
+    /// mutant `drain.rs` `request`: `n != 0` → `n == 0` (issue 31).
+    ZeroLostInside,
+    /// A request made from inside `on_next` counts twice (a re-entrant
+    /// top-up added to a burst already sized for it): one element too many
+    /// per element so requested, seen only when the subscriber stops
+    /// refilling (§1.1). The mutant `drain.rs` `emit_bursts`:
+    /// `allowed - sent` → `allowed + sent` (issue 31).
+    InsideCountedTwice,
+}
+
+thread_local! {
+    /// This thread is inside a [`FlawedRange`]'s `on_next`.
+    static INSIDE_ON_NEXT: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Makes [`FlawedRange`]s with one flaw.
@@ -83,6 +99,8 @@ impl FlawedSubscription {
         let foreign = std::thread::current().id() != self.subscriber_thread;
         let n = if self.flaw == Flaw::ForeignBatchDemand && n > 1 && foreign {
             1
+        } else if self.flaw == Flaw::InsideCountedTwice && INSIDE_ON_NEXT.with(Cell::get) {
+            demand::add(n, n)
         } else {
             n
         };
@@ -121,13 +139,20 @@ impl FlawedSubscription {
                     Turn::Wait
                 }
             },
-            Signal::deliver,
+            |subscriber, signal| {
+                INSIDE_ON_NEXT.with(|inside| inside.set(true));
+                Signal::deliver(subscriber, signal);
+                INSIDE_ON_NEXT.with(|inside| inside.set(false));
+            },
         );
     }
 }
 
 impl Subscription for FlawedSubscription {
     fn request(&self, n: u64) {
+        if self.flaw == Flaw::ZeroLostInside && n == 0 && INSIDE_ON_NEXT.with(Cell::get) {
+            return;
+        }
         {
             let mut state = self.state.state();
             if !state.range.takes(n) {

@@ -29,6 +29,22 @@ pub fn spec_1_01<F: PublisherFactory>() -> RuleDef<F> {
         probe.expect_next_n(2)?;
         probe.expect_no_signal_as("no on_next beyond the 3 requested")?;
         drop(probe);
+        // A refill from inside one signal but not the next: a publisher
+        // that folds such a request into the burst under way must still
+        // stop at the total.
+        cx.scenario(format!(
+            "publisher of {}, request(1), then request(1) from inside the 1st on_next only",
+            show(n)
+        ));
+        let publisher = create(cx, f, n)?;
+        let probe = subscribed(
+            Probe::new(cx, "probe").created_for(n).request_on_nth(1, 1),
+            &*publisher,
+        )?;
+        probe.request(1)?;
+        probe.expect_next_n(2)?;
+        probe.expect_no_signal_as("no on_next beyond the 2 requested")?;
+        drop(probe);
         super::several::joining_later(cx, f)?;
         Ok(Outcome::Passed)
     })

@@ -298,6 +298,20 @@ pub fn spec_3_09<F: PublisherFactory>() -> RuleDef<F> {
         probe.expect_next()?;
         probe.request(0)?;
         expect_illegal_demand(cx, &probe)?;
+
+        // From inside a signal, where a publisher may take requests the
+        // short way (§3.3's trampoline): `request(0)` must not be lost there.
+        cx.scenario(format!(
+            "publisher of {n}, request(1), request(0) from inside the 1st on_next"
+        ));
+        let publisher = create(cx, f, n)?;
+        let probe = subscribed(
+            Probe::new(cx, "probe").created_for(n).request_on_nth(1, 0),
+            &*publisher,
+        )?;
+        probe.request(1)?;
+        probe.expect_next()?;
+        expect_illegal_demand(cx, &probe)?;
         Ok(Outcome::Passed)
     })
 }
