@@ -427,13 +427,26 @@ fn watchdog_failure(cx: &RuleCx, env: &TestEnv, stuck: &Stuck) -> Failure {
             } else if let Some(event) = &step.last_event {
                 let _ = write!(actual, "; that thread's last recorded step: {event}");
             }
-            cx.failure(format!("{} to return", step.what), actual)
+            let expected = format!("{} to return", step.what);
+            match rule_of_stuck_call(&step.what) {
+                Some(rule) => cx.failure_of(rule, expected, actual),
+                None => cx.failure(expected, actual),
+            }
         }
         (None, Some(emitting)) => {
             cx.failure("the rule test to finish", format!("{head} — {emitting}"))
         }
         (None, None) => cx.failure("the rule test to finish", head),
     }
+}
+
+/// The rule a call that never returns breaks, where the call itself says:
+/// a probe's `request` from inside `on_next` or `on_subscribe` is the
+/// synchronous call §3.2 obliges a publisher to allow, whichever rule test
+/// made it. Other calls are filed under the rule under test.
+fn rule_of_stuck_call(what: &str) -> Option<&'static str> {
+    let from_signal = what.ends_with(" from on_next") || what.ends_with(" from on_subscribe");
+    (what.starts_with("request(") && from_signal).then_some("3.2")
 }
 
 thread_local! {

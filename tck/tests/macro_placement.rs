@@ -10,6 +10,13 @@
 // examples) also builds it as a program outside the test harness (hence
 // `main`), where the generated `#[test]` functions are left out. Plain
 // comments, not `//!`: an `include!`d file cannot have inner attributes.
+
+// Its generated tests mostly wait on no-signal windows: more of them at
+// once (left out of the example build, which has no test harness).
+#[cfg(test)]
+#[path = "support/test_threads.rs"]
+mod test_threads;
+
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
