@@ -678,8 +678,7 @@ fn a_publisher_dropping_request_0_made_inside_on_next_fails_3_9() {
 /// the 1st one does: §1.1 only.
 #[test]
 fn a_publisher_counting_a_request_made_inside_on_next_twice_fails_1_1() {
-    let (results, failed) =
-        failed_rules("InsideCountedTwice", Flawed(Flaw::InsideCountedTwice));
+    let (results, failed) = failed_rules("InsideCountedTwice", Flawed(Flaw::InsideCountedTwice));
     insta::assert_snapshot!(message(&results, "spec_1_01"));
     assert_eq!(failed, BTreeSet::from([String::from("spec_1_01")]));
 }
