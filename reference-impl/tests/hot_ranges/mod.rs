@@ -45,12 +45,12 @@ impl PublisherFactory for HotRanges {
         Box::new(HotRange::new(elements))
     }
 
-    /// A hot publisher that has failed: every subscriber gets `on_subscribe`
-    /// and then that `on_error`.
+    /// A hot publisher that fails each subscriber by overflow: see
+    /// [`Overflowing`].
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        let hot = MulticastPublisher::new(1, Overflow::Error);
-        hot.error(StreamError::msg("the hot source failed"));
-        Some(Box::new(hot))
+        Some(Box::new(Overflowing {
+            hot: MulticastPublisher::new(0, Overflow::Error),
+        }))
     }
 
     fn max_elements(&self) -> u64 {
@@ -81,8 +81,13 @@ impl PublisherFactory for FreshHotRanges {
         Box::new(FreshHotRange { elements })
     }
 
+    /// A hot publisher that has failed: every subscriber gets `on_subscribe`
+    /// and then that `on_error`. (Not [`Overflowing`]: the generated
+    /// schedules may ask for elements from inside `on_subscribe`.)
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        HotRanges.create_failed_publisher()
+        let hot = MulticastPublisher::new(1, Overflow::Error);
+        hot.error(StreamError::msg("the hot source failed"));
+        Some(Box::new(hot))
     }
 
     fn max_elements(&self) -> u64 {
@@ -91,6 +96,26 @@ impl PublisherFactory for FreshHotRanges {
 
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
+    }
+}
+
+/// A failed hot publisher whose failure is an overflow: a
+/// `MulticastPublisher` that buffers nothing, under `Overflow::Error`, and
+/// pushes an element right after each `subscribe`. A subscriber that has
+/// not asked for anything yet cannot take it, so its buffer overflows and
+/// it gets `on_error` — also when it never requests, which only the push
+/// can wake its drain for. (One that asked from inside `on_subscribe`
+/// would get the element instead: no failed-publisher scenario of the
+/// verification does.) Earlier subscribers, failed already, refuse the
+/// later pushes, and the push removes them.
+struct Overflowing {
+    hot: MulticastPublisher<u64>,
+}
+
+impl Publisher<u64> for Overflowing {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
+        self.hot.subscribe(subscriber);
+        self.hot.push(0);
     }
 }
 
