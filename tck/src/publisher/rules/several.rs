@@ -37,7 +37,8 @@ pub(crate) fn several_subscribers<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Re
         return Ok(());
     }
     unequal_demand(cx, f, n)?;
-    one_cancels(cx, f, n)
+    one_cancels(cx, f, n)?;
+    one_cancels_inside(cx, f, n)
 }
 
 /// The late-joiner scenario, for a factory of several subscribers and at
@@ -119,6 +120,46 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
         return Ok(());
     }
     ended(cx, &second)
+}
+
+/// Three subscribers, all subscribed before any request, ask for `n`, 1
+/// and 1, so that one element can go to all three at once; the first
+/// cancels from inside its first `on_next`, while that element may still
+/// be on its way to the other two. They then ask for the rest and get it,
+/// each element once and in order, then `on_complete`: a subscriber
+/// leaving in the middle of a delivery takes nobody else's place or
+/// demand with it (§3.8).
+fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
+    cx.scenario(format!(
+        "publisher of {n}, three subscribers (all subscribed before any request) request {n}, 1 and 1, the first cancels inside its 1st on_next, the others request the rest"
+    ));
+    let publisher = create(cx, f, n)?;
+    let first = subscribed(
+        Probe::new(cx, "first").created_for(n).cancel_after(1),
+        &*publisher,
+    )?;
+    let second = subscribed(later(cx, "second", n), &*publisher)?;
+    let third = subscribed(later(cx, "third", n), &*publisher)?;
+    first.request(n)?;
+    second.request(1)?;
+    third.request(1)?;
+    owed(cx, &first, 1, &format!("requested {}", show(n)))?;
+    let mut done = [false, false];
+    for (probe, done) in [&second, &third].into_iter().zip(&mut done) {
+        *done = rest(cx, probe, (1, n), "requested 1")?;
+    }
+    for (probe, done) in [&second, &third].into_iter().zip(&done) {
+        if !done {
+            probe.request(n - 1)?;
+        }
+    }
+    let why = "requested the rest after the first subscriber cancelled inside its on_next";
+    for (probe, done) in [&second, &third].into_iter().zip(done) {
+        if !done && !rest(cx, probe, (n - 1, n), why)? {
+            ended(cx, probe)?;
+        }
+    }
+    Ok(())
 }
 
 /// A subscriber that joins later neither steals nor resets an earlier
