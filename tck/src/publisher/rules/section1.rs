@@ -382,9 +382,8 @@ pub fn spec_1_10<F: PublisherFactory>() -> RuleDef<F> {
 
 /// §1.11: a publisher that declares several subscribers serves two at once:
 /// each gets its own `on_subscribe`, all its elements and `on_complete`.
-/// Then three with unequal demand, two of which one cancels, and three of
-/// which the first cancels inside its `on_next`: each gets exactly its own
-/// demand (an owed element lost is §3.8).
+/// Then three with unequal demand, and two of which one cancels: each gets
+/// exactly its own demand (an owed element lost is §3.8).
 pub fn spec_1_11<F: PublisherFactory>() -> RuleDef<F> {
     def(
         Needs {

@@ -37,8 +37,7 @@ pub(crate) fn several_subscribers<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Re
         return Ok(());
     }
     unequal_demand(cx, f, n)?;
-    one_cancels(cx, f, n)?;
-    one_cancels_inside(cx, f, n)
+    one_cancels(cx, f, n)
 }
 
 /// The late-joiner scenario, for a factory of several subscribers and at
@@ -61,6 +60,18 @@ pub(crate) fn dropping_one<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<()
         return Ok(());
     }
     one_dropped(cx, f, n)
+}
+
+/// The scenario of a cancel inside `on_next` in the middle of a delivery,
+/// for a factory of several subscribers and at least 3 elements (run by
+/// `spec_3_12`: a cancel stops the signals to *its* subscriber, not to the
+/// others).
+pub(crate) fn cancelling_inside<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+    let n = up_to(f, 6);
+    if !f.supports_multiple_subscribers() || n < 3 {
+        return Ok(());
+    }
+    one_cancels_inside(cx, f, n)
 }
 
 /// Three subscribers requesting `n`, 2 and 1, then the rest: none gets
