@@ -1,9 +1,12 @@
-//! The publisher verification run against the reference
-//! `MulticastPublisher`, a hot publisher.
+//! The publisher verifications run against the reference
+//! `MulticastPublisher`, a hot publisher: with a source that pushes
+//! everything on its own thread, and with one paced by its subscribers'
+//! demand, pushing from inside their requests.
 
 mod hot_ranges;
 
-use hot_ranges::HotRanges;
+use hot_ranges::{HotRanges, PacedHotRanges};
 use reactive_streams_tck::publisher_verification;
 
 publisher_verification!(multicast_publisher, HotRanges);
+publisher_verification!(paced_multicast_publisher, PacedHotRanges);

@@ -440,13 +440,26 @@ fn watchdog_failure(cx: &RuleCx, env: &TestEnv, stuck: &Stuck) -> Failure {
     }
 }
 
-/// The rule a call that never returns breaks, where the call itself says:
-/// a probe's `request` from inside `on_next` or `on_subscribe` is the
-/// synchronous call §3.2 obliges a publisher to allow, whichever rule test
-/// made it. Other calls are filed under the rule under test.
+/// The rule a call that never returns breaks, where the call itself says,
+/// whichever rule test made it: a probe's `request` from inside `on_next`
+/// or `on_subscribe` is the synchronous call §3.2 obliges a publisher to
+/// allow, and its `cancel` from inside a signal must return in a timely
+/// manner (§3.5). Other calls are filed under the rule under test.
 fn rule_of_stuck_call(what: &str) -> Option<&'static str> {
-    let from_signal = what.ends_with(" from on_next") || what.ends_with(" from on_subscribe");
-    (what.starts_with("request(") && from_signal).then_some("3.2")
+    // A probe other than the test's first names itself: "second: cancel() …".
+    let call = match what.split_once(": ") {
+        Some((label, call)) if !label.contains([' ', '(']) => call,
+        _ => what,
+    };
+    let request_from_signal = call.starts_with("request(")
+        && (call.ends_with(" from on_next") || call.ends_with(" from on_subscribe"));
+    if request_from_signal {
+        Some("3.2")
+    } else if call.starts_with("cancel() from on_") {
+        Some("3.5")
+    } else {
+        None
+    }
 }
 
 thread_local! {
@@ -703,6 +716,22 @@ mod tests {
 
     fn meta() -> RuleMeta {
         RuleMeta::new(Verification::Publisher, "t", "3.5", "spec_3_05")
+    }
+
+    #[test]
+    fn a_call_stuck_inside_a_signal_is_filed_under_its_own_rule() {
+        assert_eq!(rule_of_stuck_call("request(1) from on_next"), Some("3.2"));
+        assert_eq!(
+            rule_of_stuck_call("request(∞) from on_subscribe"),
+            Some("3.2")
+        );
+        assert_eq!(
+            rule_of_stuck_call("first: cancel() from on_next #1 (value 0)"),
+            Some("3.5")
+        );
+        assert_eq!(rule_of_stuck_call("request(1)"), None);
+        assert_eq!(rule_of_stuck_call("cancel()"), None);
+        assert_eq!(rule_of_stuck_call("second: request(2)"), None);
     }
 
     #[test]

@@ -301,25 +301,19 @@ fn check_out<T: Clone + Send + 'static>(
                 // The claim makes a lease. (Taking the subscriber out of
                 // the drain locks the drain briefly: nobody else runs it.)
                 offered += 1;
-                match Lease::take(&member.drain) {
-                    Some(lease) => {
-                        member.hand = Hand::Out { backlog: false };
-                        out.push(Out {
-                            id: member.id,
-                            index,
-                            lease: Box::new(lease),
-                        });
-                    }
-                    None => {
-                        // Not reached (see `Drain::try_claim`); if it were,
-                        // the element goes where the drain finds it.
-                        let round = Round::of(round);
-                        if member.slot.push(value.clone()) == Some(true) {
-                            round.wake.push(member.slot.clone());
-                        }
-                        round.release.push(member.drain.clone());
-                    }
-                }
+                // `Claimed` is `Drain::try_claim`'s `Ready`: the loop was
+                // free, with demand and no flag, so the subscriber is in
+                // its drain. It goes in before the starter gives the loop
+                // up, and comes out only once `DONE` is set (which `Ready`
+                // rules out) or under a lease, which holds the loop.
+                let lease = Lease::take(&member.drain)
+                    .expect("a drain claimed Ready has its subscriber in place");
+                member.hand = Hand::Out { backlog: false };
+                out.push(Out {
+                    id: member.id,
+                    index,
+                    lease: Box::new(lease),
+                });
             }
             Offered::Queued { poke, held } => {
                 if poke {

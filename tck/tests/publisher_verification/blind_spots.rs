@@ -200,6 +200,7 @@ fn a_publisher_delivering_beyond_n_is_cancelled_at_the_first_extra_element() {
             "spec_3_03",
             "spec_3_08",
             "spec_3_11",
+            "spec_3_12",
             "spec_3_15",
             "spec_3_16",
             "spec_3_17",

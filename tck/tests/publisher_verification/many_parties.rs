@@ -21,7 +21,9 @@
 //! And broken multicasts, each failing exactly the rule it breaks: one
 //! whose new subscriber resets the others' demand, one that addresses its
 //! subscriptions by position and shifts them when it lets a dropped one
-//! go, one whose failure reaches its first subscriber only.
+//! go, one that hands its subscribers back to their old places after one
+//! of them left in the middle of a delivery, one whose failure reaches its
+//! first subscriber only.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -49,6 +51,12 @@ pub enum Flaw {
     /// removed, shifting the later ones: their calls then reach a
     /// neighbour's place or none (§3.8).
     ShiftsOnDrop,
+    /// A subscriber that cancels while an element is on its way to the
+    /// others leaves the list at once, and the subscribers of that element
+    /// are handed back to the places they held when it went out: every
+    /// later one lands one place too low, the last nowhere (§3.8: their
+    /// demand no longer reaches them).
+    HandsBackByPlace,
     /// Its failed publisher hands its error to the first subscriber only
     /// (taken, not copied); later ones get `on_complete` (§1.4: a
     /// publisher that fails signals `on_error`, to each subscriber).
@@ -244,11 +252,14 @@ impl HubShared {
         let element = state.next;
         state.next += 1;
         let mut taken = Vec::new();
-        for member in state.members.iter_mut().filter(|m| !m.gone) {
+        for (at, member) in state.members.iter_mut().enumerate() {
+            if member.gone {
+                continue;
+            }
             if member.demand != u64::MAX {
                 member.demand -= 1;
             }
-            taken.push((member.id, member.subscriber.take()));
+            taken.push((member.id, at, member.subscriber.take()));
         }
         Some(Step::Next(element, taken))
     }
@@ -288,7 +299,7 @@ impl HubShared {
                 }
                 Step::Next(element, taken) => {
                     let mut back = Vec::new();
-                    for (id, subscriber) in taken {
+                    for (id, at, subscriber) in taken {
                         if let Some(mut subscriber) = subscriber {
                             let cancelled = {
                                 let state = self.state.lock();
@@ -297,12 +308,20 @@ impl HubShared {
                             if !cancelled {
                                 subscriber.on_next(element);
                             }
-                            back.push((id, subscriber));
+                            back.push((id, at, subscriber));
                         }
                     }
                     let mut state = self.state.lock();
-                    for (id, subscriber) in back {
-                        if let Some(member) = state.members.iter_mut().find(|m| m.id == id) {
+                    for (id, at, subscriber) in back {
+                        let Some(found) = state.members.iter().position(|m| m.id == id) else {
+                            continue;
+                        };
+                        let place = if self.flaw == Flaw::HandsBackByPlace {
+                            at
+                        } else {
+                            found
+                        };
+                        if let Some(member) = state.members.get_mut(place) {
                             member.subscriber = Some(subscriber);
                         }
                     }
@@ -319,8 +338,9 @@ enum Step {
     Drop(Taken),
     Error(Taken),
     Complete(Taken),
-    /// One element to every member present, by id.
-    Next(u64, Vec<(u64, Taken)>),
+    /// One element to every member present: its id, its place, its
+    /// subscriber.
+    Next(u64, Vec<(u64, usize, Taken)>),
 }
 
 struct MemberSubscription {
@@ -354,6 +374,11 @@ impl Subscription for MemberSubscription {
             self.hub.tidy(&mut state);
             if let Some(member) = self.hub.find(&mut state, self.key) {
                 member.cancelled = true;
+                if self.hub.flaw == Flaw::HandsBackByPlace && member.subscriber.is_none() {
+                    // Out being signalled: it leaves the list at once.
+                    let id = member.id;
+                    state.members.retain(|m| m.id != id);
+                }
             }
         }
         self.hub.drain();
@@ -866,6 +891,7 @@ fn a_publisher_signalling_from_a_new_thread_each_time_passes_the_extended_verifi
 #[rstest]
 #[case::late_joiner_resets(Flaw::LateJoinerResets)]
 #[case::shifts_on_drop(Flaw::ShiftsOnDrop)]
+#[case::hands_back_by_place(Flaw::HandsBackByPlace)]
 #[case::fails_only_the_first(Flaw::FailsOnlyTheFirst)]
 fn a_flawed_multicast_fails_exactly_the_rule_it_breaks(#[case] flaw: Flaw) {
     let results = quick(HotMulticasts(flaw));

@@ -400,7 +400,10 @@ pub fn spec_3_11<F: PublisherFactory>() -> RuleDef<F> {
 /// §3.12: `cancel` makes the publisher stop: after everything requested
 /// was delivered, a cancel means no further element, even when more is
 /// requested afterwards; and cancelling before any request means none at
-/// all.
+/// all. For a publisher of several subscribers, a cancel stops the signals
+/// to its own subscriber only: one that cancels inside its `on_next`,
+/// while that element is on its way to two others, takes nobody else's
+/// demand with it (§3.8).
 pub fn spec_3_12<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(3), |cx, f| {
         let n = f.max_elements();
@@ -423,6 +426,7 @@ pub fn spec_3_12<F: PublisherFactory>() -> RuleDef<F> {
         probe.cancel()?;
         probe.request(5)?;
         probe.expect_no_signal_as("no on_next after cancel()")?;
+        super::several::cancelling_inside(cx, f)?;
         Ok(Outcome::Passed)
     })
 }

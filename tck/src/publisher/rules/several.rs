@@ -62,6 +62,18 @@ pub(crate) fn dropping_one<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<()
     one_dropped(cx, f, n)
 }
 
+/// The scenario of a cancel inside `on_next` in the middle of a delivery,
+/// for a factory of several subscribers and at least 3 elements (run by
+/// `spec_3_12`: a cancel stops the signals to *its* subscriber, not to the
+/// others).
+pub(crate) fn cancelling_inside<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+    let n = up_to(f, 6);
+    if !f.supports_multiple_subscribers() || n < 3 {
+        return Ok(());
+    }
+    one_cancels_inside(cx, f, n)
+}
+
 /// Three subscribers requesting `n`, 2 and 1, then the rest: none gets
 /// more than its own demand at any time (§1.1, the probes), and once each
 /// has asked for everything, the first gets all `n` and the others the
@@ -119,6 +131,46 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
         return Ok(());
     }
     ended(cx, &second)
+}
+
+/// Three subscribers, all subscribed before any request, ask for `n`, 1
+/// and 1, so that one element can go to all three at once; the first
+/// cancels from inside its first `on_next`, while that element may still
+/// be on its way to the other two. They then ask for the rest and get it,
+/// each element once and in order, then `on_complete`: a subscriber
+/// leaving in the middle of a delivery takes nobody else's place or
+/// demand with it (§3.8).
+fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
+    cx.scenario(format!(
+        "publisher of {n}, three subscribers (all subscribed before any request) request {n}, 1 and 1, the first cancels inside its 1st on_next, the others request the rest"
+    ));
+    let publisher = create(cx, f, n)?;
+    let first = subscribed(
+        Probe::new(cx, "first").created_for(n).cancel_after(1),
+        &*publisher,
+    )?;
+    let second = subscribed(later(cx, "second", n), &*publisher)?;
+    let third = subscribed(later(cx, "third", n), &*publisher)?;
+    first.request(n)?;
+    second.request(1)?;
+    third.request(1)?;
+    owed(cx, &first, 1, &format!("requested {}", show(n)))?;
+    let mut done = [false, false];
+    for (probe, done) in [&second, &third].into_iter().zip(&mut done) {
+        *done = rest(cx, probe, (1, n), "requested 1")?;
+    }
+    for (probe, done) in [&second, &third].into_iter().zip(&done) {
+        if !done {
+            probe.request(n - 1)?;
+        }
+    }
+    let why = "requested the rest after the first subscriber cancelled inside its on_next";
+    for (probe, done) in [&second, &third].into_iter().zip(done) {
+        if !done && !rest(cx, probe, (n - 1, n), why)? {
+            ended(cx, probe)?;
+        }
+    }
+    Ok(())
 }
 
 /// A subscriber that joins later neither steals nor resets an earlier
