@@ -180,26 +180,33 @@ impl Source {
 
 impl Publisher<u64> for HotRange {
     fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
-        self.source.hot.subscribe(Box::new(StartOnDemand {
+        let source = self.source.clone();
+        self.source.hot.subscribe(Box::new(Relay {
             subscriber,
-            source: self.source.clone(),
+            wrap: move |subscription| {
+                Arc::new(Starting {
+                    subscription,
+                    source: source.clone(),
+                }) as Arc<dyn Subscription>
+            },
         }));
     }
 }
 
-/// Passes every signal on unchanged; hands the subscriber a subscription
-/// that starts the source on the first request.
-struct StartOnDemand {
+/// Passes every signal on unchanged; hands the subscriber the subscription
+/// `wrap` makes of the real one (one that starts or paces the source).
+struct Relay<W> {
     subscriber: Box<dyn Subscriber<u64>>,
-    source: Arc<Source>,
+    wrap: W,
 }
 
-impl Subscriber<u64> for StartOnDemand {
+impl<W> Subscriber<u64> for Relay<W>
+where
+    W: FnMut(Arc<dyn Subscription>) -> Arc<dyn Subscription> + Send,
+{
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.subscriber.on_subscribe(Arc::new(Starting {
-            subscription,
-            source: self.source.clone(),
-        }));
+        let wrapped = (self.wrap)(subscription);
+        self.subscriber.on_subscribe(wrapped);
     }
 
     fn on_next(&mut self, element: u64) {
@@ -390,41 +397,17 @@ impl Pace {
 impl Publisher<u64> for PacedHotRange {
     fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
         let id = self.pace.join();
-        self.hot.subscribe(Box::new(Paced {
+        let pace = self.pace.clone();
+        self.hot.subscribe(Box::new(Relay {
             subscriber,
-            pace: self.pace.clone(),
-            id,
+            wrap: move |subscription| {
+                Arc::new(Pacing {
+                    subscription,
+                    pace: pace.clone(),
+                    id,
+                }) as Arc<dyn Subscription>
+            },
         }));
-    }
-}
-
-/// Passes every signal on unchanged; hands the subscriber a subscription
-/// that paces the source.
-struct Paced {
-    subscriber: Box<dyn Subscriber<u64>>,
-    pace: Arc<Pace>,
-    id: u64,
-}
-
-impl Subscriber<u64> for Paced {
-    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.subscriber.on_subscribe(Arc::new(Pacing {
-            subscription,
-            pace: self.pace.clone(),
-            id: self.id,
-        }));
-    }
-
-    fn on_next(&mut self, element: u64) {
-        self.subscriber.on_next(element);
-    }
-
-    fn on_error(&mut self, error: StreamError) {
-        self.subscriber.on_error(error);
-    }
-
-    fn on_complete(&mut self) {
-        self.subscriber.on_complete();
     }
 }
 
