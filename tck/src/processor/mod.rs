@@ -43,6 +43,7 @@ mod as_subscriber;
 mod delivers;
 mod extended;
 mod filtering;
+mod leaving;
 mod multicast;
 mod passing;
 mod rules;
@@ -305,6 +306,9 @@ fn table<F: ProcessorFactory>() -> Table<ProcessorSubject<F>> {
             "tck_bounded_upstream_demand",
             body(rules::tck_bounded_upstream_demand::<F>),
         ),
+        ("spec_3_08", body(leaving::spec_3_08::<F>)),
+        ("spec_3_09", body(leaving::spec_3_09::<F>)),
+        ("spec_3_13", body(leaving::spec_3_13::<F>)),
     ]);
     let quick = TESTS
         .iter()

@@ -21,6 +21,7 @@ mod extended_unusual;
 mod factories;
 mod filtering;
 mod flawed;
+mod leaving;
 mod many_parties;
 mod self_cancelling;
 #[path = "../support/test_threads.rs"]
