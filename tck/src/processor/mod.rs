@@ -43,6 +43,7 @@ mod as_subscriber;
 mod delivers;
 mod extended;
 mod filtering;
+mod late;
 mod leaving;
 mod multicast;
 mod passing;
@@ -309,6 +310,10 @@ fn table<F: ProcessorFactory>() -> Table<ProcessorSubject<F>> {
         ("spec_3_08", body(leaving::spec_3_08::<F>)),
         ("spec_3_09", body(leaving::spec_3_09::<F>)),
         ("spec_3_13", body(leaving::spec_3_13::<F>)),
+        (
+            "tck_late_subscriber_demand",
+            body(late::idle_early_subscriber::<F>),
+        ),
     ]);
     let quick = TESTS
         .iter()

@@ -234,6 +234,7 @@ pub(crate) fn tck_late_subscriber_demand<F: ProcessorFactory>(
             "no element reached it",
         ));
     }
+    super::late::after_the_first(cx, factory, &mut rig, &early, &late)?;
     rig.upstream.complete()?;
     rig.upstream.drop_subscriber()?;
     Ok(Outcome::Passed)

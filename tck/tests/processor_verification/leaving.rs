@@ -40,6 +40,14 @@ pub enum Flaw {
     AbandonsOthers,
     DefersLeave,
     LosesError,
+    /// When a subscriber joins, the earlier ones are granted their whole
+    /// demand again (§1.1 once the newcomer asks for more).
+    RegrantsOnJoin,
+    /// A request from a subscriber that received elements beyond its
+    /// demand (it joined with elements in flight) doubles that debt
+    /// instead of paying it, so the request never reaches upstream (§3.8
+    /// once it is the slowest).
+    DoublesDebt,
 }
 
 /// [`Laggard`]s with a [`Flaw`].
@@ -96,6 +104,8 @@ struct StageState {
 /// One downstream subscriber's demand, as the stage paces upstream.
 #[derive(Default)]
 struct Member {
+    /// Its subscription on the queues, once given.
+    queue: Option<Arc<dyn Subscription>>,
     requested: u64,
     /// Elements that arrived while it was subscribed.
     arrived: u64,
@@ -239,7 +249,30 @@ impl Subscriber<u64> for Laggard {
 impl Publisher<u64> for Laggard {
     fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
         let member = Arc::new(Mutex::new(Member::default()));
-        self.stage.state.lock().members.push(member.clone());
+        let regrants = {
+            let mut state = self.stage.state.lock();
+            let regrants: Vec<(Arc<dyn Subscription>, u64)> =
+                if self.stage.flaw == Flaw::RegrantsOnJoin {
+                    state
+                        .members
+                        .iter()
+                        .filter_map(|m| {
+                            let mut m = m.lock();
+                            let again = m.requested;
+                            m.requested = demand::add(m.requested, again);
+                            let queue = m.queue.clone()?;
+                            (!m.left && again > 0).then_some((queue, again))
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+            state.members.push(member.clone());
+            regrants
+        };
+        for (queue, again) in regrants {
+            queue.request(again);
+        }
         self.queues.subscribe(Box::new(Seat {
             subscriber,
             member,
@@ -257,6 +290,7 @@ struct Seat {
 
 impl Subscriber<u64> for Seat {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.member.lock().queue = Some(subscription.clone());
         self.subscriber.on_subscribe(Arc::new(SeatSubscription {
             queue: subscription,
             member: self.member.clone(),
@@ -302,7 +336,7 @@ impl SeatSubscription {
         let deferred = match self.stage.flaw {
             Flaw::DefersLeave => with_demand && others,
             Flaw::LosesError => with_demand && !others && !cancel,
-            Flaw::None | Flaw::AbandonsOthers => false,
+            _ => false,
         };
         if deferred {
             self.stage
@@ -341,6 +375,10 @@ impl Subscription for SeatSubscription {
         {
             let mut member = self.member.lock();
             if !member.left {
+                let debt = member.arrived.saturating_sub(member.requested);
+                if self.stage.flaw == Flaw::DoublesDebt && debt > 0 {
+                    member.arrived = demand::add(member.arrived, debt);
+                }
                 member.requested = demand::add(member.requested, n);
             }
         }
@@ -383,4 +421,14 @@ fn a_multicast_deferring_a_leave_to_the_next_upstream_signal_fails_3_09_and_3_13
 #[test]
 fn a_processor_losing_the_error_for_request_0_when_upstream_drops_it_fails_3_09() {
     insta::assert_snapshot!(broken_rules(&quick(Flaw::LosesError)));
+}
+
+#[test]
+fn a_multicast_granting_the_early_subscriber_its_demand_again_fails_1_01() {
+    insta::assert_snapshot!(broken_rules(&quick(Flaw::RegrantsOnJoin)));
+}
+
+#[test]
+fn a_multicast_doubling_a_late_subscribers_debt_fails_3_08() {
+    insta::assert_snapshot!(broken_rules(&quick(Flaw::DoublesDebt)));
 }
