@@ -23,6 +23,7 @@ mod filtering;
 mod flawed;
 mod leaving;
 mod many_parties;
+mod prefetched;
 mod self_cancelling;
 #[path = "../support/test_threads.rs"]
 mod test_threads;
