@@ -280,25 +280,21 @@ impl<R: Clone + Send + 'static> Stage<R> {
             match target {
                 Target::Leased(at) => leases[at].lease.emit(element),
                 Target::Claimed(index, id) => {
-                    let drain = &drains[index];
-                    match Lease::take(drain) {
-                        Some(mut lease) => {
-                            lease.emit(element);
-                            leases.push(Leased {
-                                id,
-                                seen: epoch,
-                                order: index,
-                                lease,
-                            });
-                        }
-                        None => {
-                            // Not reached (see `Drain::try_claim`); if it
-                            // were, the element goes back where the drain
-                            // looks for it.
-                            self.give_back(id, element);
-                            drain.release();
-                        }
-                    }
+                    // `Claim::Ready` moved the drain's work-in-progress
+                    // count from 0 to 1 under the lock: no loop run and no
+                    // lease holds its subscriber, `Drain::new` keeps it at
+                    // 1 until `start` has put the subscriber in place, and
+                    // a finished drain keeps the flag both looks of
+                    // `Drain::try_claim` see. So the subscriber is there.
+                    let mut lease = Lease::take(&drains[index])
+                        .expect("a drain claimed Ready holds its subscriber");
+                    lease.emit(element);
+                    leases.push(Leased {
+                        id,
+                        seen: epoch,
+                        order: index,
+                        lease,
+                    });
                 }
             }
         }
@@ -311,19 +307,6 @@ impl<R: Clone + Send + 'static> Stage<R> {
             leases.retain(|l| l.seen == epoch);
         } else {
             leases.clear();
-        }
-    }
-
-    /// Puts an element a hand-off could not deliver back at the front of
-    /// downstream `id`'s queue (dropped outside the lock if it left).
-    fn give_back(&self, id: u64, element: R) {
-        let mut state = self.state.lock();
-        match state.downstreams.iter_mut().find(|d| d.id == id) {
-            Some(downstream) => downstream.queue.push_front(element),
-            None => {
-                drop(state);
-                drop(element);
-            }
         }
     }
 

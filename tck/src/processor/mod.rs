@@ -43,8 +43,11 @@ mod as_subscriber;
 mod delivers;
 mod extended;
 mod filtering;
+mod late;
+mod leaving;
 mod multicast;
 mod passing;
+mod prefetched;
 mod rules;
 #[doc(hidden)]
 pub mod testkit;
@@ -304,6 +307,14 @@ fn table<F: ProcessorFactory>() -> Table<ProcessorSubject<F>> {
         (
             "tck_bounded_upstream_demand",
             body(rules::tck_bounded_upstream_demand::<F>),
+        ),
+        ("spec_1_05", body(prefetched::spec_1_05::<F>)),
+        ("spec_3_08", body(leaving::spec_3_08::<F>)),
+        ("spec_3_09", body(leaving::spec_3_09::<F>)),
+        ("spec_3_13", body(leaving::spec_3_13::<F>)),
+        (
+            "tck_late_subscriber_demand",
+            body(late::idle_early_subscriber::<F>),
         ),
     ]);
     let quick = TESTS

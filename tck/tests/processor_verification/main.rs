@@ -21,7 +21,9 @@ mod extended_unusual;
 mod factories;
 mod filtering;
 mod flawed;
+mod leaving;
 mod many_parties;
+mod prefetched;
 mod self_cancelling;
 #[path = "../support/test_threads.rs"]
 mod test_threads;
