@@ -57,10 +57,11 @@ stream_verification!(
 );
 
 /// How many items a [`FailingLate`] stream has yielded before the TCK gets
-/// it: past the second refill of a batch of 8 (at the 4th and the 8th
-/// item), so the items the TCK polls need the refill arithmetic to have
-/// gone right twice.
-const TAKEN: u64 = 10;
+/// it. A batch of 8 is topped up as the 4th, 8th, 12th … item is taken;
+/// from the 12th on the elements the TCK polls were requested by a refill
+/// after the second, so they come only if the count of what is
+/// outstanding stayed right (the error needs no demand).
+const TAKEN: u64 = 11;
 
 /// `PublisherStream::new(publisher, 8)` over a stream publisher whose
 /// upstream fails, handed on after its first [`TAKEN`] items:
