@@ -6,9 +6,19 @@
 
 mod hot_ranges;
 
-use hot_ranges::{HotRanges, PacedBesideOverflow, PacedHotRanges};
+use hot_ranges::{HotRanges, PacedHotRanges};
 use reactive_streams_tck::publisher_verification;
 
 publisher_verification!(multicast_publisher, HotRanges);
-publisher_verification!(paced_multicast_publisher, PacedHotRanges);
-publisher_verification!(paced_multicast_beside_overflow, PacedBesideOverflow);
+publisher_verification!(
+    paced_multicast_publisher,
+    PacedHotRanges {
+        beside_overflow: false
+    }
+);
+publisher_verification!(
+    paced_multicast_beside_overflow,
+    PacedHotRanges {
+        beside_overflow: true
+    }
+);

@@ -2,8 +2,7 @@
 //! publisher, under the TCK's publisher verifications: [`HotRanges`] for the
 //! quick one (`tck_multicast.rs`), [`PacedHotRanges`] for a second quick
 //! one whose source is paced by its subscribers' demand (`tck_multicast.rs`,
-//! also with a failed subscriber of its own beside the TCK's:
-//! [`PacedBesideOverflow`]),
+//! also with a failed subscriber of its own beside the TCK's),
 //! [`FreshHotRanges`] for the extended one (`tck_extended.rs`).
 // Each test binary uses one of the two.
 #![allow(dead_code)]
@@ -255,47 +254,29 @@ impl Subscription for Starting {
 /// be acted on by the multicast itself, not by the next push or the
 /// terminal. A push from inside an `on_next` finds that subscriber's
 /// lease checked out, and queues behind it.
-pub struct PacedHotRanges;
+///
+/// With `beside_overflow`, the multicast also has, beside the TCK's
+/// subscribers, a subscriber of its own that failed by overflow before
+/// they came: it never requests, and one more element was pushed to it
+/// than its buffer holds (its drain sent it `on_error`). A failed member
+/// stays in the multicast's list until a push finds its slot refusing and
+/// removes it: here the first push the TCK's subscribers ask for, while
+/// they are live beside it. The pace counts only the TCK's subscribers.
+pub struct PacedHotRanges {
+    pub beside_overflow: bool,
+}
 
 impl PublisherFactory for PacedHotRanges {
     type Element = u64;
 
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new(PacedHotRange::new(elements))
-    }
-
-    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
-        HotRanges.create_failed_publisher()
-    }
-
-    fn max_elements(&self) -> u64 {
-        HotRanges.max_elements()
-    }
-
-    /// The source pushes `0..n`: element `i` is `i`.
-    fn element_index(&self, element: &u64) -> Option<u64> {
-        Some(*element)
-    }
-}
-
-/// [`PacedHotRanges`] whose multicast has, beside the TCK's subscribers, a
-/// subscriber of its own that failed by overflow before they came: it
-/// never requests, and one more element was pushed to it than its buffer
-/// holds (its drain sent it `on_error`). A failed member stays in the
-/// multicast's list until a push finds its slot refusing and removes it:
-/// here the first push the TCK's subscribers ask for, while they are live
-/// beside it. The pace counts only the TCK's subscribers.
-pub struct PacedBesideOverflow;
-
-impl PublisherFactory for PacedBesideOverflow {
-    type Element = u64;
-
-    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
         let range = PacedHotRange::new(elements);
-        range.hot.subscribe(Box::new(Idle(None)));
-        // The buffer holds `max(elements, 1)`: one more overflows it.
-        for _ in 0..=elements.max(1) {
-            range.hot.push(u64::MAX);
+        if self.beside_overflow {
+            range.hot.subscribe(Box::new(Idle(None)));
+            // The buffer holds `max(elements, 1)`: one more overflows it.
+            for _ in 0..=elements.max(1) {
+                range.hot.push(u64::MAX);
+            }
         }
         Box::new(range)
     }
@@ -308,8 +289,7 @@ impl PublisherFactory for PacedBesideOverflow {
         HotRanges.max_elements()
     }
 
-    /// The source pushes `0..n` to the TCK's subscribers: element `i` is
-    /// `i`.
+    /// The source pushes `0..n`: element `i` is `i`.
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
     }
