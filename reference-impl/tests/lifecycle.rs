@@ -1,12 +1,15 @@
-//! Every reference processor and combinator passes the TCK's
-//! datum-lifecycle verification with `Tracked<u64>` elements.
+//! Every reference processor and combinator, and a `SourcePublisher` over a
+//! hot source, passes the TCK's datum-lifecycle verification with
+//! `Tracked<u64>` elements.
 
 use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
 
 use reactive_streams::done::Tracked;
-use reactive_streams::{Publisher, Subscriber};
+use reactive_streams::{Publisher, StreamError, Subscriber, Subscription, demand};
+use reactive_streams_reference::streamlet::{ListenSource, SourcePublisher};
 use reactive_streams_reference::{
-    BufferProcessor, FilterProcessor, FlatMapProcessor, IdentityProcessor, MapProcessor,
+    BufferProcessor, FilterProcessor, FlatMapProcessor, IdentityProcessor, MapProcessor, Overflow,
     SlidingWindowProcessor, WindowProcessor, combine_latest_with, merge, zip_with,
 };
 use reactive_streams_tck::datum_lifecycle_verification;
@@ -259,3 +262,88 @@ datum_lifecycle_verification!(zip, Zip);
 // numbered by what they carry: no element_index.
 datum_lifecycle_verification!(combine_latest, CombineLatest);
 datum_lifecycle_verification!(merge_two, Merge);
+
+// ---- A SourcePublisher over a hot source ----
+//
+// Every target above emits only what downstream asked for. A
+// `SourcePublisher` over a listenable source buffers, for its subscriber,
+// what the source pushes beyond demand: this stage relays its input into a
+// `ListenSource` (requesting everything) and publishes that source through
+// a `SourcePublisher`, so data wait in the publisher's buffer when
+// downstream cancels, and the cancel must release them (done.4): the
+// source keeps the stopped connection, and with it the buffer's slot,
+// until it ends.
+
+/// How many pushed data the stage's buffer holds: more than any script
+/// emits, so nothing overflows.
+const HOT_CAPACITY: usize = 64;
+
+/// The stage: it connects downstream first, then subscribes to the input,
+/// so nothing is pushed before a sink listens.
+struct HotRelay {
+    input: Mutex<Option<Input>>,
+}
+
+impl Publisher<Tracked<u64>> for HotRelay {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<Tracked<u64>>>) {
+        let source = ListenSource::new();
+        SourcePublisher::new(source.clone(), HOT_CAPACITY, Overflow::Error).subscribe(subscriber);
+        match self.input.lock().unwrap().take() {
+            Some(input) => input.subscribe(Box::new(Relay {
+                source,
+                subscription: None,
+            })),
+            // A second subscriber: the one input is taken.
+            None => source.end(Some(StreamError::msg("the relay has one subscriber"))),
+        }
+    }
+}
+
+/// Pushes every datum of the input into the source.
+struct Relay {
+    source: ListenSource<Tracked<u64>>,
+    subscription: Option<Arc<dyn Subscription>>,
+}
+
+impl Subscriber<Tracked<u64>> for Relay {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        if self.subscription.is_some() {
+            return subscription.cancel(); // §2.5
+        }
+        subscription.request(demand::UNBOUNDED);
+        self.subscription = Some(subscription);
+    }
+    fn on_next(&mut self, datum: Tracked<u64>) {
+        self.source.emit(datum);
+    }
+    fn on_error(&mut self, error: StreamError) {
+        self.subscription = None;
+        self.source.end(Some(error));
+    }
+    fn on_complete(&mut self) {
+        self.subscription = None;
+        self.source.end(None);
+    }
+}
+
+pub struct HotSourcePublisher;
+
+impl LifecycleFactory for HotSourcePublisher {
+    type Output = Tracked<u64>;
+    fn create_stage(&self, mut inputs: Vec<Input>) -> Box<dyn Publisher<Tracked<u64>>> {
+        Box::new(HotRelay {
+            input: Mutex::new(Some(inputs.remove(0))),
+        })
+    }
+    fn keeps_delivered(&self) -> Option<usize> {
+        Some(0)
+    }
+    /// Output `i` is datum `i`: the source pushes them in order.
+    fn element_index(&self, output: &Tracked<u64>) -> Option<u64> {
+        Some(output.value)
+    }
+}
+
+datum_lifecycle_verification!(hot_source_publisher, HotSourcePublisher);
+
+// ---- end of the SourcePublisher over a hot source ----

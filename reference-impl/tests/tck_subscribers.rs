@@ -3,12 +3,19 @@
 
 mod subscriber_factories;
 
-use reactive_streams::{Publisher, Subscriber};
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use reactive_streams::{Publisher, Sink, Source, StreamError, Subscriber, Talkback};
+use reactive_streams_reference::streamlet::PublisherSource;
 use reactive_streams_reference::{
-    BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor, QueuedSubscriber,
+    BufferProcessor, FilterProcessor, IdentityProcessor, MapProcessor, PublisherStream,
+    QueuedSubscriber,
 };
 use reactive_streams_tck::processor::ProcessorFactory;
-use reactive_streams_tck::subscriber::{SubscriberWhiteboxFactory, WhiteboxProbe};
+use reactive_streams_tck::subscriber::{
+    SubscriberBlackboxFactory, SubscriberWhiteboxFactory, WhiteboxProbe,
+};
 use reactive_streams_tck::{
     processor_verification, subscriber_blackbox_verification, subscriber_whitebox_verification,
 };
@@ -28,6 +35,132 @@ subscriber_whitebox_verification!(
     Instrumented(collecting),
     "collect_subscriber"
 );
+
+// ---- The bridges' inlets: the subscriber side of PublisherSource and PublisherStream ----
+//
+// Both bridges subscribe upstream with a private subscriber (their inlet).
+// To verify it, the factory gives the bridge a publisher that hands over
+// the subscriber it is given, and drives the bridge's other side the way a
+// consumer that wants `k` elements would; the TCK is then the inlet's
+// publisher. Without these, no probe watches what the inlets (and the
+// `SerialUpstream` behind them) do to their subscription: the verified
+// bridges are built over the reference's own `range`.
+
+/// A publisher that keeps the subscriber it is given for the factory.
+#[derive(Clone, Default)]
+struct Handover(Arc<Mutex<Option<Box<dyn Subscriber<u64>>>>>);
+
+impl Publisher<u64> for Handover {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
+        *self.0.lock().unwrap() = Some(subscriber);
+    }
+}
+
+impl Handover {
+    fn take(&self) -> Box<dyn Subscriber<u64>> {
+        self.0
+            .lock()
+            .unwrap()
+            .take()
+            .expect("the bridge subscribes as it is made")
+    }
+}
+
+/// A sink that starts, pulls one datum at a time and, with the `k`-th,
+/// stops with a reason: it needs nothing more.
+struct Takes {
+    k: u64,
+    taken: u64,
+    talkback: Option<Arc<dyn Talkback>>,
+}
+
+impl Sink<u64> for Takes {
+    fn greet(&mut self, talkback: Arc<dyn Talkback>) {
+        talkback.start();
+        talkback.request();
+        self.talkback = Some(talkback);
+    }
+
+    fn receive(&mut self, _: u64) {
+        self.taken += 1;
+        if self.taken < self.k {
+            if let Some(talkback) = &self.talkback {
+                talkback.request();
+            }
+        } else if let Some(talkback) = self.talkback.take() {
+            talkback.stop(Some(StreamError::msg("took what it wanted")));
+        }
+    }
+
+    fn end(&mut self, _: Option<StreamError>) {
+        self.talkback = None;
+    }
+}
+
+/// `PublisherSource`'s inlet, its sink taking `k` data.
+struct SourceInlets {
+    k: u64,
+}
+
+impl SubscriberBlackboxFactory for SourceInlets {
+    type Element = u64;
+    type Subscriber = Box<dyn Subscriber<u64>>;
+
+    fn create_subscriber(&self) -> Box<dyn Subscriber<u64>> {
+        let upstream = Handover::default();
+        PublisherSource::new(upstream.clone()).connect(Box::new(Takes {
+            k: self.k,
+            taken: 0,
+            talkback: None,
+        }));
+        upstream.take()
+    }
+
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn stops_after(&self) -> Option<u64> {
+        Some(self.k)
+    }
+}
+
+/// `PublisherStream`'s inlet, a thread taking `k` items of the stream and
+/// then dropping it.
+struct StreamInlets {
+    batch: u64,
+    k: u64,
+}
+
+impl SubscriberBlackboxFactory for StreamInlets {
+    type Element = u64;
+    type Subscriber = Box<dyn Subscriber<u64>>;
+
+    fn create_subscriber(&self) -> Box<dyn Subscriber<u64>> {
+        let upstream = Handover::default();
+        let stream = PublisherStream::new(&upstream, self.batch);
+        let k = self.k as usize;
+        // Ends with the k-th item or the stream's end; a scenario that ends
+        // neither (none does) would leave it waiting, harmlessly.
+        std::thread::spawn(move || {
+            futures::executor::block_on(stream.take(k).for_each(|_| std::future::ready(())));
+        });
+        upstream.take()
+    }
+
+    fn element(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn stops_after(&self) -> Option<u64> {
+        Some(self.k)
+    }
+}
+
+subscriber_blackbox_verification!(publisher_source_inlet, SourceInlets { k: 3 });
+subscriber_blackbox_verification!(publisher_stream_inlet, StreamInlets { batch: 4, k: 6 });
+
+// ---- end of the bridges' inlets ----
 
 // ---- QueuedSubscriber, whitebox: instrumented from its worker thread ----
 //

@@ -1,7 +1,8 @@
 //! The factories that put the reference `MulticastPublisher`, a hot
 //! publisher, under the TCK's publisher verifications: [`HotRanges`] for the
 //! quick one (`tck_multicast.rs`), [`PacedHotRanges`] for a second quick
-//! one whose source is paced by its subscribers' demand (`tck_multicast.rs`),
+//! one whose source is paced by its subscribers' demand (`tck_multicast.rs`,
+//! also with a failed subscriber of its own beside the TCK's),
 //! [`FreshHotRanges`] for the extended one (`tck_extended.rs`).
 // Each test binary uses one of the two.
 #![allow(dead_code)]
@@ -253,13 +254,31 @@ impl Subscription for Starting {
 /// be acted on by the multicast itself, not by the next push or the
 /// terminal. A push from inside an `on_next` finds that subscriber's
 /// lease checked out, and queues behind it.
-pub struct PacedHotRanges;
+///
+/// With `beside_overflow`, the multicast also has, beside the TCK's
+/// subscribers, a subscriber of its own that failed by overflow before
+/// they came: it never requests, and one more element was pushed to it
+/// than its buffer holds (its drain sent it `on_error`). A failed member
+/// stays in the multicast's list until a push finds its slot refusing and
+/// removes it: here the first push the TCK's subscribers ask for, while
+/// they are live beside it. The pace counts only the TCK's subscribers.
+pub struct PacedHotRanges {
+    pub beside_overflow: bool,
+}
 
 impl PublisherFactory for PacedHotRanges {
     type Element = u64;
 
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new(PacedHotRange::new(elements))
+        let range = PacedHotRange::new(elements);
+        if self.beside_overflow {
+            range.hot.subscribe(Box::new(Idle(None)));
+            // The buffer holds `max(elements, 1)`: one more overflows it.
+            for _ in 0..=elements.max(1) {
+                range.hot.push(u64::MAX);
+            }
+        }
+        Box::new(range)
     }
 
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
@@ -273,6 +292,22 @@ impl PublisherFactory for PacedHotRanges {
     /// The source pushes `0..n`: element `i` is `i`.
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
+    }
+}
+
+/// A subscriber that never requests.
+struct Idle(Option<Arc<dyn Subscription>>);
+
+impl Subscriber<u64> for Idle {
+    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
+        self.0 = Some(subscription);
+    }
+    fn on_next(&mut self, _: u64) {}
+    fn on_error(&mut self, _: StreamError) {
+        self.0 = None;
+    }
+    fn on_complete(&mut self) {
+        self.0 = None;
     }
 }
 
