@@ -131,7 +131,8 @@ where
 
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         let processor = (self.processor)();
-        failed::<u64>(StreamError::msg("the upstream failed")).subscribe(Box::new(processor.clone()));
+        failed::<u64>(StreamError::msg("the upstream failed"))
+            .subscribe(Box::new(processor.clone()));
         Some(Box::new(processor))
     }
 

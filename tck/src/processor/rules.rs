@@ -17,12 +17,15 @@ use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::probe::{Probe, Signal};
 use crate::subscriber::Driver;
 
-struct Rig<'a, F: ProcessorFactory> {
+pub(super) struct Rig<'a, F: ProcessorFactory> {
     processor: F::Processor,
-    upstream: Driver<'a, F::Input, F::Processor>,
+    pub(super) upstream: Driver<'a, F::Input, F::Processor>,
 }
 
-fn rig<'a, F: ProcessorFactory>(cx: &RuleCx, factory: &'a F) -> Result<Rig<'a, F>, Failure> {
+pub(super) fn rig<'a, F: ProcessorFactory>(
+    cx: &RuleCx,
+    factory: &'a F,
+) -> Result<Rig<'a, F>, Failure> {
     let processor = create(cx, factory)?;
     let mut upstream = Driver::new(cx, Box::new(processor.clone()), move |i| factory.input(i));
     upstream.subscribe()?;
@@ -33,7 +36,7 @@ fn rig<'a, F: ProcessorFactory>(cx: &RuleCx, factory: &'a F) -> Result<Rig<'a, F
 }
 
 impl<F: ProcessorFactory> Rig<'_, F> {
-    fn downstream(&self, cx: &RuleCx, label: &str) -> Result<Probe<F::Output>, Failure> {
+    pub(super) fn downstream(&self, cx: &RuleCx, label: &str) -> Result<Probe<F::Output>, Failure> {
         let probe = Probe::new(cx, label);
         probe.subscribe_to(&self.processor)?;
         probe.expect_subscribed()?;
@@ -42,7 +45,7 @@ impl<F: ProcessorFactory> Rig<'_, F> {
 
     /// Delivers inputs upstream as the processor's demand allows until
     /// `done` holds or the timeout passes; whether `done` held.
-    fn pump(&mut self, cx: &RuleCx, done: impl Fn() -> bool) -> Result<bool, Failure> {
+    pub(super) fn pump(&mut self, cx: &RuleCx, done: impl Fn() -> bool) -> Result<bool, Failure> {
         let deadline = Instant::now() + cx.env().timeout();
         let slice = cx.env().no_signal_timeout();
         loop {
@@ -451,6 +454,6 @@ pub(crate) fn tck_bounded_upstream_demand<F: ProcessorFactory>(
 }
 
 /// A demand in the one vocabulary of every message.
-fn show(n: u64) -> String {
+pub(super) fn show(n: u64) -> String {
     crate::probe::show_demand(n)
 }

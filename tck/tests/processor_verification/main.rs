@@ -23,6 +23,7 @@ mod filtering;
 mod flawed;
 mod many_parties;
 mod self_cancelling;
+mod serial_upstream;
 #[path = "../support/test_threads.rs"]
 mod test_threads;
 mod unusual;
