@@ -74,44 +74,60 @@ fn one_subscriber<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), F
     end(&mut rig)
 }
 
-/// The first subscriber asks for 2 and gets 1; a second joins and asks
-/// for 1 (the processor still owes the first one an element); then both
-/// ask for more, before and after everything asked for was delivered.
+/// The first subscriber asks for 3 and gets 1; a second joins and asks
+/// for 1 while the first is still owed 2, which then arrive (the second
+/// may get one beyond its demand, to pay back later); the first cancels,
+/// and the second asks for more, before and after everything asked for
+/// was delivered.
 fn second_joins<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Failure> {
     cx.scenario(
-        "first subscriber request(2), 1 element through; a second joins and requests 1; both request(1), before and after everything asked for is delivered: upstream demand within the furthest subscriber's plus max_upstream_demand() each time",
+        "first subscriber request(3), 1 element through; a second joins and requests 1; what was asked for delivered; the first cancels, the second requests 1 three times: upstream demand within the furthest subscriber's plus max_upstream_demand() each time",
     );
     let mut rig = rig(cx, factory)?;
     let first = rig.downstream(cx, "first downstream")?;
-    first.request(2)?;
+    first.request(3)?;
     if !rig.pump(cx, || first.received() >= 1)? {
         return end(&mut rig);
     }
     // The second can need no input delivered before it joined.
     let joined = rig.upstream.delivered();
+    let furthest = |second: u64| demand::add(joined, second).max(3);
     let second = rig.downstream(cx, "second downstream")?;
     second.request(1)?;
-    let furthest = |first: u64, second: u64| first.max(demand::add(joined, second));
     within(
         cx,
         &rig,
         factory,
-        furthest(2, 1),
+        furthest(1),
         "a second subscriber joined and requested 1",
     )?;
-    rig.pump(cx, || second.received() >= 1)?;
-    first.request(1)?;
-    second.request(1)?;
-    within(cx, &rig, factory, furthest(3, 2), "both requested 1 more")?;
     deliver_asked(&mut rig)?;
-    first.request(1)?;
+    within(
+        cx,
+        &rig,
+        factory,
+        furthest(1),
+        "what was asked for was delivered",
+    )?;
+    first.cancel()?;
+    for requested in 2..=3 {
+        second.request(1)?;
+        within(
+            cx,
+            &rig,
+            factory,
+            furthest(requested),
+            "the first cancelled and the second requested 1 more",
+        )?;
+    }
+    deliver_asked(&mut rig)?;
     second.request(1)?;
     within(
         cx,
         &rig,
         factory,
-        furthest(4, 3),
-        "everything asked for delivered, both requested 1 more",
+        furthest(4),
+        "everything asked for delivered, the second requested 1 more",
     )?;
     end(&mut rig)
 }
