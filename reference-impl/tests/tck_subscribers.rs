@@ -213,9 +213,10 @@ reactive_streams_tck::subscriber_whitebox_verification!(extended
 
 // ---- end of QueuedSubscriber, whitebox ----
 
-/// A processor factory from a function making a processor handle, and the
-/// factor its outputs are scaled by (1: they are their inputs).
-struct Processors<F>(F, u64);
+/// A processor factory from a function making a processor handle, the
+/// factor its outputs are scaled by (1: they are their inputs), and its
+/// prefetch (its declared `max_upstream_demand`).
+struct Processors<F>(F, u64, u64);
 
 impl<F, P> ProcessorFactory for Processors<F>
 where
@@ -238,23 +239,41 @@ where
     fn element_index(&self, output: &u64) -> Option<u64> {
         Some(*output / self.1)
     }
+
+    fn max_upstream_demand(&self) -> u64 {
+        self.2
+    }
 }
+
+/// Identity, map and filter ask upstream for exactly the downstream
+/// demand (a filter also for a replacement of each input it drops).
+const FORWARDING: u64 = 0;
+/// `BufferProcessor`'s capacity in these tests.
+const BUFFER: u64 = 8;
 
 processor_verification!(
     identity_processor,
-    Processors(IdentityProcessor::<u64>::new, 1)
+    Processors(IdentityProcessor::<u64>::new, 1, FORWARDING)
 );
 processor_verification!(
     map_processor,
-    Processors(|| MapProcessor::new(|x: u64| x.wrapping_mul(3)), 3)
+    Processors(
+        || MapProcessor::new(|x: u64| x.wrapping_mul(3)),
+        3,
+        FORWARDING
+    )
 );
 processor_verification!(
     map_processor_static,
-    Processors(|| MapProcessor::new_static(|x: u64| x.wrapping_mul(3)), 3)
+    Processors(
+        || MapProcessor::new_static(|x: u64| x.wrapping_mul(3)),
+        3,
+        FORWARDING
+    )
 );
 processor_verification!(
     buffer_processor,
-    Processors(|| BufferProcessor::<u64>::new(8), 1)
+    Processors(|| BufferProcessor::<u64>::new(BUFFER), 1, BUFFER)
 );
 
 // ---- FilterProcessor: a filter declares which inputs pass ----
@@ -286,6 +305,10 @@ where
     /// An output is the input it let through.
     fn element_index(&self, output: &u64) -> Option<u64> {
         Some(*output)
+    }
+
+    fn max_upstream_demand(&self) -> u64 {
+        FORWARDING
     }
 }
 

@@ -54,7 +54,7 @@ use std::task::{Context, Poll};
 use parking_lot::{Mutex, MutexGuard};
 use reactive_streams::{StreamError, Subscriber, Subscription, demand};
 
-use crate::drain::{Claim, Drain, Emission, Lease, OwnerMark, Producer};
+use crate::drain::{Claim, Drain, Emission, Lease, OwnerMark, Producer, thread_mark};
 use crate::executor::Executor;
 use crate::hub::{self, HubOwner, Terminal};
 use crate::overflow::BoundedBuffer;
@@ -512,6 +512,24 @@ impl<R: Clone + Send + 'static> Stage<R> {
     /// the handle forwards itself from inside `on_next`, or else this loop
     /// when its call returns.
     fn call_upstream_locked<'a>(&'a self, mut state: MutexGuard<'a, State<R>>) {
+        if state.calling_upstream
+            && state.pending_cancel
+            && self.pass_cell.owner.load(Ordering::Relaxed) == thread_mark()
+        {
+            // A `cancel` on the trampoline's own thread: it is inside the
+            // trampoline's call on upstream (a synchronous upstream
+            // delivering from inside it), which may not return until
+            // upstream hears of the cancel (unbounded demand). Cancelled
+            // from here, nested in that call: serial with every other
+            // (§2.7), as a subscriber's `cancel` from inside `on_next` is.
+            state.pending_cancel = false;
+            let upstream = state.upstream.take();
+            drop(state);
+            if let Some(upstream) = upstream {
+                upstream.cancel();
+            }
+            return;
+        }
         if state.calling_upstream
             || state.greeting
             || (state.pending_request == 0 && !state.pending_cancel)

@@ -49,6 +49,16 @@ impl<T: Send + 'static> FilteringProcessor<T> {
         }
     }
 
+    /// A broken filter whose replacement `request`, made from inside
+    /// `on_next`, is not serial with the downstream `request`s it forwards
+    /// from other threads (§2.7).
+    pub fn unserialised(keep: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
+        FilteringProcessor {
+            stage: IdentityProcessor::with_quirk(super::testkit::Quirk::UnserialisedUpstream),
+            ..Self::new(keep)
+        }
+    }
+
     /// A broken filter that never asks upstream to replace what it drops.
     pub fn stalling(keep: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
         FilteringProcessor {

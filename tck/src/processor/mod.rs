@@ -40,6 +40,7 @@
 
 mod as_publisher;
 mod as_subscriber;
+mod bounded;
 mod delivers;
 mod extended;
 mod filtering;
@@ -49,6 +50,7 @@ mod multicast;
 mod passing;
 mod prefetched;
 mod rules;
+mod serial_upstream;
 #[doc(hidden)]
 pub mod testkit;
 mod upstream;
@@ -176,8 +178,12 @@ pub trait ProcessorFactory: Send + Sync + 'static {
     /// How far the processor's upstream demand may run ahead of its
     /// downstream demand (its prefetch, e.g. a buffer's capacity): with `d`
     /// elements requested downstream, upstream demand stays within
-    /// `d + max_upstream_demand()`. The quick verification checks it with
-    /// `d = 1`, the extended one under generated schedules. Default 1024.
+    /// `d + max_upstream_demand()`. The quick verification checks it at
+    /// the first request (`d = 1`) and again after elements have arrived
+    /// and downstream asked for more; the extended one under generated
+    /// schedules. With several subscribers, `d` is the furthest any of them
+    /// asked to go (a later subscriber's demand counted from the inputs
+    /// delivered before it joined). Default 1024.
     ///
     /// Only this bound is checked on upstream demand: a processor may pass
     /// downstream demand on later, in batches, one element at a time, or
@@ -315,6 +321,14 @@ fn table<F: ProcessorFactory>() -> Table<ProcessorSubject<F>> {
         (
             "tck_late_subscriber_demand",
             body(late::idle_early_subscriber::<F>),
+        ),
+        (
+            "tck_bounded_upstream_demand",
+            body(bounded::while_elements_flow::<F>),
+        ),
+        (
+            "spec_2_07",
+            body(serial_upstream::with_a_dropped_input::<F>),
         ),
     ]);
     let quick = TESTS

@@ -15,7 +15,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, ReentrantMutex};
 
 pub use super::filtering::FilteringProcessor;
 pub use super::multicast::MulticastProcessor;
@@ -44,17 +44,32 @@ pub enum Quirk {
     /// more until it ends) but keeps passing downstream demand upstream, on
     /// a subscription the error ended (§2.4).
     RequestsAfterRecovery,
+    /// Asks upstream for one more element whenever one arrives, whatever
+    /// downstream asked for: upstream demand runs ahead of downstream's
+    /// beyond any declared prefetch once elements flow
+    /// (`tck.bounded_upstream_demand`).
+    RefillsPerElement,
+    /// Calls upstream from whichever thread needs it (a downstream
+    /// `request` on one, a filter's replacement from inside `on_next` on
+    /// another) without making the calls serial (§2.7).
+    UnserialisedUpstream,
 }
 
 /// See the [module](self) docs. Clones are handles on one stage.
 pub struct IdentityProcessor<T> {
     inner: Arc<Mutex<State<T>>>,
+    /// Held around every call on the upstream subscription, so that calls
+    /// from different threads (a downstream `request`, a filter's
+    /// replacement from inside `on_next`) are serial (§2.7); reentrant for
+    /// an upstream delivering from inside `request`.
+    upstream_calls: Arc<ReentrantMutex<()>>,
 }
 
 impl<T> Clone for IdentityProcessor<T> {
     fn clone(&self) -> Self {
         IdentityProcessor {
             inner: self.inner.clone(),
+            upstream_calls: self.upstream_calls.clone(),
         }
     }
 }
@@ -107,7 +122,18 @@ impl<T: Send + 'static> IdentityProcessor<T> {
                 draining: false,
                 quirk,
             })),
+            upstream_calls: Arc::new(ReentrantMutex::new(())),
         }
+    }
+
+    /// Makes `call` on the upstream subscription serial with every other
+    /// (unless the quirk is not to).
+    fn serially(&self, call: impl FnOnce()) {
+        if quirk_of(&self.inner) == Quirk::UnserialisedUpstream {
+            return call();
+        }
+        let _serial = self.upstream_calls.lock();
+        call();
     }
 
     /// Delivers what the state allows; one thread at a time, the others
@@ -182,7 +208,7 @@ impl<T: Send + 'static> IdentityProcessor<T> {
         let upstream = state.upstream.clone();
         drop(state);
         if let Some(upstream) = upstream {
-            upstream.request(n);
+            self.serially(|| upstream.request(n));
         }
     }
 
@@ -219,9 +245,9 @@ impl<T: Send + 'static> Subscriber<T> for IdentityProcessor<T> {
         let quirk = state.quirk;
         drop(state);
         if matches!(quirk, Quirk::RequestsUnbounded | Quirk::IgnoresDemand) {
-            subscription.request(demand::UNBOUNDED);
+            self.serially(|| subscription.request(demand::UNBOUNDED));
         } else if pending > 0 && quirk != Quirk::NeverRequestsUpstream {
-            subscription.request(pending);
+            self.serially(|| subscription.request(pending));
         }
     }
 
@@ -231,7 +257,11 @@ impl<T: Send + 'static> Subscriber<T> for IdentityProcessor<T> {
             return;
         }
         state.buffer.push_back(element);
+        let refill = state.quirk == Quirk::RefillsPerElement;
         drop(state);
+        if refill {
+            self.request_upstream(1);
+        }
         self.drain();
     }
 
@@ -331,10 +361,10 @@ impl<T: Send + 'static> Subscription for Downstream<T> {
         }
         drop(state);
         if let Some(upstream) = cancel {
-            upstream.cancel();
+            self.processor.serially(|| upstream.cancel());
         }
         if let Some(upstream) = forward {
-            upstream.request(n);
+            self.processor.serially(|| upstream.request(n));
         }
         self.processor.drain();
     }
@@ -352,7 +382,7 @@ impl<T: Send + 'static> Subscription for Downstream<T> {
         };
         drop(state);
         if let Some(upstream) = upstream {
-            upstream.cancel();
+            self.processor.serially(|| upstream.cancel());
         }
         self.processor.drain();
     }

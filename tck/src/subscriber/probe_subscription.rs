@@ -187,6 +187,13 @@ impl ProbeSubscription {
         self.shared.state.lock().hold_until = Some(Instant::now() + window);
     }
 
+    /// Ends the window of [`hold_calls_for`](Self::hold_calls_for) now:
+    /// a held call returns.
+    pub(crate) fn release_calls(&self) {
+        self.shared.state.lock().hold_until = None;
+        self.shared.changed.notify_all();
+    }
+
     /// Notes that `signal` (`on_complete`, `on_error`) is about to be
     /// delivered: any call from now on breaks `rule`, if given.
     pub(crate) fn terminal(&self, signal: &'static str, rule: Option<&'static str>) {
@@ -325,7 +332,7 @@ impl Handle {
         if let Some(until) = state.hold_until {
             // Give a call from another thread the chance to overlap this one.
             let calls = state.calls;
-            while state.calls == calls && Instant::now() < until {
+            while state.calls == calls && state.hold_until.is_some() && Instant::now() < until {
                 if shared.changed.wait_until(&mut state, until).timed_out() {
                     break;
                 }

@@ -31,6 +31,11 @@ use crate::factories::{Identities, failed, patient};
     Quirk::AcceptsSecondUpstream,
     "spec_2_05"
 )]
+#[case::refills_per_element(
+    "refills_per_element",
+    Quirk::RefillsPerElement,
+    "tck_bounded_upstream_demand"
+)]
 fn broken_processors_fail_their_rule(#[case] name: &str, #[case] quirk: Quirk, #[case] test: &str) {
     insta::assert_snapshot!(name, failed(Identities::with(quirk), test));
 }
@@ -43,6 +48,7 @@ fn broken_processors_fail_their_rule(#[case] name: &str, #[case] quirk: Quirk, #
 #[case::never_requests_upstream("never_requests_upstream", Quirk::NeverRequestsUpstream)]
 #[case::never_cancels_upstream("never_cancels_upstream", Quirk::KeepsUpstreamOnCancel)]
 #[case::accepts_a_second_upstream("accepts_a_second_upstream", Quirk::AcceptsSecondUpstream)]
+#[case::refills_per_element("refills_per_element", Quirk::RefillsPerElement)]
 // Its elements beyond demand land wherever timing puts them, in every test;
 // the probe files them under §1.1 and sets them aside, so no other test's
 // own check sees them and the set is the same in every run.

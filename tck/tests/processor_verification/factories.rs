@@ -50,6 +50,17 @@ impl ProcessorFactory for Identities {
         self.recovers
     }
 
+    /// It asks upstream for exactly downstream's demand: declared by the
+    /// conforming processor, and by the one that refills per element (which
+    /// breaks the declaration once elements flow); the others keep the
+    /// default, so each quirk keeps its exact rule set.
+    fn max_upstream_demand(&self) -> u64 {
+        match self.quirk {
+            Quirk::None | Quirk::RefillsPerElement => 0,
+            _ => 1024,
+        }
+    }
+
     /// Output `i` is input `i`; declared by the conforming processor only,
     /// so each quirk keeps its exact rule set.
     fn element_index(&self, output: &u64) -> Option<u64> {

@@ -25,6 +25,7 @@ mod leaving;
 mod many_parties;
 mod prefetched;
 mod self_cancelling;
+mod serial_upstream;
 #[path = "../support/test_threads.rs"]
 mod test_threads;
 mod unusual;
