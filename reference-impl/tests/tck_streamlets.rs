@@ -26,7 +26,8 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use reactive_streams::{Publisher, Sink, Source, StreamError, Talkback};
 use reactive_streams_reference::streamlet::{
-    CollectSink, HybridSource, ListenSource, PublisherSource, PullSource, SourcePublisher, interval,
+    CallbackSink, CollectSink, HybridSource, ListenSource, PublisherSource, PullSource,
+    SourcePublisher, interval,
 };
 use reactive_streams_reference::{Overflow, failed, range};
 use reactive_streams_tck::publisher::PublisherFactory;
@@ -429,7 +430,9 @@ publisher_verification!(
 // ---------------------------------------------------------------------------
 // Sinks.
 
-/// The collecting sink.
+/// The collecting sink. It starts inside its greet, as documented: a
+/// declaration the TCK holds it to (a collecting sink that never started
+/// would otherwise pass, every test skipped: rule 5 lets a sink not start).
 struct CollectSinks;
 
 impl SinkFactory for CollectSinks {
@@ -441,6 +444,10 @@ impl SinkFactory for CollectSinks {
 
     fn create_element(&self, index: u64) -> u64 {
         index
+    }
+
+    fn starts_on_greet(&self) -> bool {
+        true
     }
 }
 
@@ -463,6 +470,33 @@ impl SinkFactory for TakeTwoSinks {
     fn stops_after(&self) -> Option<u64> {
         Some(2)
     }
+
+    fn starts_on_greet(&self) -> bool {
+        true
+    }
 }
 
 streamlet_sink_verification!(take_two_sink, TakeTwoSinks);
+
+/// The callback sink, with an end callback too. It starts inside its greet
+/// and pulls one datum after each (as documented); it never stops by
+/// itself, so it declares no `stops_after`.
+struct CallbackSinks;
+
+impl SinkFactory for CallbackSinks {
+    type Element = u64;
+
+    fn create_sink(&self) -> Box<dyn Sink<u64>> {
+        Box::new(CallbackSink::new(|_: u64| {}).on_end(|_| {}))
+    }
+
+    fn create_element(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn starts_on_greet(&self) -> bool {
+        true
+    }
+}
+
+streamlet_sink_verification!(callback_sink, CallbackSinks);

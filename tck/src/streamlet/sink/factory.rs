@@ -50,4 +50,14 @@ pub trait SinkFactory: Send + Sync + 'static {
     fn stops_after(&self) -> Option<u64> {
         None
     }
+
+    /// `true` if the sink starts the stream once greeted (at once or
+    /// later, from any thread), as most sinks do. Rule 5 only says a sink
+    /// MAY start, so by default (`false`) a sink that never starts passes,
+    /// every test needing a started stream skipped, saying so; declared,
+    /// it fails `tck.starts` (and every test that waited for the start),
+    /// so a sink that stopped starting cannot pass unseen.
+    fn starts_on_greet(&self) -> bool {
+        false
+    }
 }

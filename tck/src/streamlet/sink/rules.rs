@@ -35,13 +35,22 @@ fn greeted<F: SinkFactory>(cx: &RuleCx, f: &F) -> Result<Probe<F>, Failure> {
     Ok(probe)
 }
 
-/// Why a test that needs a started stream is skipped: a sink MAY start
-/// the stream (rule 5), so one that does not breaks no rule.
-fn never_started(cx: &RuleCx) -> Outcome {
-    Outcome::Skipped(format!(
-        "needs a started stream: the sink did not start it within {} ms of its greet, as rule 5 allows (a sink MAY start)",
-        cx.env().timeout().as_millis()
-    ))
+/// A sink that did not start the stream within the timeout of its greet.
+/// Rule 5 only says a sink MAY start, so a test needing a started stream
+/// is skipped, saying so, unless the factory declared `starts_on_greet()`:
+/// then the sink broke that promise, and the test fails `tck.starts`.
+fn never_started<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
+    let waited = cx.env().timeout().as_millis();
+    if f.starts_on_greet() {
+        return Err(cx.failure_of(
+            "tck.starts",
+            "the sink to start the stream once greeted (the factory's starts_on_greet())",
+            format!("no start within {waited} ms of its greet"),
+        ));
+    }
+    Ok(Outcome::Skipped(format!(
+        "needs a started stream: the sink did not start it within {waited} ms of its greet, as rule 5 allows (a sink MAY start)"
+    )))
 }
 
 /// Emits up to `n` elements from `from`, while the stream is live.
@@ -58,13 +67,14 @@ fn feed<F: SinkFactory>(f: &F, probe: &Probe<F>, from: u64, n: u64) -> Result<u6
 
 /// `tck.starts`: the sink starts the stream once greeted. The TCK can
 /// verify little else of a sink that never does; but rule 5 only says a
-/// sink MAY start, so one that does not is skipped, not failed.
+/// sink MAY start, so one that does not is skipped, not failed, unless its
+/// factory declares `starts_on_greet()`.
 pub fn tck_starts<F: SinkFactory>() -> RuleDef<F> {
     RuleDef::always(|cx, f| {
         cx.scenario("greeted");
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
-            return Ok(never_started(cx));
+            return never_started(cx, f);
         }
         Ok(Outcome::Passed)
     })
@@ -135,7 +145,7 @@ fn before_start<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     cx.scenario("greeted, then started by the sink");
     let probe = greeted(cx, f)?;
     if !probe.wait_started() {
-        return Ok(never_started(cx));
+        return never_started(cx, f);
     }
     probe.quiet();
     Ok(Outcome::Passed)
@@ -158,7 +168,7 @@ pub fn streamlet_5_c<F: SinkFactory>() -> RuleDef<F> {
         cx.scenario(format!("started, fed up to {FEED} elements"));
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
-            return Ok(never_started(cx));
+            return never_started(cx, f);
         }
         feed(f, &probe, 0, FEED)?;
         probe.quiet();
@@ -194,7 +204,7 @@ fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     cx.scenario("started, then ended at once");
     let probe = greeted(cx, f)?;
     if !probe.wait_started() {
-        return Ok(never_started(cx));
+        return never_started(cx, f);
     }
     probe.end(None)?;
     probe.quiet();
@@ -202,7 +212,7 @@ fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     cx.scenario("started, fed 1 element, then ended with a reason");
     let probe = greeted(cx, f)?;
     if !probe.wait_started() {
-        return Ok(never_started(cx));
+        return never_started(cx, f);
     }
     feed(f, &probe, 0, 1)?;
     probe.end(Some(StreamError::msg("the TCK ends the stream")))?;
