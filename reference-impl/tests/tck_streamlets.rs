@@ -45,8 +45,28 @@ fn failure() -> StreamError {
 // Pullable sources, and the publisher-to-source bridge.
 
 /// Streamlet sources from a function `elements -> source`; all of them
-/// pause and resume.
-struct Sources<F>(F);
+/// pause and resume. [`Sources::failing`] adds the failed source.
+struct Sources<F> {
+    create: F,
+    failed: Option<fn() -> Box<dyn Source<u64>>>,
+}
+
+impl<F> Sources<F> {
+    fn new(create: F) -> Self {
+        Sources {
+            create,
+            failed: None,
+        }
+    }
+
+    /// With `failed` as the factory's failed source.
+    fn failing(self, failed: fn() -> Box<dyn Source<u64>>) -> Self {
+        Sources {
+            failed: Some(failed),
+            ..self
+        }
+    }
+}
 
 impl<F, S> SourceFactory for Sources<F>
 where
@@ -56,7 +76,7 @@ where
     type Element = u64;
 
     fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
-        Box::new((self.0)(elements))
+        Box::new((self.create)(elements))
     }
 
     fn supports_restart(&self) -> bool {
@@ -67,12 +87,19 @@ where
     fn element_index(&self, data: &u64) -> Option<u64> {
         Some(*data)
     }
+
+    fn create_failed_source(&self) -> Option<Box<dyn Source<u64>>> {
+        self.failed.map(|failed| failed())
+    }
 }
 
-streamlet_source_verification!(pull_source, Sources(|n| PullSource::new(move || 0..n)));
+streamlet_source_verification!(pull_source, Sources::new(|n| PullSource::new(move || 0..n)));
+// Its failed source bridges a failed publisher: the upstream `on_error`
+// must reach the sink as an end with a reason.
 streamlet_source_verification!(
     publisher_source_bridge,
-    Sources(|n| PublisherSource::new(range(0, n)))
+    Sources::new(|n| PublisherSource::new(range(0, n)))
+        .failing(|| Box::new(PublisherSource::new(failed::<u64>(failure()))))
 );
 
 // ---------------------------------------------------------------------------
