@@ -37,6 +37,11 @@ use reactive_streams_tck::{
     publisher_verification, streamlet_sink_verification, streamlet_source_verification,
 };
 
+#[path = "support/threaded_pull.rs"]
+mod threaded_pull;
+
+use threaded_pull::ThreadedPull;
+
 fn failure() -> StreamError {
     StreamError::msg("the reference failed source fails")
 }
@@ -380,6 +385,18 @@ where
 publisher_verification!(
     pull_source_bridge,
     Publishers(|n| SourcePublisher::new(PullSource::new(move || 0..n), 16, Overflow::Error))
+);
+
+streamlet_source_verification!(
+    threaded_pull_source,
+    Sources::new(|elements| ThreadedPull { elements })
+);
+// Capacity 1: a pullable source is pulled one datum at a time, so one
+// datum is all its buffer ever holds; a second pull while one is in flight
+// would overflow it (`BufferOverflow`).
+publisher_verification!(
+    threaded_pull_source_bridge,
+    Publishers(|elements| SourcePublisher::new(ThreadedPull { elements }, 1, Overflow::Error))
 );
 
 /// The most elements a bridged hot source is asked for. A push source
