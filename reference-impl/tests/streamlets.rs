@@ -256,8 +256,7 @@ fn while_starting(meanwhile: impl FnOnce(&support::Probe<u64>)) -> Vec<&'static 
     meanwhile(&probe);
     release.send(()).unwrap();
     greeter.join().unwrap();
-    let calls = calls.lock().unwrap().clone();
-    calls
+    calls.lock().unwrap().clone()
 }
 
 /// Regression (issue 31): the bridge published the talkback before it

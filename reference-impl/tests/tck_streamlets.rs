@@ -49,11 +49,14 @@ fn failure() -> StreamError {
 // ---------------------------------------------------------------------------
 // Pullable sources, and the publisher-to-source bridge.
 
+/// Makes a factory's failed source.
+type FailedSource = fn() -> Box<dyn Source<u64>>;
+
 /// Streamlet sources from a function `elements -> source`; all of them
 /// pause and resume. [`Sources::failing`] adds the failed source.
 struct Sources<F> {
     create: F,
-    failed: Option<fn() -> Box<dyn Source<u64>>>,
+    failed: Option<FailedSource>,
 }
 
 impl<F> Sources<F> {
@@ -65,7 +68,7 @@ impl<F> Sources<F> {
     }
 
     /// With `failed` as the factory's failed source.
-    fn failing(self, failed: fn() -> Box<dyn Source<u64>>) -> Self {
+    fn failing(self, failed: FailedSource) -> Self {
         Sources {
             failed: Some(failed),
             ..self
