@@ -26,7 +26,8 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use reactive_streams::{Publisher, Sink, Source, StreamError, Talkback};
 use reactive_streams_reference::streamlet::{
-    CollectSink, HybridSource, ListenSource, PublisherSource, PullSource, SourcePublisher, interval,
+    CallbackSink, CollectSink, HybridSource, ListenSource, PublisherSource, PullSource,
+    SourcePublisher, interval,
 };
 use reactive_streams_reference::{Overflow, failed, range};
 use reactive_streams_tck::publisher::PublisherFactory;
@@ -36,6 +37,11 @@ use reactive_streams_tck::{
     publisher_verification, streamlet_sink_verification, streamlet_source_verification,
 };
 
+#[path = "support/threaded_pull.rs"]
+mod threaded_pull;
+
+use threaded_pull::ThreadedPull;
+
 fn failure() -> StreamError {
     StreamError::msg("the reference failed source fails")
 }
@@ -43,9 +49,32 @@ fn failure() -> StreamError {
 // ---------------------------------------------------------------------------
 // Pullable sources, and the publisher-to-source bridge.
 
+/// Makes a factory's failed source.
+type FailedSource = fn() -> Box<dyn Source<u64>>;
+
 /// Streamlet sources from a function `elements -> source`; all of them
-/// pause and resume.
-struct Sources<F>(F);
+/// pause and resume. [`Sources::failing`] adds the failed source.
+struct Sources<F> {
+    create: F,
+    failed: Option<FailedSource>,
+}
+
+impl<F> Sources<F> {
+    fn new(create: F) -> Self {
+        Sources {
+            create,
+            failed: None,
+        }
+    }
+
+    /// With `failed` as the factory's failed source.
+    fn failing(self, failed: FailedSource) -> Self {
+        Sources {
+            failed: Some(failed),
+            ..self
+        }
+    }
+}
 
 impl<F, S> SourceFactory for Sources<F>
 where
@@ -55,7 +84,7 @@ where
     type Element = u64;
 
     fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
-        Box::new((self.0)(elements))
+        Box::new((self.create)(elements))
     }
 
     fn supports_restart(&self) -> bool {
@@ -66,12 +95,19 @@ where
     fn element_index(&self, data: &u64) -> Option<u64> {
         Some(*data)
     }
+
+    fn create_failed_source(&self) -> Option<Box<dyn Source<u64>>> {
+        self.failed.map(|failed| failed())
+    }
 }
 
-streamlet_source_verification!(pull_source, Sources(|n| PullSource::new(move || 0..n)));
+streamlet_source_verification!(pull_source, Sources::new(|n| PullSource::new(move || 0..n)));
+// Its failed source bridges a failed publisher: the upstream `on_error`
+// must reach the sink as an end with a reason.
 streamlet_source_verification!(
     publisher_source_bridge,
-    Sources(|n| PublisherSource::new(range(0, n)))
+    Sources::new(|n| PublisherSource::new(range(0, n)))
+        .failing(|| Box::new(PublisherSource::new(failed::<u64>(failure()))))
 );
 
 // ---------------------------------------------------------------------------
@@ -354,6 +390,18 @@ publisher_verification!(
     Publishers(|n| SourcePublisher::new(PullSource::new(move || 0..n), 16, Overflow::Error))
 );
 
+streamlet_source_verification!(
+    threaded_pull_source,
+    Sources::new(|elements| ThreadedPull { elements })
+);
+// Capacity 1: a pullable source is pulled one datum at a time, so one
+// datum is all its buffer ever holds; a second pull while one is in flight
+// would overflow it (`BufferOverflow`).
+publisher_verification!(
+    threaded_pull_source_bridge,
+    Publishers(|elements| SourcePublisher::new(ThreadedPull { elements }, 1, Overflow::Error))
+);
+
 /// The most elements a bridged hot source is asked for. A push source
 /// pushes regardless of demand, so an infinite one would fill any buffer:
 /// bridged without loss, a hot source is finite.
@@ -429,7 +477,9 @@ publisher_verification!(
 // ---------------------------------------------------------------------------
 // Sinks.
 
-/// The collecting sink.
+/// The collecting sink. It starts inside its greet, as documented: a
+/// declaration the TCK holds it to (a collecting sink that never started
+/// would otherwise pass, every test skipped: rule 5 lets a sink not start).
 struct CollectSinks;
 
 impl SinkFactory for CollectSinks {
@@ -441,6 +491,10 @@ impl SinkFactory for CollectSinks {
 
     fn create_element(&self, index: u64) -> u64 {
         index
+    }
+
+    fn starts_on_greet(&self) -> bool {
+        true
     }
 }
 
@@ -463,6 +517,33 @@ impl SinkFactory for TakeTwoSinks {
     fn stops_after(&self) -> Option<u64> {
         Some(2)
     }
+
+    fn starts_on_greet(&self) -> bool {
+        true
+    }
 }
 
 streamlet_sink_verification!(take_two_sink, TakeTwoSinks);
+
+/// The callback sink, with an end callback too. It starts inside its greet
+/// and pulls one datum after each (as documented); it never stops by
+/// itself, so it declares no `stops_after`.
+struct CallbackSinks;
+
+impl SinkFactory for CallbackSinks {
+    type Element = u64;
+
+    fn create_sink(&self) -> Box<dyn Sink<u64>> {
+        Box::new(CallbackSink::new(|_: u64| {}).on_end(|_| {}))
+    }
+
+    fn create_element(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn starts_on_greet(&self) -> bool {
+        true
+    }
+}
+
+streamlet_sink_verification!(callback_sink, CallbackSinks);

@@ -209,8 +209,10 @@ impl<T: Send + 'static> Publisher<T> for SourcePublisher<T> {
         let slot = Slot::new(BoundedBuffer::new(self.capacity, self.policy));
         let puller = Arc::new(Mutex::new(Pull {
             talkback: None,
+            greeted: false,
             in_flight: false,
             ended: false,
+            stop_owed: false,
         }));
         let drain = Drain::new(
             PullProducer {
@@ -233,10 +235,18 @@ impl<T: Send + 'static> Publisher<T> for SourcePublisher<T> {
 }
 
 struct Pull {
+    /// The talkback, once the source is started: the bridge pulls only
+    /// through a started stream (Streamlet rule 3).
     talkback: Option<Arc<dyn Talkback>>,
+    /// The source greeted the outlet (once: later greets are ignored).
+    greeted: bool,
     /// A pull was sent and its datum has not arrived.
     in_flight: bool,
+    /// The source ended the stream, or the subscriber stopped it.
     ended: bool,
+    /// The subscriber stopped the stream while the outlet was starting the
+    /// source: the outlet stops it once `start` has returned.
+    stop_owed: bool,
 }
 
 /// Reads the slot and, when it is empty, pulls one datum from the source:
@@ -248,11 +258,16 @@ struct PullProducer<T> {
 
 impl<T: Send + 'static> Producer<T> for PullProducer<T> {
     fn poll_produce(&mut self, cx: &mut Context<'_>) -> Emission<T> {
-        if let Poll::Ready(next) = self.inner.poll_produce(cx) {
-            return Poll::Ready(next);
-        }
         let talkback = {
             let mut pull = self.puller.lock();
+            // The slot is read under the puller's lock, which `Outlet::receive`
+            // holds while it takes a datum out of flight and into the slot:
+            // otherwise a poll could find the slot empty and no pull in
+            // flight while a datum is between the two, and pull one more
+            // than the demand (a spurious `BufferOverflow` at capacity 1).
+            if let Poll::Ready(next) = self.inner.poll_produce(cx) {
+                return Poll::Ready(next);
+            }
             if pull.in_flight || pull.ended {
                 return Poll::Pending;
             }
@@ -285,7 +300,12 @@ impl<T: Send + 'static> PullSubscription<T> {
                 return;
             }
             pull.ended = true;
-            pull.talkback.take()
+            let talkback = pull.talkback.take();
+            // No talkback yet: if the outlet is starting the source, its
+            // `greet` stops it once `start` returned (rule 6: no stop
+            // before); if it was not greeted, it will not start it.
+            pull.stop_owed = talkback.is_none();
+            talkback
         };
         if let Some(talkback) = talkback {
             talkback.stop(Some(StreamError::msg("the subscriber cancelled")));
@@ -317,18 +337,41 @@ impl<T: Send + 'static> Sink<T> for Outlet<T> {
     fn greet(&mut self, talkback: Arc<dyn Talkback>) {
         {
             let mut pull = self.puller.lock();
-            if pull.ended || pull.talkback.is_some() {
+            if pull.ended || pull.greeted {
                 return;
             }
-            pull.talkback = Some(talkback.clone());
+            pull.greeted = true;
         }
         talkback.start();
+        // Published only now, so that no pull (from the subscriber's
+        // thread, say) reaches a source greeting from a thread of its own
+        // before its start: a request before `start` breaks rule 3, and a
+        // source ignoring it would leave the pull in flight for ever.
+        let stop = {
+            let mut pull = self.puller.lock();
+            if !pull.ended {
+                pull.talkback = Some(talkback.clone());
+            }
+            // The source may have ended inside `start`: then no stop.
+            std::mem::take(&mut pull.stop_owed)
+        };
+        if stop {
+            talkback.stop(Some(StreamError::msg("the subscriber cancelled")));
+        }
         self.slot.poke();
     }
 
     fn receive(&mut self, data: T) {
-        self.puller.lock().in_flight = false;
-        self.slot.offer(data);
+        // Out of flight and into the slot in one step (see
+        // `PullProducer::poll_produce`); the reader is woken after.
+        let wake = {
+            let mut pull = self.puller.lock();
+            pull.in_flight = false;
+            self.slot.push(data)
+        };
+        if wake == Some(true) {
+            self.slot.poke();
+        }
     }
 
     fn end(&mut self, reason: Option<StreamError>) {
@@ -336,6 +379,8 @@ impl<T: Send + 'static> Sink<T> for Outlet<T> {
             let mut pull = self.puller.lock();
             pull.ended = true;
             pull.talkback = None;
+            // Nothing to stop after an end (rule 6).
+            pull.stop_owed = false;
         }
         self.slot.finish(reason);
     }

@@ -33,6 +33,16 @@ pub enum Bug {
     /// Declares that it stops after five elements, but never stops
     /// (tck.stops_after).
     NeverStops,
+    /// Declares that it stops after five elements, but never starts the
+    /// stream: no rule is broken (rule 5: a sink MAY start), the
+    /// declaration is (tck.stops_after).
+    NeverStarts,
+    /// Declares that it starts once greeted (and no `stops_after`), but
+    /// never starts (tck.starts).
+    NeverStartsThoughDeclared,
+    /// Declares that it stops after five elements, but stops after the
+    /// first: a `take(n)` comparing with `!=` (tck.stops_after).
+    StopsEarly,
 }
 
 const TAKE: u64 = 5;
@@ -56,6 +66,7 @@ impl Sink<u64> for BuggySink {
                 talkback.start();
                 talkback.request();
             }
+            Bug::NeverStarts | Bug::NeverStartsThoughDeclared => {}
             _ => {
                 talkback.start();
                 talkback.request();
@@ -72,7 +83,8 @@ impl Sink<u64> for BuggySink {
         if self.bug == Bug::StartsTwice {
             talkback.start();
         }
-        if self.received == TAKE && self.bug != Bug::NeverStops {
+        let take = if self.bug == Bug::StopsEarly { 1 } else { TAKE };
+        if self.received == take && self.bug != Bug::NeverStops {
             talkback.stop(None);
             match self.bug {
                 Bug::RequestsAfterStop => talkback.request(),
@@ -116,6 +128,12 @@ impl SinkFactory for BadSink {
     }
 
     fn stops_after(&self) -> Option<u64> {
-        Some(TAKE)
+        (self.0 != Bug::NeverStartsThoughDeclared).then_some(TAKE)
+    }
+
+    /// Every one starts once greeted but the two that never start; of
+    /// those, only `NeverStartsThoughDeclared` says it does.
+    fn starts_on_greet(&self) -> bool {
+        self.0 != Bug::NeverStarts
     }
 }

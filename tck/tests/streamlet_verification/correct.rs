@@ -329,4 +329,9 @@ impl SinkFactory for GoodSink {
             GoodSink::Drain => None,
         }
     }
+
+    /// Each starts inside its greet.
+    fn starts_on_greet(&self) -> bool {
+        true
+    }
 }

@@ -263,6 +263,13 @@ fn broken_sources_fail_their_condition(
 #[case::stops_twice(SinkBug::StopsTwice, "streamlet_6_d", "streamlet.6.d")]
 #[case::stops_after_end(SinkBug::StopsAfterEnd, "streamlet_6_e", "streamlet.6.e")]
 #[case::never_stops(SinkBug::NeverStops, "tck_stops_after", "tck.stops_after")]
+#[case::never_starts(SinkBug::NeverStarts, "tck_stops_after", "tck.stops_after")]
+#[case::stops_early(SinkBug::StopsEarly, "tck_stops_after", "tck.stops_after")]
+#[case::never_starts_though_declared(
+    SinkBug::NeverStartsThoughDeclared,
+    "tck_starts",
+    "tck.starts"
+)]
 fn broken_sinks_fail_their_condition(#[case] bug: SinkBug, #[case] test: &str, #[case] rule: &str) {
     let message = sink_fails(BadSink(bug), test, rule);
     let results = SinkVerification::new(BadSink(bug))

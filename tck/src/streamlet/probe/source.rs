@@ -23,6 +23,8 @@ struct State {
     pending: u64,
     /// Emissions made so far: an element's ordinal in messages.
     emitted: u64,
+    /// `emitted` when the sink first stopped the live stream.
+    emitted_at_stop: Option<u64>,
     reported: Vec<String>,
     retired: bool,
 }
@@ -101,6 +103,7 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
                     stops: 0,
                     pending: 0,
                     emitted: 0,
+                    emitted_at_stop: None,
                     reported: Vec::new(),
                     retired: false,
                 }),
@@ -201,9 +204,10 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
         self.wait_until(|s| s.life.is_live())
     }
 
-    /// Waits up to the timeout for the sink to stop the stream.
+    /// Waits up to the timeout for the sink to stop the live stream (a
+    /// stop that breaks a rule is judged, not waited for).
     pub fn wait_stopped(&self) -> bool {
-        self.wait_until(|s| s.stops > 0)
+        self.wait_until(|s| s.emitted_at_stop.is_some())
     }
 
     fn wait_until(&self, mut done: impl FnMut(&State) -> bool) -> bool {
@@ -233,6 +237,14 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
         };
         let cx = self.cx();
         cx.try_step(cx.rule(), self.event("drop the sink"), move || drop(sink))
+    }
+
+    /// How many elements the probe had emitted when the sink first stopped
+    /// the live stream: `None` if it never did. An element whose `receive`
+    /// the stop comes from counts, so this is at least what the sink had
+    /// received.
+    pub fn emitted_at_stop(&self) -> Option<u64> {
+        self.shared.state.lock().emitted_at_stop
     }
 
     /// The stream as the probe sees it.
@@ -337,6 +349,14 @@ impl<T: Send> Talkback for ProbeTalkback<T> {
     fn stop(&self, reason: Option<StreamError>) {
         self.shared.state.lock().stops += 1;
         let call = format!("stop({})", describe_reason(reason.as_ref()));
-        self.call(&call, "stop", |l| l.not_live(6), |s| s.life.live = false);
+        self.call(
+            &call,
+            "stop",
+            |l| l.not_live(6),
+            |s| {
+                s.life.live = false;
+                s.emitted_at_stop.get_or_insert(s.emitted);
+            },
+        );
     }
 }

@@ -39,11 +39,25 @@ pub trait SinkFactory: Send + Sync + 'static {
     /// The `index`-th element the TCK feeds a sink (from 0).
     fn create_element(&self, index: u64) -> Self::Element;
 
-    /// `Some(n)` if the sink stops the stream by itself once it has
-    /// received `n` elements (a `take(n)`); the rules about what a sink
-    /// does after stopping (`streamlet.3.d`, `streamlet.6.d`) need it.
-    /// `None` (the default): those tests are skipped.
+    /// `Some(n)` if the sink starts the stream once greeted and stops it
+    /// by itself when it has received `n` elements, not before (a
+    /// `take(n)`); the rules about what a sink does after stopping
+    /// (`streamlet.3.d`, `streamlet.6.d`) need it, and `tck.stops_after`
+    /// holds the sink to it: a sink that never starts, never stops or
+    /// stops early fails it. `None` (the default): those tests are
+    /// skipped, and a sink that never starts passes (rule 5: a sink MAY
+    /// start).
     fn stops_after(&self) -> Option<u64> {
         None
+    }
+
+    /// `true` if the sink starts the stream once greeted (at once or
+    /// later, from any thread), as most sinks do. Rule 5 only says a sink
+    /// MAY start, so by default (`false`) a sink that never starts passes,
+    /// every test needing a started stream skipped, saying so; declared,
+    /// it fails `tck.starts` (and every test that waited for the start),
+    /// so a sink that stopped starting cannot pass unseen.
+    fn starts_on_greet(&self) -> bool {
+        false
     }
 }

@@ -35,13 +35,22 @@ fn greeted<F: SinkFactory>(cx: &RuleCx, f: &F) -> Result<Probe<F>, Failure> {
     Ok(probe)
 }
 
-/// Why a test that needs a started stream is skipped: a sink MAY start
-/// the stream (rule 5), so one that does not breaks no rule.
-fn never_started(cx: &RuleCx) -> Outcome {
-    Outcome::Skipped(format!(
-        "needs a started stream: the sink did not start it within {} ms of its greet, as rule 5 allows (a sink MAY start)",
-        cx.env().timeout().as_millis()
-    ))
+/// A sink that did not start the stream within the timeout of its greet.
+/// Rule 5 only says a sink MAY start, so a test needing a started stream
+/// is skipped, saying so, unless the factory declared `starts_on_greet()`:
+/// then the sink broke that promise, and the test fails `tck.starts`.
+fn never_started<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
+    let waited = cx.env().timeout().as_millis();
+    if f.starts_on_greet() {
+        return Err(cx.failure_of(
+            "tck.starts",
+            "the sink to start the stream once greeted (the factory's starts_on_greet())",
+            format!("no start within {waited} ms of its greet"),
+        ));
+    }
+    Ok(Outcome::Skipped(format!(
+        "needs a started stream: the sink did not start it within {waited} ms of its greet, as rule 5 allows (a sink MAY start)"
+    )))
 }
 
 /// Emits up to `n` elements from `from`, while the stream is live.
@@ -58,53 +67,75 @@ fn feed<F: SinkFactory>(f: &F, probe: &Probe<F>, from: u64, n: u64) -> Result<u6
 
 /// `tck.starts`: the sink starts the stream once greeted. The TCK can
 /// verify little else of a sink that never does; but rule 5 only says a
-/// sink MAY start, so one that does not is skipped, not failed.
+/// sink MAY start, so one that does not is skipped, not failed, unless its
+/// factory declares `starts_on_greet()`.
 pub fn tck_starts<F: SinkFactory>() -> RuleDef<F> {
     RuleDef::always(|cx, f| {
         cx.scenario("greeted");
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
-            return Ok(never_started(cx));
+            return never_started(cx, f);
         }
         Ok(Outcome::Passed)
     })
 }
 
-/// `tck.stops_after`: a sink declaring `stops_after(n)` stops the stream
-/// once it has received `n` elements.
+/// `tck.stops_after`: a sink declaring `stops_after(n)` starts the stream
+/// once greeted and stops it when it has received `n` elements, not
+/// before. A sink that never starts breaks no rule (rule 5: a sink MAY
+/// start), but it cannot keep that declaration, so here it fails.
 pub fn tck_stops_after<F: SinkFactory>() -> RuleDef<F> {
     RuleDef::needing(stopping, |cx, f| {
-        match fed_until_stopped(cx, f, |n| format!("greeted, fed {n} elements"))? {
-            Some(_) => Ok(Outcome::Passed),
-            None => Ok(never_started(cx)),
-        }
+        fed_until_stopped(cx, f, |n| format!("greeted, fed {n} elements"))?;
+        Ok(Outcome::Passed)
     })
 }
 
 /// The scenario `scenario(n)`: greets the sink, waits for its start, feeds
-/// it its `stops_after()` = `n` elements and waits for its stop
-/// (`tck.stops_after` fails if it does not). The probe, or `None` if the
-/// sink never started.
+/// it its `stops_after()` = `n` elements and waits for its stop. Fails
+/// `tck.stops_after` if the sink does not start, does not stop, or stops
+/// before its `n`-th element: the factory's declaration, which the rules
+/// about a stopped stream need kept.
 fn fed_until_stopped<F: SinkFactory>(
     cx: &RuleCx,
     f: &F,
     scenario: impl FnOnce(u64) -> String,
-) -> Result<Option<Probe<F>>, Failure> {
+) -> Result<Probe<F>, Failure> {
     let n = f.stops_after().unwrap_or_default();
     cx.scenario(scenario(n));
+    let declared = |what: &str| format!("the sink to {what} (the factory's stops_after())");
     let probe = greeted(cx, f)?;
     if !probe.wait_started() {
-        return Ok(None);
+        return Err(cx.failure_of(
+            "tck.stops_after",
+            declared(&format!(
+                "start the stream once greeted and stop it after {n} elements"
+            )),
+            format!(
+                "no start within {} ms of its greet",
+                cx.env().timeout().as_millis()
+            ),
+        ));
     }
     feed(f, &probe, 0, n)?;
     if !probe.wait_stopped() {
         return Err(cx.failure_of(
             "tck.stops_after",
-            format!("the sink to stop the stream after {n} elements (the factory's stops_after())"),
+            declared(&format!("stop the stream after {n} elements")),
             format!("no stop within {} ms", cx.env().timeout().as_millis()),
         ));
     }
-    Ok(Some(probe))
+    match probe.emitted_at_stop() {
+        Some(stopped_after) if stopped_after < n => Err(cx.failure_of(
+            "tck.stops_after",
+            declared(&format!("stop the stream after {n} elements, not before")),
+            format!(
+                "it stopped after {stopped_after} element{}",
+                if stopped_after == 1 { "" } else { "s" }
+            ),
+        )),
+        _ => Ok(probe),
+    }
 }
 
 /// The scenario of the "before start" conditions: greet, wait for the
@@ -114,7 +145,7 @@ fn before_start<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     cx.scenario("greeted, then started by the sink");
     let probe = greeted(cx, f)?;
     if !probe.wait_started() {
-        return Ok(never_started(cx));
+        return never_started(cx, f);
     }
     probe.quiet();
     Ok(Outcome::Passed)
@@ -137,7 +168,7 @@ pub fn streamlet_5_c<F: SinkFactory>() -> RuleDef<F> {
         cx.scenario(format!("started, fed up to {FEED} elements"));
         let probe = greeted(cx, f)?;
         if !probe.wait_started() {
-            return Ok(never_started(cx));
+            return never_started(cx, f);
         }
         feed(f, &probe, 0, FEED)?;
         probe.quiet();
@@ -149,9 +180,7 @@ pub fn streamlet_5_c<F: SinkFactory>() -> RuleDef<F> {
 /// stops, then watch one window.
 fn after_stop<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     let scenario = |n| format!("started, fed {n} elements, stopped by the sink");
-    let Some(probe) = fed_until_stopped(cx, f, scenario)? else {
-        return Ok(never_started(cx));
-    };
+    let probe = fed_until_stopped(cx, f, scenario)?;
     probe.quiet();
     // Inside the scenario, so a stop from the sink's Drop is judged.
     probe.drop_sink()?;
@@ -175,7 +204,7 @@ fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     cx.scenario("started, then ended at once");
     let probe = greeted(cx, f)?;
     if !probe.wait_started() {
-        return Ok(never_started(cx));
+        return never_started(cx, f);
     }
     probe.end(None)?;
     probe.quiet();
@@ -183,7 +212,7 @@ fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     cx.scenario("started, fed 1 element, then ended with a reason");
     let probe = greeted(cx, f)?;
     if !probe.wait_started() {
-        return Ok(never_started(cx));
+        return never_started(cx, f);
     }
     feed(f, &probe, 0, 1)?;
     probe.end(Some(StreamError::msg("the TCK ends the stream")))?;
