@@ -49,6 +49,10 @@ pub enum Bug {
     /// Never delivers again after a stop, though it declares restart
     /// support (tck.restart).
     NeverResumes,
+    /// Ignores a start made inside one of its own emissions (after a stop
+    /// in it), though it declares restart support: resumes only when
+    /// started from outside (tck.restart).
+    IgnoresStartInsideEmission,
     /// Sends element 1 again in place of element 2: the count is right,
     /// the identity is not (tck.create_n, by the declared element_index).
     RepeatsOne,
@@ -70,6 +74,8 @@ struct State {
 
 struct Stream {
     bug: Bug,
+    /// Inside `sink.receive`: what [`Bug::IgnoresStartInsideEmission`] looks at.
+    emitting: std::sync::atomic::AtomicBool,
     state: Trampoline<State, Box<dyn Sink<u64>>>,
 }
 
@@ -110,7 +116,13 @@ impl Stream {
             },
             |sink, out| match out {
                 Out::Greet => sink.greet(Arc::new(BuggyTalkback(self.clone()))),
-                Out::Element(element) => sink.receive(element),
+                Out::Element(element) => {
+                    self.emitting
+                        .store(true, std::sync::atomic::Ordering::SeqCst);
+                    sink.receive(element);
+                    self.emitting
+                        .store(false, std::sync::atomic::Ordering::SeqCst);
+                }
                 Out::End(count) => {
                     sink.end(None);
                     match bug {
@@ -130,7 +142,9 @@ impl Talkback for BuggyTalkback {
     fn start(&self) {
         {
             let mut state = self.0.state.state();
-            let never_resumes = self.0.bug == Bug::NeverResumes && state.stopped_once;
+            let never_resumes = self.0.bug == Bug::NeverResumes && state.stopped_once
+                || self.0.bug == Bug::IgnoresStartInsideEmission
+                    && self.0.emitting.load(std::sync::atomic::Ordering::SeqCst);
             if never_resumes || !state.pull.start() {
                 return;
             }
@@ -160,6 +174,7 @@ impl Source<u64> for Buggy {
         };
         let stream = Arc::new(Stream {
             bug: self.bug,
+            emitting: Default::default(),
             state: Trampoline::new(State {
                 pull: PullState::new(count),
                 stopped_once: false,

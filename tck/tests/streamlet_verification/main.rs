@@ -231,6 +231,11 @@ fn test_rule(test: &str) -> String {
     "tck_restart",
     "tck.restart"
 )]
+#[case::ignores_start_inside_emission(
+    BadSource::Buggy(SourceBug::IgnoresStartInsideEmission),
+    "tck_restart",
+    "tck.restart"
+)]
 fn broken_sources_fail_their_condition(
     #[case] factory: BadSource,
     #[case] test: &str,

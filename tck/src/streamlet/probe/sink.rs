@@ -39,6 +39,9 @@ struct Plan {
     /// Stop from inside the emissions that bring the count to these.
     stop_at: Vec<u64>,
     stop_reason: Option<StreamError>,
+    /// Stop (without a reason) and start again, both from inside the
+    /// emissions that bring the count to these.
+    restart_at: Vec<u64>,
     /// The most requests the probe issues (an infinite pullable source
     /// answering synchronously would otherwise recurse forever).
     request_limit: u64,
@@ -161,6 +164,7 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
                         start_on_greet: false,
                         stop_at: Vec::new(),
                         stop_reason: None,
+                        restart_at: Vec::new(),
                         request_limit: 64,
                     },
                     life: Lifecycle::default(),
@@ -204,6 +208,14 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
             state.plan.stop_at.push(k);
             state.plan.stop_reason = reason;
         }
+        self
+    }
+
+    /// Stops the stream (without a reason) and starts it again, both from
+    /// inside the `k`-th emission (rule 5 allows a start once the stream
+    /// is stopped, wherever the sink is); pulling, it then requests.
+    pub fn restart_at(self, k: u64) -> Self {
+        self.shared.state.lock().plan.restart_at.push(k);
         self
     }
 
@@ -498,6 +510,10 @@ enum Reaction {
     },
     Request,
     Stop(Option<StreamError>),
+    /// Stop, then start again (and, pulling, request).
+    Restart {
+        then_request: bool,
+    },
     /// Unwind a source that floods the probe with broken signals.
     Unwind,
 }
@@ -515,7 +531,7 @@ impl<T> ProbeSink<T> {
         let cx = &shared.cx;
         let talkback = shared.state.lock().talkback.clone();
         let Some(talkback) = talkback else {
-            if let Reaction::Stop(_) = reaction {
+            if let Reaction::Stop(_) | Reaction::Restart { .. } = reaction {
                 shared.state.lock().stopping -= 1;
                 shared.changed.notify_all();
             }
@@ -546,6 +562,34 @@ impl<T> ProbeSink<T> {
                 call(&what, &|| talkback.stop(reason.clone()));
                 shared.state.lock().stopping -= 1;
                 shared.changed.notify_all();
+            }
+            Reaction::Restart { then_request } => {
+                call("stop(no reason)", &|| talkback.stop(None));
+                let startable = {
+                    let mut state = shared.state.lock();
+                    state.stopping -= 1;
+                    let startable = !state.life.ended && !state.retired && !state.halting;
+                    if startable {
+                        // Live before the call: the source may emit from
+                        // inside start, and may have gone on meanwhile.
+                        state.order.rejoin();
+                        state.life.live = true;
+                    }
+                    shared.changed.notify_all();
+                    startable
+                };
+                if startable {
+                    call("start()", &|| talkback.start());
+                    let mut state = shared.state.lock();
+                    if then_request
+                        && state.life.is_live()
+                        && state.requests < state.plan.request_limit
+                    {
+                        state.requests += 1;
+                        drop(state);
+                        call("request()", &|| talkback.request());
+                    }
+                }
             }
             Reaction::Unwind => std::panic::panic_any(RUNAWAY_STOP),
         }
@@ -649,7 +693,13 @@ impl<T: Debug + Send> Sink<T> for ProbeSink<T> {
         if self.judge(&mut state, 2, "emission", &signal) {
             reaction = Reaction::Unwind;
         } else if state.life.is_live() && !state.retired && !state.halting {
-            if state.plan.stop_at.contains(&state.received) {
+            if state.plan.restart_at.contains(&state.received) {
+                state.life.live = false;
+                state.stopping += 1;
+                reaction = Reaction::Restart {
+                    then_request: state.plan.mode == Mode::Pull,
+                };
+            } else if state.plan.stop_at.contains(&state.received) {
                 state.life.live = false;
                 state.stopping += 1;
                 reaction = Reaction::Stop(state.plan.stop_reason.clone());

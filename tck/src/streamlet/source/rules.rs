@@ -185,6 +185,36 @@ pub fn tck_restart<F: SourceFactory>() -> RuleDef<F> {
                     ));
                 }
             }
+            // The sink may start again as soon as it has stopped (rule 5),
+            // also inside the emission it stopped in: the source is then
+            // still inside its own emission loop when the start arrives.
+            for &mode in modes(f) {
+                let n = up_to(f, 3);
+                cx.scenario(format!(
+                    "{}: source of {}, stop and start again, both inside emission #1",
+                    mode.as_str(),
+                    show(n)
+                ));
+                let source = create(cx, f, n)?;
+                let probe = greeted(
+                    Probe::<F>::new(cx, "sink").mode(mode).restart_at(1),
+                    &*source,
+                )?;
+                probe.start()?;
+                if probe.wait_received(1, "emission #1 after start")? == Progress::Ended {
+                    continue;
+                }
+                let timeout = cx.env().timeout().as_millis();
+                if probe.wait_received(2, "").is_err() {
+                    return Err(cx.failure_of(
+                        "tck.restart",
+                        "an emission or an end after stop then start (the factory declares supports_restart())",
+                        format!(
+                            "nothing within {timeout} ms of the new start, made inside emission #1"
+                        ),
+                    ));
+                }
+            }
             Ok(Outcome::Passed)
         },
     )
