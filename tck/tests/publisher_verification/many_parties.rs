@@ -69,10 +69,31 @@ pub struct HotMulticasts(pub Flaw);
 impl PublisherFactory for HotMulticasts {
     type Element = u64;
     fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
-        Box::new(Hub::new(elements, self.0))
+        Box::new(Hub::new(elements, self.0, false))
     }
     fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
         Failed::publisher(false, self.0 == Flaw::FailsOnlyTheFirst)
+    }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
+}
+
+/// A conforming [`HotMulticasts`] whose source finds its end late: it
+/// learns that there is no element `n` only when asked for it, and it is
+/// asked only once every subscriber present wants one more (its pace).
+/// So a subscriber that got exactly what it asked for waits for its
+/// `on_complete` until every other one present asks for more too (§1.5
+/// binds only once the publisher has terminated).
+pub struct LazyHotMulticasts;
+
+impl PublisherFactory for LazyHotMulticasts {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Hub::new(elements, Flaw::None, true))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Failed::publisher(false, false)
     }
     fn element_index(&self, element: &u64) -> Option<u64> {
         Some(*element)
@@ -86,6 +107,8 @@ struct Hub {
 
 struct HubShared {
     flaw: Flaw,
+    /// The source finds its end only when asked for one more element.
+    lazy_end: bool,
     state: Mutex<HubState>,
 }
 
@@ -95,6 +118,8 @@ struct HubState {
     next: u64,
     members: Vec<Member>,
     next_id: u64,
+    /// The source has found its end (at once, unless `lazy_end`).
+    end_found: bool,
     /// A thread is draining; `again`: look once more before letting go.
     draining: bool,
     again: bool,
@@ -115,13 +140,15 @@ struct Member {
 }
 
 impl Hub {
-    fn new(count: u64, flaw: Flaw) -> Self {
+    fn new(count: u64, flaw: Flaw, lazy_end: bool) -> Self {
         Hub {
             shared: Arc::new(HubShared {
                 flaw,
+                lazy_end,
                 state: Mutex::new(HubState {
                     count,
                     next: 0,
+                    end_found: !lazy_end,
                     members: Vec::new(),
                     next_id: 0,
                     draining: false,
@@ -236,6 +263,17 @@ impl HubShared {
             return Some(Step::Error(subscriber));
         }
         if state.next == state.count {
+            if !state.end_found {
+                // Asked for element `count` only at the pace of the
+                // slowest subscriber present, like every other element.
+                let asked = state.members.iter().filter(|m| !m.gone).all(|m| {
+                    m.subscriber.is_some() && m.demand > 0
+                });
+                if !asked || state.members.iter().all(|m| m.gone) {
+                    return None;
+                }
+                state.end_found = true;
+            }
             if let Some(at) = state.members.iter().position(ready) {
                 return Some(Step::Complete(self.remove(state, at)));
             }
@@ -863,6 +901,16 @@ fn a_hot_multicast_at_its_slowest_subscribers_pace_passes() {
 /// subscriber as served on its own from element 0, so
 /// "create_publisher(2); first: subscribe; second: subscribe; first:
 /// request(1)" was a false §3.8.
+#[test]
+fn a_hot_multicast_finding_its_end_late_passes() {
+    passes_with_no_skip(&quick(LazyHotMulticasts));
+}
+
+#[test]
+fn a_hot_multicast_finding_its_end_late_passes_the_extended_verification() {
+    passes_with_no_skip(&extended(LazyHotMulticasts));
+}
+
 #[test]
 fn a_hot_multicast_passes_the_extended_verification() {
     passes_with_no_skip(&extended(HotMulticasts(Flaw::None)));
