@@ -1,6 +1,6 @@
 //! Issue 27 §2: several subscribers of one publisher.
 //!
-//! Three correct-but-unusual publishers, written from the spec text:
+//! Four correct-but-unusual publishers, written from the spec text:
 //!
 //! - [`HotMulticasts`]: one source shared by every subscriber present, at
 //!   the pace of the slowest one (§1.1 holds per subscriber: an element
@@ -8,6 +8,10 @@
 //!   joining later misses what went before; a subscription whose handle
 //!   was dropped is treated as cancelled (the spec neither asks nor
 //!   forbids it).
+//! - [`LazyHotMulticasts`]: the same, finding its end only when asked
+//!   for one more element, at that same pace: a subscriber waits for its
+//!   `on_complete` until every subscriber present has asked for more than
+//!   the stream holds (it once failed §1.5 falsely in four scenarios).
 //! - [`Prefetchers`]: a hot publisher whose source starts on the first
 //!   subscribe, filling a small buffer per subscriber before any request,
 //!   so a second subscriber, even one subscribed before anyone requested,
@@ -266,9 +270,11 @@ impl HubShared {
             if !state.end_found {
                 // Asked for element `count` only at the pace of the
                 // slowest subscriber present, like every other element.
-                let asked = state.members.iter().filter(|m| !m.gone).all(|m| {
-                    m.subscriber.is_some() && m.demand > 0
-                });
+                let asked = state
+                    .members
+                    .iter()
+                    .filter(|m| !m.gone)
+                    .all(|m| m.subscriber.is_some() && m.demand > 0);
                 if !asked || state.members.iter().all(|m| m.gone) {
                     return None;
                 }

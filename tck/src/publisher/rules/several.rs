@@ -15,6 +15,12 @@
 //! at the pace of its slowest subscriber, so nothing is owed to one while
 //! another present still lacks demand.
 //!
+//! A publisher may also find its end only when asked for one more element
+//! (§1.5 binds once it has terminated), and a multicast asks its source at
+//! its slowest subscriber's pace: so wherever `on_complete` is awaited,
+//! every subscriber still present has asked for one more than the stream
+//! holds, and none is left with its demand used up.
+//!
 //! Every later subscriber may have missed elements (a hot publisher): it
 //! is owed the rest of the stream from wherever it joined, in order and
 //! with no gap (the probe's identity check), up to its demand, then
@@ -74,7 +80,8 @@ pub(crate) fn cancelling_inside<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Resu
     one_cancels_inside(cx, f, n)
 }
 
-/// Three subscribers requesting `n`, 2 and 1, then the rest: none gets
+/// Three subscribers requesting `n + 1`, 2 and 1, then the rest and one
+/// more (see the module docs: an end found late): none gets
 /// more than its own demand at any time (§1.1, the probes), and once each
 /// has asked for everything, the first gets all `n` and the others the
 /// rest of the stream from where they started, once and in order, then
@@ -82,18 +89,19 @@ pub(crate) fn cancelling_inside<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Resu
 /// pace of its slowest subscriber.
 fn unequal_demand<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
     cx.scenario(format!(
-        "publisher of {n}, three subscribers (all subscribed before any request) requesting {n}, 2 and 1, then the rest"
+        "publisher of {n}, three subscribers (all subscribed before any request) requesting {}, 2 and 1, then the rest and one more",
+        n + 1
     ));
     let publisher = create(cx, f, n)?;
     let first = subscribed(Probe::new(cx, "first").created_for(n), &*publisher)?;
     let second = subscribed(later(cx, "second", n), &*publisher)?;
     let third = subscribed(later(cx, "third", n), &*publisher)?;
-    first.request(n)?;
+    first.request(n + 1)?;
     second.request(2)?;
     third.request(1)?;
-    third.request(n - 1)?;
-    second.request(n - 2)?;
-    let why = format!("requested {} in all", show(n));
+    third.request(n)?;
+    second.request(n - 1)?;
+    let why = format!("requested {} in all", show(n + 1));
     owed(cx, &first, n, &why)?;
     ended(cx, &first)?;
     for probe in [&second, &third] {
@@ -106,10 +114,11 @@ fn unequal_demand<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(),
 
 /// Two subscribers take 2 each (the second, which may have started later,
 /// fewer if the stream ends first); the first cancels; the second then
-/// gets the rest it asks for, untouched by the other's cancel.
+/// gets the rest it asks for (and one more, for an end found late),
+/// untouched by the other's cancel.
 fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
     cx.scenario(format!(
-        "publisher of {n}, two subscribers take 2 each, the first cancels, the second requests the rest"
+        "publisher of {n}, two subscribers take 2 each, the first cancels, the second requests the rest and one more"
     ));
     let publisher = create(cx, f, n)?;
     let first = subscribed(Probe::new(cx, "first").created_for(n), &*publisher)?;
@@ -121,7 +130,7 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
         return Ok(());
     }
     first.cancel()?;
-    second.request(n - 2)?;
+    second.request(n - 1)?;
     if rest(
         cx,
         &second,
@@ -136,13 +145,14 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
 /// Three subscribers, all subscribed before any request, ask for `n`, 1
 /// and 1, so that one element can go to all three at once; the first
 /// cancels from inside its first `on_next`, while that element may still
-/// be on its way to the other two. They then ask for the rest and get it,
+/// be on its way to the other two. They then ask for the rest (and one
+/// more, for an end found late) and get it,
 /// each element once and in order, then `on_complete`: a subscriber
 /// leaving in the middle of a delivery takes nobody else's place or
 /// demand with it (§3.8).
 fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
     cx.scenario(format!(
-        "publisher of {n}, three subscribers (all subscribed before any request) request {n}, 1 and 1, the first cancels inside its 1st on_next, the others request the rest"
+        "publisher of {n}, three subscribers (all subscribed before any request) request {n}, 1 and 1, the first cancels inside its 1st on_next, the others request the rest and one more"
     ));
     let publisher = create(cx, f, n)?;
     let first = subscribed(
@@ -161,7 +171,7 @@ fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result
     }
     for (probe, done) in [&second, &third].into_iter().zip(&done) {
         if !done {
-            probe.request(n - 1)?;
+            probe.request(n)?;
         }
     }
     let why = "requested the rest after the first subscriber cancelled inside its on_next";
@@ -174,7 +184,8 @@ fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result
 }
 
 /// A subscriber that joins later neither steals nor resets an earlier
-/// one's demand. The pacer asks for 1 and the first for all `n`, so a
+/// one's demand. The pacer asks for 1 and the first for all `n` and one
+/// more (for an end found late, as every subscriber here), so a
 /// multicast going at its slowest subscriber's pace still owes the first
 /// the rest of its `n` when the late one joins (a cold publisher has sent
 /// them all: nothing left to lose). The late one asks for everything, then
@@ -183,16 +194,17 @@ fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result
 /// wherever they joined, in order, then `on_complete`.
 fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
     cx.scenario(format!(
-        "publisher of {n}, a pacer requests 1 and the first subscriber {n}; a late subscriber joins and requests {}, then the pacer the rest",
+        "publisher of {n}, a pacer requests 1 and the first subscriber {}; a late subscriber joins and requests {}, then the pacer the rest and one more",
+        n + 1,
         n + 1
     ));
     let publisher = create(cx, f, n)?;
     let pacer = subscribed(Probe::new(cx, "pacer").created_for(n), &*publisher)?;
     let first = subscribed(later(cx, "first", n), &*publisher)?;
-    first.request(n)?;
+    first.request(n + 1)?;
     pacer.request(1)?;
     owed(cx, &pacer, 1, "requested 1")?;
-    let first_done = rest(cx, &first, (1, n), &format!("requested {}", show(n)))?;
+    let first_done = rest(cx, &first, (1, n), &format!("requested {}", show(n + 1)))?;
     let late = subscribed(
         Probe::new(cx, "late").created_for(n).joins_later(),
         &*publisher,
@@ -200,7 +212,7 @@ fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     // One more than the stream has: a publisher that finds its end only
     // when asked for more has demand left to complete with (§1.5).
     late.request(n + 1)?;
-    pacer.request(n - 1)?;
+    pacer.request(n)?;
     let why = format!(
         "requested {} in all, before and after a later subscriber joined",
         show(n)
@@ -225,19 +237,20 @@ fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
 /// by it.
 fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
     cx.scenario(format!(
-        "publisher of {n}, two subscribers request {n} and 2; once each has 2, the first drops its subscription handle (no cancel), the second requests the rest"
+        "publisher of {n}, two subscribers request {} and 2; once each has 2, the first drops its subscription handle (no cancel), the second requests the rest and one more",
+        n + 1
     ));
     let publisher = create(cx, f, n)?;
     let dropped = subscribed(Probe::new(cx, "dropped").created_for(n), &*publisher)?;
     let second = subscribed(later(cx, "second", n), &*publisher)?;
-    dropped.request(n)?;
+    dropped.request(n + 1)?;
     second.request(2)?;
     owed(cx, &dropped, 2, &format!("requested {}", show(n)))?;
     if rest(cx, &second, (2, n), "requested 2")? {
         return Ok(());
     }
     dropped.drop_subscription()?;
-    second.request(n - 2)?;
+    second.request(n - 1)?;
     if rest(
         cx,
         &second,
