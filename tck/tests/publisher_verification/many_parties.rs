@@ -111,8 +111,6 @@ struct Hub {
 
 struct HubShared {
     flaw: Flaw,
-    /// The source finds its end only when asked for one more element.
-    lazy_end: bool,
     state: Mutex<HubState>,
 }
 
@@ -122,7 +120,8 @@ struct HubState {
     next: u64,
     members: Vec<Member>,
     next_id: u64,
-    /// The source has found its end (at once, unless `lazy_end`).
+    /// The source has found its end (at once, unless it finds it late:
+    /// [`LazyHotMulticasts`]).
     end_found: bool,
     /// A thread is draining; `again`: look once more before letting go.
     draining: bool,
@@ -148,7 +147,6 @@ impl Hub {
         Hub {
             shared: Arc::new(HubShared {
                 flaw,
-                lazy_end,
                 state: Mutex::new(HubState {
                     count,
                     next: 0,
