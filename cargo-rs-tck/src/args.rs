@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 
+use super::partition::Partition;
 use super::pattern::RulePattern;
 
 /// The smallest deadline a rule test process gets when no
@@ -26,10 +27,16 @@ pub const DEADLINE_FACTOR: u64 = 20;
 /// Arguments of `cargo rs-tck` and `cargo xtask tck`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Exit status: 0 when no rule failed, 1 when a rule failed, \
-2 for bad usage or when the target cannot be verified."
+    args_conflicts_with_subcommands = true,
+    after_help = "Exit status: 0 when no rule failed (but as the baseline lists), 1 when a rule \
+failed or a baseline entry is stale, 2 for bad usage or when the target cannot be verified."
 )]
 pub struct Args {
+    /// `merge`: join the JSON reports of several runs (the shares of a
+    /// `--partition`) into one report. Without it: verify a crate.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// The Cargo.toml (or its folder) of the crate to verify: a crate whose
     /// tests invoke the verification macros. Default: the crate in the
     /// current folder (the nearest Cargo.toml, as cargo finds it).
@@ -85,6 +92,65 @@ pub struct Args {
     /// How many rule test processes run at once. Default: the number of CPUs.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: Option<u64>,
+
+    /// Known failures: a TOML file of `[[known]]` entries (target, test or
+    /// rule, reason). A failure it lists is reported as `known` and does
+    /// not fail the run; a failure it does not list, or (on a run of every
+    /// rule test) an entry that no longer fails, does. Default: the crate
+    /// root's `tck-baseline.toml`, if there is one.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_baseline")]
+    pub baseline: Option<PathBuf>,
+
+    /// Ignore the crate root's `tck-baseline.toml`.
+    #[arg(long)]
+    pub no_baseline: bool,
+
+    /// Write the baseline (`--baseline FILE`, else the crate root's
+    /// `tck-baseline.toml`) from this run: one entry per rule that fails,
+    /// keeping the reasons of the entries that stay. Needs a run of every
+    /// rule test (no --partition, no --rules).
+    #[arg(long, conflicts_with_all = ["no_baseline", "partition", "rules"])]
+    pub update_baseline: bool,
+
+    /// Run only share K of N of the rule tests (`K/N`, or `count:K/N` as
+    /// cargo-nextest writes it): the same share on every machine, every
+    /// rule test in exactly one share. Join the shares' JSON reports with
+    /// `cargo rs-tck merge`.
+    #[arg(long, value_name = "K/N", value_parser = Partition::parse)]
+    pub partition: Option<Partition>,
+}
+
+/// The subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Join JSON reports (`--format json`) of one crate into one report, in
+    /// any format: the shares of `--partition 1/N` … `N/N` give the report
+    /// of a run of every rule test, but for durations.
+    Merge(MergeArgs),
+}
+
+/// Arguments of `cargo rs-tck merge`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 when no rule failed (but as the baseline lists), 1 when a rule \
+failed or a baseline entry is stale, 2 when the reports cannot be merged."
+)]
+pub struct MergeArgs {
+    /// The JSON reports.
+    #[arg(value_name = "REPORT.json", required = true, num_args = 1..)]
+    pub reports: Vec<PathBuf>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+
+    /// Write the report to FILE (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// A warning fails the merged report too (as `--strict` does a run).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 impl Args {
@@ -120,6 +186,9 @@ pub enum Format {
     Json,
     /// JUnit XML: one testcase per rule and target.
     Junit,
+    /// HTML: one self-contained page, the summary matrix first, failures
+    /// folded.
+    Html,
 }
 
 /// Shows a command-line parse error and gives the exit status: help and
@@ -168,10 +237,10 @@ mod tests {
 
     #[test]
     fn usage_errors_fold_into_one_line() {
-        let error = Cli::try_parse_from(["cargo rs-tck", "--format", "xml"]).unwrap_err();
+        let error = Cli::try_parse_from(["cargo rs-tck", "--format", "pdf"]).unwrap_err();
         assert_eq!(
             one_line(&error.render().to_string()),
-            "error: invalid value 'xml' for '--format <FORMAT>' [possible values: md, json, junit]; for more information, try '--help'."
+            "error: invalid value 'pdf' for '--format <FORMAT>' [possible values: md, json, junit, html]; for more information, try '--help'."
         );
     }
 }

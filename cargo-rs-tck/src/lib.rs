@@ -25,16 +25,21 @@
 //! The pipeline, one module per step:
 //! `target` (which crate) → `compat` (it depends on a `reactive-streams-tck`
 //! whose results this runner reads) → `discover` (build, list, keep the
-//! tests that follow the `naming` contract, filter by `pattern`) → `run`
-//! (one process per rule test, `diagnose` what went wrong, with
-//! `progress`) → `report` (complete from the catalogue, render) → `output`.
+//! tests that follow the `naming` contract, filter by `pattern`, take a
+//! `partition`'s share) → `run` (one process per rule test, `diagnose` what
+//! went wrong, with `progress`) → `report` (complete from the catalogue,
+//! held to the `baseline` of known failures, render) → `output`. `merge`
+//! joins the JSON reports of several runs into one.
 
 mod args;
+mod baseline;
 mod compat;
 mod diagnose;
 mod discover;
+mod merge;
 mod naming;
 mod output;
+mod partition;
 mod pattern;
 mod progress;
 mod report;
@@ -47,9 +52,11 @@ use std::process::ExitCode;
 
 use reactive_streams_tck::outcome::RuleResult;
 
-pub use args::{Args, Format, usage_error};
+pub use args::{Args, Command, Format, MergeArgs, usage_error};
+use baseline::Baseline;
+pub use partition::Partition;
 pub use pattern::RulePattern;
-use report::Report;
+use report::{Report, Scope};
 
 /// A reason the target cannot be verified, as one line for stderr (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +64,11 @@ pub(crate) struct Fatal(pub String);
 
 /// Runs the command; prints `error: …` and exits 2 when it cannot.
 pub fn run(args: &Args) -> ExitCode {
-    match verify(args) {
+    let done = match &args.command {
+        Some(Command::Merge(merge)) => merge::merge(merge),
+        None => verify(args),
+    };
+    match done {
         Ok(code) => code,
         Err(Fatal(message)) => {
             eprintln!("error: {message}");
@@ -74,14 +85,27 @@ fn verify(args: &Args) -> Result<ExitCode, Fatal> {
         None => target::current_manifest()?,
     };
     let krate = target::resolve(&cargo, &manifest)?;
+    let baseline = Baseline::find(
+        args.baseline.as_deref(),
+        krate.dir(),
+        args.no_baseline,
+        args.update_baseline,
+    )?;
     compat::check(&cargo, &krate)?;
     let scratch = Scratch::create()?;
     let planned = discover::discover(&cargo, &krate, scratch.path(), args.test_deadline())?;
     if planned.is_empty() {
         return Err(compat::no_tck_tests(&krate.name));
     }
+    if let Some(baseline) = &baseline {
+        baseline.check_tests(&planned)?;
+    }
     let planned = extended(planned, args.extended, &krate.name)?;
     let planned = select(planned, args, &krate.name)?;
+    let planned = match args.partition {
+        Some(partition) => partition.select(planned),
+        None => planned,
+    };
 
     let settings = run::Settings {
         deadline: args.test_deadline(),
@@ -98,20 +122,48 @@ fn verify(args: &Args) -> Result<ExitCode, Fatal> {
     drop(scratch);
 
     let results = name_targets(ran);
-    if results.is_empty() {
+    // A share may hold no rule test (more shares than tests): its empty
+    // report still joins the others.
+    if results.is_empty() && args.partition.is_none() {
         return Err(Fatal(format!(
             "zero rules executed: no rule test of {} reported anything",
             krate.name
         )));
     }
-    let report = Report::assemble(&krate.name, results, args.rules.as_ref());
-    let text = match args.format {
-        Format::Md => report::markdown::render(&report),
-        Format::Json => report::json::render(&report),
-        Format::Junit => report::junit::render(&report),
+    let mut report = Report::assemble(&krate.name, results, args.rules.as_ref());
+    report.scope = Scope {
+        partition: args.partition,
+        rules: args.rules.clone(),
     };
-    output::write(args.output.as_deref(), &text)?;
-    Ok(if report.fails(args.strict) {
+    if let Some(mut baseline) = baseline {
+        let whole = report.scope.is_whole();
+        if args.update_baseline {
+            baseline = baseline.updated(&report, args.strict);
+            baseline.write()?;
+            eprintln!(
+                "wrote the baseline {}: {} known failures",
+                baseline.shown(),
+                baseline.entries.len()
+            );
+        } else if whole {
+            baseline.check_targets(&report)?;
+        }
+        report.hold_to(baseline.shown(), &baseline.entries, whole);
+    }
+    finish(&report, args.format, args.output.as_deref(), args.strict)
+}
+
+/// Renders and writes the report, says what breaks a baseline, and gives
+/// the exit status.
+fn finish(
+    report: &Report,
+    format: Format,
+    output: Option<&Path>,
+    strict: bool,
+) -> Result<ExitCode, Fatal> {
+    output::write(output, &report::render(report, format))?;
+    baseline::tell(report, strict);
+    Ok(if report.fails(strict) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

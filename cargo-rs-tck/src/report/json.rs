@@ -5,8 +5,8 @@
 //! {
 //!   "crate": "my-crate",
 //!   "summary": {
-//!     "passed": 40, "failed": 1, "warned": 1, "skipped": 2,
-//!     "enforced_by_types": 1, "untested": 5, "total": 49
+//!     "passed": 40, "failed": 1, "warned": 1, "skipped": 2, "known": 1,
+//!     "enforced_by_types": 1, "untested": 5, "total": 50
 //!   },
 //!   "results": [
 //!     {
@@ -23,9 +23,17 @@
 //!       ],
 //!       "module": "my_crate::range::publisher",
 //!       "rule_verdict": "failed",
-//!       "violated_in": []
+//!       "violated_in": [],
+//!       "known_reason": null
 //!     }
-//!   ]
+//!   ],
+//!   "partition": null,
+//!   "rules": null,
+//!   "baseline": {
+//!     "file": "tck-baseline.toml",
+//!     "entries": [{ "target": "my_crate::Range", "test": "spec_1_03", "reason": "…" }],
+//!     "stale": []
+//!   }
 //! }
 //! ```
 //!
@@ -59,12 +67,27 @@
 //!     test: `failed` when a test saw the rule broken even if its own test
 //!     passed;
 //!   * `violated_in`: the tests (other than the rule's own) that saw it
-//!     broken.
+//!     broken;
+//!   * `known_reason`: the reason of the baseline entry that lists the
+//!     row, `null` when none does. Its `rule_verdict` is then `known` (a
+//!     listed failure or warning, which does not fail the run) or, when the
+//!     rule held, its own (the entry is stale).
+//! * `partition`: `"k/n"` for a run of one share (`--partition`), else
+//!   `null`.
+//! * `rules`: the `--rules` pattern, else `null`.
+//! * `baseline`: the known failures the run was held to (`null` without a
+//!   baseline): its `file`, its `entries` (`target`, optional
+//!   `verification`, `test` or `rule`, `reason`) and the `stale` ones
+//!   (listed, no longer failing; judged on runs of every rule test).
+//!
+//! `summary.known` counts the `known` rows; they are never counted as
+//! `passed` or `failed`. `cargo rs-tck merge` reads these reports back.
 
-use reactive_streams_tck::outcome::{RuleResult, Verdict};
+use reactive_streams_tck::outcome::RuleResult;
 use serde::Serialize;
 
-use super::{Report, Summary};
+use super::{Conclusion, Report, Summary};
+use crate::baseline::Entry;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -72,6 +95,16 @@ struct Document<'a> {
     krate: &'a str,
     summary: Summary,
     results: Vec<Row<'a>>,
+    partition: Option<String>,
+    rules: Option<String>,
+    baseline: Option<Baseline<'a>>,
+}
+
+#[derive(Serialize)]
+struct Baseline<'a> {
+    file: &'a str,
+    entries: &'a [Entry],
+    stale: &'a [Entry],
 }
 
 /// A result with what the report concluded about its rule.
@@ -79,8 +112,9 @@ struct Document<'a> {
 struct Row<'a> {
     #[serde(flatten)]
     result: &'a RuleResult,
-    rule_verdict: Verdict,
+    rule_verdict: Conclusion,
     violated_in: Vec<&'a str>,
+    known_reason: Option<&'a str>,
 }
 
 /// Renders the report as pretty-printed JSON.
@@ -97,6 +131,7 @@ pub fn render(report: &Report) -> String {
                 result,
                 rule_verdict: rule.verdict,
                 violated_in,
+                known_reason: rule.listed.as_deref(),
             }
         })
         .collect();
@@ -104,6 +139,13 @@ pub fn render(report: &Report) -> String {
         krate: &report.krate,
         summary: report.summary,
         results,
+        partition: report.scope.partition.map(|p| p.to_string()),
+        rules: report.scope.rules.as_ref().map(|r| r.to_string()),
+        baseline: report.baseline.as_ref().map(|held| Baseline {
+            file: &held.file,
+            entries: &held.entries,
+            stale: &held.stale,
+        }),
     };
     let mut text = serde_json::to_string_pretty(&document).expect("a report serialises");
     text.push('\n');
@@ -142,6 +184,7 @@ mod tests {
             "failed",
             "warned",
             "skipped",
+            "known",
             "enforced_by_types",
             "untested",
             "total",
@@ -162,6 +205,7 @@ mod tests {
                 "module",
                 "rule_verdict",
                 "violated_in",
+                "known_reason",
             ] {
                 assert!(result.get(field).is_some(), "{field} in {result}");
             }

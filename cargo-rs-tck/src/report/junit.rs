@@ -3,7 +3,9 @@
 //! with `classname` = `target::verification` and `name` = rule id and test
 //! name. Failed rules carry a `<failure>` with the message and signal trace;
 //! skipped, enforced-by-types and uncovered rules carry a `<skipped>` with
-//! the reason.
+//! the reason; a known failure (listed in the baseline) a `<skipped>`
+//! starting `known failure (<reason>): `, with the message and trace as its
+//! output.
 
 use std::fmt::Write;
 use std::time::Duration;
@@ -11,7 +13,7 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 
-use super::{Report, RuleVerdict};
+use super::{Conclusion, Report, RuleVerdict};
 
 /// Renders the report as JUnit XML, through `quick-junit` (the data model
 /// cargo-nextest uses; it escapes the text and counts the verdicts).
@@ -44,7 +46,7 @@ fn testcase(class: &str, row: &RuleResult, rule: &RuleVerdict) -> TestCase {
     for place in &rule.seen_in {
         let _ = writeln!(seen, "seen in {}: {}", place.test, place.violation.message);
     }
-    let message = if seen.is_empty() || !matches!(rule.verdict, Verdict::Failed | Verdict::Warned) {
+    let message = if seen.is_empty() || !rule.verdict.broke() {
         own.to_owned()
     } else if matches!(row.verdict, Verdict::Failed | Verdict::Warned) && !row.test.is_empty() {
         format!("{own}\n{seen}")
@@ -52,24 +54,32 @@ fn testcase(class: &str, row: &RuleResult, rule: &RuleVerdict) -> TestCase {
         seen.trim_end().to_owned()
     };
     let first_line = message.lines().next().unwrap_or("").to_owned();
+    let mut body = message.clone();
+    if !row.trace.is_empty() {
+        body.push_str("\n\nsignal trace:\n");
+        for event in &row.trace {
+            let _ = writeln!(body, "{event}");
+        }
+    }
     let status = match rule.verdict {
-        Verdict::Passed | Verdict::Warned => TestCaseStatus::success(),
-        Verdict::Failed => {
-            let mut body = message.clone();
-            if !row.trace.is_empty() {
-                body.push_str("\n\nsignal trace:\n");
-                for event in &row.trace {
-                    let _ = writeln!(body, "{event}");
-                }
-            }
+        Conclusion::Passed | Conclusion::Warned => TestCaseStatus::success(),
+        Conclusion::Known => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(format!(
+                "known failure ({}): {first_line}",
+                rule.listed.as_deref().unwrap_or("listed in the baseline")
+            ));
+            status
+        }
+        Conclusion::Failed => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             status
                 .set_message(first_line.as_str())
                 .set_type("rule failed")
-                .set_description(body);
+                .set_description(body.clone());
             status
         }
-        Verdict::Skipped | Verdict::EnforcedByTypes | Verdict::Untested => {
+        Conclusion::Skipped | Conclusion::EnforcedByTypes | Conclusion::Untested => {
             // Catalogue rows' messages already start with what they are
             // ("not covered: …", "enforced by types; …").
             let reason = if row.verdict == Verdict::Skipped {
@@ -84,7 +94,10 @@ fn testcase(class: &str, row: &RuleResult, rule: &RuleVerdict) -> TestCase {
     };
     let mut case = TestCase::new(name, status);
     case.set_classname(class).set_time(seconds(row.duration_ms));
-    if rule.verdict == Verdict::Warned {
+    if rule.verdict == Conclusion::Known {
+        case.set_system_out(body);
+    }
+    if rule.verdict == Conclusion::Warned {
         // A warning passes: JUnit has no warning state, so it is a
         // property and the test's output.
         case.add_property(Property::new("warning", first_line));

@@ -3,13 +3,15 @@
 //! One section per target and verification with one row per rule in spec
 //! order, then the failures with their messages and signal traces, and a
 //! closing line `N passed, N failed, N skipped` (CI tooling reads that line:
-//! keep its format).
+//! keep its format). A run held to a baseline also counts its `known`
+//! failures (a column of the summary table, a line before the closing one)
+//! and names the stale entries.
 
 use std::fmt::Write;
 
 use reactive_streams_tck::outcome::{RuleResult, Verdict};
 
-use super::{Report, RuleVerdict, Section, describe};
+use super::{Conclusion, Report, RuleVerdict, Section, describe};
 
 /// Renders the report as Markdown.
 pub fn render(report: &Report) -> String {
@@ -43,6 +45,20 @@ pub fn render(report: &Report) -> String {
         "\nNot run: {} enforced by types, {} not covered by any test.\n",
         summary.enforced_by_types, summary.untested
     );
+    if let Some(held) = &report.baseline {
+        let _ = write!(
+            out,
+            "\n{} known: failures the baseline `{}` lists; they do not fail the run.\n",
+            summary.known, held.file
+        );
+        for entry in &held.stale {
+            let _ = write!(
+                out,
+                "\nStale baseline entry: {} no longer fails; remove it (`--update-baseline` does).\n",
+                entry.describe()
+            );
+        }
+    }
     if summary.warned > 0 {
         let _ = write!(
             out,
@@ -61,9 +77,16 @@ pub fn render(report: &Report) -> String {
 /// The table a newcomer reads first: one row per target and
 /// verification, its counts, and the rules that failed.
 fn summary_table(out: &mut String, report: &Report) {
-    out.push_str(
-        "\n| target | verification | passed | failed | warned | skipped | failed rules |\n|---|---|---|---|---|---|---|\n",
-    );
+    let known = report.baseline.is_some();
+    if known {
+        out.push_str(
+            "\n| target | verification | passed | failed | warned | skipped | known | failed rules |\n|---|---|---|---|---|---|---|---|\n",
+        );
+    } else {
+        out.push_str(
+            "\n| target | verification | passed | failed | warned | skipped | failed rules |\n|---|---|---|---|---|---|---|\n",
+        );
+    }
     for section in &report.sections {
         let counts = section.summary();
         let failed: Vec<String> = section
@@ -71,9 +94,14 @@ fn summary_table(out: &mut String, report: &Report) {
             .iter()
             .map(|id| format!("`{id}`"))
             .collect();
+        let known = if known {
+            format!(" {} |", counts.known)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} |{known} {} |",
             section.target,
             section.verification,
             counts.passed,
@@ -89,22 +117,35 @@ fn summary_table(out: &mut String, report: &Report) {
     }
 }
 
-/// The failures and warnings of a section: each row whose rule broke, with
-/// its own message and trace, and where else the rule was seen broken.
+/// The failures and warnings of a section, then its known failures: each
+/// row whose rule broke, with its own message and trace, and where else the
+/// rule was seen broken.
 fn failures(out: &mut String, section: &Section) {
-    let broken: Vec<(&RuleResult, &RuleVerdict)> = section
-        .rows()
-        .filter(|(_, rule)| matches!(rule.verdict, Verdict::Failed | Verdict::Warned))
-        .collect();
-    if broken.is_empty() {
-        return;
+    for (heading, known) in [("Failures and warnings", false), ("Known failures", true)] {
+        let broken: Vec<(&RuleResult, &RuleVerdict)> = section
+            .rows()
+            .filter(|(_, rule)| match rule.verdict {
+                Conclusion::Failed | Conclusion::Warned => !known,
+                Conclusion::Known => known,
+                _ => false,
+            })
+            .collect();
+        if !broken.is_empty() {
+            let _ = write!(out, "\n### {heading}\n");
+            broken_rows(out, section, broken);
+        }
     }
-    out.push_str("\n### Failures and warnings\n");
+}
+
+fn broken_rows(out: &mut String, section: &Section, broken: Vec<(&RuleResult, &RuleVerdict)>) {
     for (row, rule) in broken {
         // A row made for a rule seen broken only in other tests has no
         // message of its own: the places it was seen say it all.
         if matches!(row.verdict, Verdict::Failed | Verdict::Warned) && !row.test.is_empty() {
             failure_block(out, row, rule.verdict);
+        }
+        if let (Conclusion::Known, Some(reason)) = (rule.verdict, &rule.listed) {
+            let _ = write!(out, "\nKnown: {}\n", reason.replace('\n', " "));
         }
         for seen in &rule.seen_in {
             let _ = write!(
@@ -124,8 +165,8 @@ fn failures(out: &mut String, section: &Section) {
     }
 }
 
-fn failure_block(out: &mut String, failure: &RuleResult, verdict: Verdict) {
-    let mark = if verdict == Verdict::Warned {
+fn failure_block(out: &mut String, failure: &RuleResult, verdict: Conclusion) {
+    let mark = if verdict == Conclusion::Warned || failure.verdict == Verdict::Warned {
         " (warning)"
     } else {
         ""
@@ -158,14 +199,15 @@ fn failure_block(out: &mut String, failure: &RuleResult, verdict: Verdict) {
     }
 }
 
-fn verdict(verdict: Verdict) -> &'static str {
+fn verdict(verdict: Conclusion) -> &'static str {
     match verdict {
-        Verdict::Passed => "passed",
-        Verdict::Failed => "**FAILED**",
-        Verdict::Warned => "*warned*",
-        Verdict::Skipped => "skipped",
-        Verdict::EnforcedByTypes => "enforced by types",
-        Verdict::Untested => "not covered",
+        Conclusion::Passed => "passed",
+        Conclusion::Failed => "**FAILED**",
+        Conclusion::Warned => "*warned*",
+        Conclusion::Skipped => "skipped",
+        Conclusion::EnforcedByTypes => "enforced by types",
+        Conclusion::Untested => "not covered",
+        Conclusion::Known => "known",
     }
 }
 

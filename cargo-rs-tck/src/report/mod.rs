@@ -1,18 +1,32 @@
 //! The report: every result of a run, completed from the rule catalogue,
-//! grouped by verified target, in spec order; rendered as Markdown, JSON or
-//! JUnit XML from the same data.
+//! grouped by verified target, in spec order; rendered as Markdown, JSON,
+//! JUnit XML or HTML from the same data.
 
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use reactive_streams::rules::{Check, RULES, Rule, Subject};
 use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification, Violation};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::baseline::Entry;
+use super::partition::Partition;
 use super::pattern::RulePattern;
+
+/// The report in `format`.
+pub fn render(report: &Report, format: super::Format) -> String {
+    match format {
+        super::Format::Md => markdown::render(report),
+        super::Format::Json => json::render(report),
+        super::Format::Junit => junit::render(report),
+        super::Format::Html => html::render(report),
+    }
+}
 
 /// A finished run, ready to render.
 #[derive(Debug, Clone)]
@@ -23,6 +37,40 @@ pub struct Report {
     pub sections: Vec<Section>,
     /// Counts over every row of every section.
     pub summary: Summary,
+    /// Which share of the crate's rule tests ran.
+    pub scope: Scope,
+    /// The known failures the report was held to, if any.
+    pub baseline: Option<Held>,
+}
+
+/// Which share of the crate's rule tests a report covers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scope {
+    /// `--partition k/n`: one share of n.
+    pub partition: Option<Partition>,
+    /// `--rules`: only these rules.
+    pub rules: Option<RulePattern>,
+}
+
+impl Scope {
+    /// Whether every rule test of the crate ran: then a rule's verdict
+    /// counts every test of its target, and a baseline entry that no longer
+    /// fails is stale. (In a share, a rule broken in a test of another
+    /// share looks as if it held.)
+    pub fn is_whole(&self) -> bool {
+        self.partition.is_none() && self.rules.is_none()
+    }
+}
+
+/// A baseline as the report was held to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Held {
+    /// The file, as given (or found at the crate's root).
+    pub file: String,
+    /// Its entries.
+    pub entries: Vec<Entry>,
+    /// The entries whose rows all hold now (judged on whole runs only).
+    pub stale: Vec<Entry>,
 }
 
 /// The rows of one verification of one target.
@@ -37,7 +85,7 @@ pub struct Section {
     pub rows: Vec<RuleResult>,
     /// For each row (same index), the rule's verdict for this target: a
     /// rule broken during any test of the section fails (or warns) even if
-    /// its own test passed.
+    /// its own test passed; a failure the baseline lists is `known`.
     pub verdicts: Vec<RuleVerdict>,
 }
 
@@ -47,10 +95,78 @@ pub struct Section {
 pub struct RuleVerdict {
     /// `failed` if the row's own test failed or a test saw the rule broken
     /// (a MUST rule); `warned` likewise for a SHOULD/MAY rule or a timing
-    /// bound; otherwise the row's own verdict.
-    pub verdict: Verdict,
+    /// bound; `known` instead of either when the baseline lists it;
+    /// otherwise the row's own verdict.
+    pub verdict: Conclusion,
     /// Where the rule was seen broken by tests other than its own.
     pub seen_in: Vec<Seen>,
+    /// The reason of the baseline entry that lists the row, if one does
+    /// (whether it still fails or not).
+    pub listed: Option<String>,
+}
+
+/// What the report concludes about a rule for a target: a test's
+/// [`Verdict`], or `known`, a failure (or warning) the baseline lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conclusion {
+    /// See [`Verdict::Passed`].
+    Passed,
+    /// See [`Verdict::Failed`].
+    Failed,
+    /// See [`Verdict::Warned`].
+    Warned,
+    /// See [`Verdict::Skipped`].
+    Skipped,
+    /// See [`Verdict::EnforcedByTypes`].
+    EnforcedByTypes,
+    /// See [`Verdict::Untested`].
+    Untested,
+    /// A failure or warning listed in the baseline: it does not fail the
+    /// run, and is never counted as passed.
+    Known,
+}
+
+impl Conclusion {
+    /// The name used in the JSON report.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Conclusion::Known => "known",
+            Conclusion::Passed => Verdict::Passed.as_str(),
+            Conclusion::Failed => Verdict::Failed.as_str(),
+            Conclusion::Warned => Verdict::Warned.as_str(),
+            Conclusion::Skipped => Verdict::Skipped.as_str(),
+            Conclusion::EnforcedByTypes => Verdict::EnforcedByTypes.as_str(),
+            Conclusion::Untested => Verdict::Untested.as_str(),
+        }
+    }
+
+    /// Whether the rule broke: failed, warned, or a known failure.
+    pub fn broke(self) -> bool {
+        matches!(
+            self,
+            Conclusion::Failed | Conclusion::Warned | Conclusion::Known
+        )
+    }
+}
+
+impl From<Verdict> for Conclusion {
+    fn from(verdict: Verdict) -> Conclusion {
+        match verdict {
+            Verdict::Passed => Conclusion::Passed,
+            Verdict::Failed => Conclusion::Failed,
+            Verdict::Warned => Conclusion::Warned,
+            Verdict::Skipped => Conclusion::Skipped,
+            Verdict::EnforcedByTypes => Conclusion::EnforcedByTypes,
+            Verdict::Untested => Conclusion::Untested,
+        }
+    }
+}
+
+impl fmt::Display for Conclusion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A rule broken during another rule's test.
@@ -77,7 +193,7 @@ impl Section {
     pub fn failed_rules(&self) -> Vec<&str> {
         let mut ids: Vec<&str> = Vec::new();
         for (row, verdict) in self.rows() {
-            if verdict.verdict == Verdict::Failed && !ids.contains(&row.rule.as_str()) {
+            if verdict.verdict == Conclusion::Failed && !ids.contains(&row.rule.as_str()) {
                 ids.push(&row.rule);
             }
         }
@@ -97,6 +213,9 @@ pub struct Summary {
     pub warned: usize,
     /// Rows a test skipped.
     pub skipped: usize,
+    /// Rows that failed (or warned) as the baseline lists: they do not
+    /// fail the run.
+    pub known: usize,
     /// Catalogue rules that Rust's types enforce.
     pub enforced_by_types: usize,
     /// Catalogue rules no test of this run covered.
@@ -106,16 +225,17 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn count(results: impl IntoIterator<Item = Verdict>) -> Summary {
+    fn count(results: impl IntoIterator<Item = Conclusion>) -> Summary {
         let mut summary = Summary::default();
         for verdict in results {
             match verdict {
-                Verdict::Passed => summary.passed += 1,
-                Verdict::Failed => summary.failed += 1,
-                Verdict::Warned => summary.warned += 1,
-                Verdict::Skipped => summary.skipped += 1,
-                Verdict::EnforcedByTypes => summary.enforced_by_types += 1,
-                Verdict::Untested => summary.untested += 1,
+                Conclusion::Passed => summary.passed += 1,
+                Conclusion::Failed => summary.failed += 1,
+                Conclusion::Warned => summary.warned += 1,
+                Conclusion::Skipped => summary.skipped += 1,
+                Conclusion::EnforcedByTypes => summary.enforced_by_types += 1,
+                Conclusion::Untested => summary.untested += 1,
+                Conclusion::Known => summary.known += 1,
             }
             summary.total += 1;
         }
@@ -148,6 +268,10 @@ impl Report {
         let sections: Vec<Section> = groups
             .into_iter()
             .map(|((target, verification), mut rows)| {
+                // In report order first, whatever order the results came
+                // in (a run's plan, or the shares `merge` joins), so a row
+                // for a rule seen broken elsewhere names the same test.
+                rows.sort_by(by_report_order);
                 let violated = violated_rows(&rows);
                 rows.extend(violated);
                 let missing: Vec<RuleResult> = RULES
@@ -159,11 +283,7 @@ impl Report {
                     .map(|rule| from_catalogue(rule, &target, verification))
                     .collect();
                 rows.extend(missing);
-                rows.sort_by(|a, b| {
-                    order(&a.rule)
-                        .cmp(&order(&b.rule))
-                        .then_with(|| a.test.cmp(&b.test))
-                });
+                rows.sort_by(by_report_order);
                 let verdicts = rule_verdicts(&rows);
                 Section {
                     target,
@@ -182,7 +302,18 @@ impl Report {
             krate: krate.to_owned(),
             sections,
             summary,
+            scope: Scope::default(),
+            baseline: None,
         }
+    }
+
+    /// Counts the rows again, after their verdicts changed.
+    pub fn recount(&mut self) {
+        self.summary = Summary::count(
+            self.sections
+                .iter()
+                .flat_map(|s| s.verdicts.iter().map(|v| v.verdict)),
+        );
     }
 
     /// Every row of every section.
@@ -190,10 +321,21 @@ impl Report {
         self.sections.iter().flat_map(|s| s.rows.iter())
     }
 
-    /// Whether the run fails: a rule failed, or (when `strict`) warned.
+    /// Whether the run fails: a rule failed, or (when `strict`) warned,
+    /// and the baseline does not list it; or a baseline entry is stale.
     pub fn fails(&self, strict: bool) -> bool {
-        self.summary.failed > 0 || (strict && self.summary.warned > 0)
+        self.summary.failed > 0
+            || (strict && self.summary.warned > 0)
+            || self.baseline.as_ref().is_some_and(|b| !b.stale.is_empty())
     }
+}
+
+/// Spec order of the rules, then test and module names.
+fn by_report_order(a: &RuleResult, b: &RuleResult) -> std::cmp::Ordering {
+    order(&a.rule)
+        .cmp(&order(&b.rule))
+        .then_with(|| a.test.cmp(&b.test))
+        .then_with(|| a.module.cmp(&b.module))
 }
 
 /// Whether an uncovered catalogue rule is a gap of a `verification`
@@ -277,13 +419,17 @@ fn rule_verdicts(rows: &[RuleResult]) -> Vec<RuleVerdict> {
                 .collect();
             let fails = seen_in.iter().any(|s| !s.violation.warning);
             let verdict = match row.verdict {
-                Verdict::Failed => Verdict::Failed,
-                _ if fails => Verdict::Failed,
-                Verdict::Warned => Verdict::Warned,
-                _ if !seen_in.is_empty() => Verdict::Warned,
-                own => own,
+                Verdict::Failed => Conclusion::Failed,
+                _ if fails => Conclusion::Failed,
+                Verdict::Warned => Conclusion::Warned,
+                _ if !seen_in.is_empty() => Conclusion::Warned,
+                own => own.into(),
             };
-            RuleVerdict { verdict, seen_in }
+            RuleVerdict {
+                verdict,
+                seen_in,
+                listed: None,
+            }
         })
         .collect()
 }
@@ -595,7 +741,7 @@ mod tests {
         let report = samples::broken();
         let section = &report.sections[0];
         let (row, verdict) = section.rows().find(|(r, _)| r.rule == "1.1").unwrap();
-        assert_eq!(verdict.verdict, Verdict::Failed);
+        assert_eq!(verdict.verdict, Conclusion::Failed);
         assert_eq!(verdict.seen_in[0].test, "spec_3_08");
         assert!(
             row.message
@@ -604,7 +750,7 @@ mod tests {
                 .starts_with("seen in spec_3_08: §1.1")
         );
         let (_, own) = section.rows().find(|(r, _)| r.rule == "3.8").unwrap();
-        assert_eq!(own.verdict, Verdict::Passed, "§3.8's own check held");
+        assert_eq!(own.verdict, Conclusion::Passed, "§3.8's own check held");
         assert_eq!(section.failed_rules(), ["1.1", "3.9"]);
         assert!(report.fails(false));
     }
