@@ -136,6 +136,9 @@ fn verification_named(name: &str) -> Option<Verification> {
 pub struct Baseline {
     /// Where it is.
     pub path: PathBuf,
+    /// How messages and reports name it: as given, or `tck-baseline.toml`
+    /// when found at the crate's root.
+    pub shown: String,
     /// Its entries, in file order.
     pub entries: Vec<Entry>,
 }
@@ -153,16 +156,17 @@ impl Baseline {
         if ignore {
             return Ok(None);
         }
-        let path = match given {
-            Some(path) => path.to_path_buf(),
-            None => crate_dir.join(DEFAULT_FILE),
+        let (path, shown) = match given {
+            Some(path) => (path.to_path_buf(), path.display().to_string()),
+            None => (crate_dir.join(DEFAULT_FILE), DEFAULT_FILE.to_owned()),
         };
         if path.is_file() {
-            return Baseline::load(&path).map(Some);
+            return Baseline::load(&path, shown).map(Some);
         }
         if update {
             return Ok(Some(Baseline {
                 path,
+                shown,
                 entries: Vec::new(),
             }));
         }
@@ -175,9 +179,8 @@ impl Baseline {
         }
     }
 
-    /// Reads and checks a baseline file.
-    pub fn load(path: &Path) -> Result<Baseline, Fatal> {
-        let shown = path.display().to_string();
+    /// Reads and checks a baseline file, named `shown` in messages.
+    pub fn load(path: &Path, shown: String) -> Result<Baseline, Fatal> {
         let text = std::fs::read_to_string(path)
             .map_err(|error| Fatal(format!("cannot read the baseline {shown}: {error}")))?;
         let file: File = toml::from_str(&text).map_err(|error| {
@@ -211,12 +214,11 @@ impl Baseline {
                 )));
             }
         }
-        Ok(Baseline { path, entries })
-    }
-
-    /// The file as messages and reports name it.
-    pub fn shown(&self) -> String {
-        self.path.display().to_string()
+        Ok(Baseline {
+            path,
+            shown,
+            entries,
+        })
     }
 
     /// Every entry names a rule test the crate has (or a rule the
@@ -236,7 +238,7 @@ impl Baseline {
             if !in_crate && !known_rule {
                 return Err(Fatal(format!(
                     "the baseline {} lists {}, but the crate has no such rule test{}",
-                    self.shown(),
+                    self.shown,
                     entry.describe(),
                     if entry.test.is_none() {
                         " and the catalogue no such rule"
@@ -259,7 +261,7 @@ impl Baseline {
                 targets.dedup();
                 return Err(Fatal(format!(
                     "the baseline {} lists {}, but no rule test reported the target `{}` (the targets are {})",
-                    self.shown(),
+                    self.shown,
                     entry.describe(),
                     entry.target,
                     targets
@@ -306,6 +308,7 @@ impl Baseline {
         }
         Baseline {
             path: self.path.clone(),
+            shown: self.shown.clone(),
             entries,
         }
     }

@@ -59,7 +59,7 @@ details.failure > summary { cursor: pointer; padding: 4px 8px; }
 details.failure > div { padding: 4px 12px 8px; background: #fff; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; } dt { font-weight: 600; } dd { margin: 0; }
 pre { background: #f7f7f7; padding: 6px; overflow-x: auto; white-space: pre-wrap; }
-.note { color: #444; } nav button { margin-right: .5em; }
+.note { color: #444; } nav { margin: .8em 0; } nav button { margin-right: .5em; }
 "#;
 
 const SCRIPT: &str = r#"
