@@ -81,16 +81,29 @@ fn without_durations(mut value: serde_json::Value) -> serde_json::Value {
     value
 }
 
+/// The prompt bound lifted: a loaded machine cannot turn a slow call into
+/// a warning in one of two runs only.
+const UNLOADED: [(&str, &str); 1] = [("RS_TCK_PROMPT_MS", "60000")];
+
+/// The installed runner's JSON report of `examples/acme-streams`, every
+/// rule test, durations blanked: made once, for the two tests that
+/// compare other reports with it.
+fn whole_acme_report() -> &'static serde_json::Value {
+    static REPORT: OnceLock<serde_json::Value> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        let acme = example("acme-streams");
+        let installed = rs_tck(acme.parent().unwrap(), &["--format", "json"], &UNLOADED);
+        assert_exit(&installed, 0);
+        without_durations(serde_json::from_slice(&installed.stdout).expect("a JSON report"))
+    })
+}
+
 #[test]
 fn the_installed_runner_reports_what_cargo_xtask_tck_reports() {
     let acme = example("acme-streams");
-    // The prompt bound lifted: a loaded machine cannot turn a slow call
-    // into a warning in one of the two runs only.
-    let vars = [("RS_TCK_PROMPT_MS", "60000")];
     runner();
     let (installed, xtask) = std::thread::scope(|scope| {
-        let installed =
-            scope.spawn(|| rs_tck(acme.parent().unwrap(), &["--format", "json"], &vars));
+        let installed = scope.spawn(whole_acme_report);
         let xtask = tck_with_env(
             &[
                 "--manifest-path",
@@ -98,19 +111,17 @@ fn the_installed_runner_reports_what_cargo_xtask_tck_reports() {
                 "--format",
                 "json",
             ],
-            &vars,
+            &UNLOADED,
         );
         (installed.join().unwrap(), xtask)
     });
-    assert_exit(&installed, 0);
     assert_exit(&xtask, 0);
-    let report = |output: &Output| -> serde_json::Value {
-        without_durations(serde_json::from_slice(&output.stdout).expect("a JSON report"))
-    };
-    let installed = report(&installed);
     assert_eq!(installed["crate"], "acme-streams");
-    assert_eq!(installed, report(&xtask));
-    the_third_party_example_crate_passes_every_verification_it_declares(&installed);
+    assert_eq!(
+        installed,
+        &without_durations(serde_json::from_slice(&xtask.stdout).expect("a JSON report"))
+    );
+    the_third_party_example_crate_passes_every_verification_it_declares(installed);
 }
 
 /// `examples/acme-streams`, a crate of its own using the real macros,
@@ -259,6 +270,25 @@ impl Drop for Written {
     }
 }
 
+/// A command once per value of the matrix it uses (`${{ matrix.share }}`
+/// and the block's `share: [1, 2, 3]`), as the matrix job runs it; other
+/// commands as they are.
+fn per_matrix_value(yaml: &str, command: &str) -> Vec<String> {
+    const SHARE: &str = "${{ matrix.share }}";
+    if !command.contains(SHARE) {
+        return vec![command.to_owned()];
+    }
+    let values = yaml
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("share: ["))
+        .and_then(|rest| rest.strip_suffix(']'))
+        .expect("a matrix job lists its shares as `share: [1, 2, 3]`");
+    values
+        .split(',')
+        .map(|value| command.replace(SHARE, value.trim()))
+        .collect()
+}
+
 #[cfg(unix)]
 #[test]
 fn the_ci_snippets_of_docs_ci_md_run_as_written() {
@@ -266,9 +296,12 @@ fn the_ci_snippets_of_docs_ci_md_run_as_written() {
     // In the crate's own folder, where CI runs them: a copy would share
     // the names of its test executables in the shared target folder (cargo
     // names them by the path within their workspace) and rebuild them under
-    // the other tests' feet. The report they write there is removed.
+    // the other tests' feet. The reports they write there are removed.
     let crate_dir = example("acme-streams").parent().unwrap().to_path_buf();
-    let junit_report = Written(crate_dir.join("tck-report.xml"));
+    let written = |name: &str| Written(crate_dir.join(name));
+    let junit_report = written("tck-report.xml");
+    let html_report = written("tck-report.html");
+    let shares: Vec<Written> = (1..=3).map(|k| written(&format!("tck-{k}.json"))).collect();
     let summary = scratch("ci-snippets").join("github-step-summary.md");
     let bin = runner().parent().unwrap();
     let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
@@ -290,13 +323,19 @@ fn the_ci_snippets_of_docs_ci_md_run_as_written() {
     } else {
         String::new()
     };
-    for first_line in ["# .github/workflows/tck.yml", "# .gitlab-ci.yml"] {
-        let (installs, runs): (Vec<String>, Vec<String>) = commands(block(&doc, first_line))
+    for first_line in [
+        "# .github/workflows/tck.yml",
+        "# .gitlab-ci.yml",
+        "# .github/workflows/tck-shares.yml",
+    ] {
+        let yaml = block(&doc, first_line);
+        let (installs, runs): (Vec<String>, Vec<String>) = commands(yaml)
             .into_iter()
+            .flat_map(|command| per_matrix_value(yaml, &command))
             .partition(|command| command.starts_with("cargo install "));
         assert!(
-            installs.len() == 1 && installs[0].ends_with(" cargo-rs-tck"),
-            "{first_line}: one install of cargo-rs-tck, which the runner installed from this workspace stands in for: {installs:?}"
+            !installs.is_empty() && installs.iter().all(|i| i.ends_with(" cargo-rs-tck")),
+            "{first_line}: installs of cargo-rs-tck, which the runner installed from this workspace stands in for: {installs:?}"
         );
         assert!(
             !runs.is_empty() && runs.iter().all(|r| r.starts_with("cargo rs-tck ")),
@@ -313,9 +352,13 @@ fn the_ci_snippets_of_docs_ci_md_run_as_written() {
             .env("PATH", &path)
             .env("CI", "true")
             .env("GITHUB_STEP_SUMMARY", &summary)
+            .envs(UNLOADED)
             .output()
             .unwrap();
             assert_exit(&output, 0);
+            if run.starts_with("cargo rs-tck merge ") {
+                continue;
+            }
             let progress = stderr(&output);
             assert!(
                 progress.contains("acme-streams: running ")
@@ -324,8 +367,13 @@ fn the_ci_snippets_of_docs_ci_md_run_as_written() {
                 "{first_line}: `{run}` shows plain progress lines in CI:\n{progress}"
             );
         }
-        let junit = std::fs::read_to_string(&junit_report.0).unwrap();
-        assert!(junit.starts_with("<?xml"), "{first_line}: {junit}");
+        if first_line.ends_with("tck-shares.yml") {
+            let page = std::fs::read_to_string(&html_report.0).unwrap();
+            assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+        } else {
+            let junit = std::fs::read_to_string(&junit_report.0).unwrap();
+            assert!(junit.starts_with("<?xml"), "{first_line}: {junit}");
+        }
     }
     let summary = std::fs::read_to_string(&summary).unwrap();
     assert!(summary.contains("| target |"), "{summary}");
@@ -336,5 +384,63 @@ fn the_ci_snippets_of_docs_ci_md_run_as_written() {
             .unwrap()
             .contains(" passed, 0 failed, "),
         "{summary}"
+    );
+    the_shares_cover_every_rule_test_once_and_merge_into_the_whole_report(&crate_dir, &shares);
+}
+
+/// The JSON reports of `--partition 1/3` … `3/3` the matrix snippet wrote:
+/// every rule test of the whole run is in exactly one of them, and `merge`
+/// makes them the whole run's report but for durations (issue 41).
+fn the_shares_cover_every_rule_test_once_and_merge_into_the_whole_report(
+    crate_dir: &Path,
+    shares: &[Written],
+) {
+    let tests = |report: &serde_json::Value| -> Vec<String> {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["test"] != "")
+            .map(|r| format!("{} {} {} {}", r["target"], r["verification"], r["module"], r["test"]))
+            .collect()
+    };
+    let whole = whole_acme_report();
+    let mut expected = tests(whole);
+    expected.sort();
+    let mut dealt = Vec::new();
+    for (k, share) in shares.iter().enumerate() {
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&share.0).unwrap()).unwrap();
+        assert_eq!(report["partition"], format!("{}/3", k + 1));
+        let mine = tests(&report);
+        assert!(
+            mine.len() * 3 + 3 >= expected.len(),
+            "share {}/3 has {} of {} rule tests",
+            k + 1,
+            mine.len(),
+            expected.len()
+        );
+        dealt.extend(mine);
+    }
+    dealt.sort();
+    assert_eq!(dealt, expected, "every rule test in exactly one share");
+    let names: Vec<&str> = shares
+        .iter()
+        .rev()
+        .map(|s| s.0.file_name().unwrap().to_str().unwrap())
+        .collect();
+    let mut args = vec!["merge"];
+    args.extend(&names);
+    args.extend(["--format", "json"]);
+    let merged = rs_tck(crate_dir, &args, &[]);
+    assert_exit(&merged, 0);
+    let merged = without_durations(serde_json::from_slice(&merged.stdout).unwrap());
+    assert_eq!(&merged, whole, "the merged report is the whole run's");
+    let missing = rs_tck(crate_dir, &["merge", names[0], names[1]], &[]);
+    assert_exit(&missing, 2);
+    assert!(
+        only_line(&missing).starts_with("error: the share 1/3 of --partition k/3 is missing"),
+        "{}",
+        stderr(&missing)
     );
 }
