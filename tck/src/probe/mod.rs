@@ -14,7 +14,7 @@
 //! | no signal enters while another is still running on another thread | §1.3 |
 //! | `on_next` nested inside `request` from `on_next` no deeper than the declared bound | §3.3 |
 //! | `request` and `cancel` called by the probe return normally | §3.16, §3.15 |
-//! | nothing once an `on_next` that cancelled from inside (no other thread's call racing it) has returned | §1.8 |
+//! | after a cancel (from the test's thread with [`Probe::bound_signals_after_cancel`], or made inside a signal on the delivering thread: `cancel_after`), no signal beginning later than the bound after `cancel()` returned and the signal in flight finished; a batch within demand or a terminal signal before that is "eventually" | §1.8 |
 //! | where the rule declared the factory's `element_index`: each element at most once and in order | `tck.create_n_gives_exactly_n` |
 //!
 //! The probe obeys the contract it checks: its calls on the subscription
@@ -244,7 +244,13 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self
     }
 
-    /// Cancels from inside the `k`-th `on_next`.
+    /// Cancels from inside the `k`-th `on_next`. A cancel made there, on
+    /// the delivering thread, holds what follows to the bound of
+    /// [`bound_signals_after_cancel`](Self::bound_signals_after_cancel), as
+    /// any other cancel: a batch within demand or a terminal signal right
+    /// after that `on_next` is "eventually" (§1.8, §3.12). One that had to
+    /// wait for a call of the probe's on another thread is made by that
+    /// thread, later, and races what the publisher sends meanwhile.
     pub fn cancel_after(self, k: u64) -> Self {
         self.shared.state.lock().behaviour.cancel_after = Some(k);
         self
@@ -487,6 +493,18 @@ impl<T: Debug + Send + 'static> Probe<T> {
         self.shared.state.lock().dropped
     }
 
+    /// Whether the publisher refused this subscriber: `on_error` came
+    /// before any `on_next` (§1.9: "the only legal way to signal failure
+    /// (or reject the Subscriber) is by calling onError").
+    pub(crate) fn refused(&self) -> bool {
+        let state = self.shared.state.lock();
+        state.nexts == 0
+            && state
+                .terminal
+                .as_deref()
+                .is_some_and(|terminal| terminal.starts_with("on_error"))
+    }
+
     /// Whether a terminal signal arrived.
     pub fn is_terminated(&self) -> bool {
         self.shared.state.lock().terminal.is_some()
@@ -558,11 +576,7 @@ impl<T> Shared<T> {
                 ),
             ));
         };
-        let outer = {
-            let mut state = self.state.lock();
-            state.calls_made += 1;
-            state.calling.replace(what.to_string())
-        };
+        let outer = self.state.lock().calling.replace(what.to_string());
         let result = call();
         self.state.lock().calling = outer;
         drop(_turn);
@@ -620,7 +634,6 @@ impl<T> Shared<T> {
                 if state.pending.is_empty() {
                     state.pending_since = None;
                 }
-                state.calls_made += 1;
                 let outer = state.calling.replace(what.clone());
                 (what, call, outer)
             };

@@ -86,18 +86,8 @@ pub(crate) struct State<T> {
     /// after that is a §1.8 failure.
     pub(crate) cancelled_flood: bool,
     /// The `on_next` being handled reached the count of `cancel_after`:
-    /// it cancels from inside, on the delivering thread.
+    /// it cancels from inside (see `Probe::cancel_after`).
     pub(crate) cancelling_inside: bool,
-    /// Calls made on the subscription so far (any thread, any kind).
-    pub(crate) calls_made: u64,
-    /// `calls_made` when the cancel from inside was decided: a call from
-    /// another thread reaching the publisher before that cancel (an illegal
-    /// `request(0)` owed an `on_error`, say) may still have its effect.
-    pub(crate) calls_at_cancel: u64,
-    /// That `on_next` has returned: no signal may follow (§1.8; no race
-    /// excuses one, the cancel happened before the publisher got control
-    /// back).
-    pub(crate) cancelled_inside: bool,
     /// The probe's `cancel()` panicked (§3.15): it may not have reached the
     /// publisher.
     pub(crate) cancel_panicked: bool,
@@ -168,9 +158,6 @@ impl<T> State<T> {
             cancelled_beyond_n: false,
             cancelled_flood: false,
             cancelling_inside: false,
-            calls_made: 0,
-            calls_at_cancel: 0,
-            cancelled_inside: false,
             cancel_panicked: false,
             order: super::identity::Order::default(),
             stack: StackNesting::default(),

@@ -98,6 +98,10 @@ impl<F: ProcessorFactory> PublisherFactory for AsPublisher<F> {
         self.factory.supports_multiple_subscribers()
     }
 
+    fn max_subscribers(&self) -> Option<usize> {
+        self.factory.max_subscribers()
+    }
+
     fn run_stochastic(&self) -> bool {
         self.factory.run_stochastic()
     }

@@ -169,6 +169,17 @@ pub trait ProcessorFactory: Send + Sync + 'static {
         true
     }
 
+    /// As [`PublisherFactory::max_subscribers`](crate::publisher::PublisherFactory::max_subscribers):
+    /// how many downstream subscribers one processor serves at once, if
+    /// only up to a limit (a multicast that refuses the next with
+    /// `on_subscribe`, then `on_error`, as §1.9 allows). `None`, the
+    /// default, declares no limit (the meaning
+    /// `supports_multiple_subscribers()` always had); `Some(k)`, `k >= 2`:
+    /// the scenarios use at most `k` subscribers at once.
+    fn max_subscribers(&self) -> Option<usize> {
+        None
+    }
+
     /// Whether the processor cancels upstream when its last downstream
     /// subscriber cancels (recommended by §4). Default `true`.
     fn propagates_cancellation(&self) -> bool {

@@ -270,8 +270,9 @@ pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
     }
     // A cancel from inside on_next, on the thread delivering it: on the
     // last element owed, and while another is still owed (asked for
-    // downstream and upstream). The probe fails §1.8 if anything reaches
-    // it after that on_next returned.
+    // downstream and upstream). The cancel reaches upstream eventually;
+    // downstream, what follows that on_next (the other element owed, a
+    // terminal signal) is "eventually" too, within the probe's §1.8 bound.
     for (requested, label) in [
         (1, "the last element owed"),
         (2, "the 1st of 2, the 2nd still owed"),
@@ -295,8 +296,7 @@ pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
         }
         upstream_cancelled(cx, &rig)?;
         downstream.expect_next()?;
-        downstream
-            .expect_no_signal_as("no signal after the on_next that called cancel() had returned")?;
+        downstream.expect_quiet("the cancel() from inside on_next")?;
         rig.upstream.drop_subscriber()?;
     }
     if factory.max_outputs() >= 3 {
@@ -311,8 +311,9 @@ pub(crate) fn tck_cancel_propagates<F: ProcessorFactory>(
 /// upstream, within the processor's own demand, inputs for two more
 /// outputs, which the processor must hold. Downstream asks for 2 and
 /// cancels from inside the first: the other is still held, owed and
-/// cancelled. The cancel reaches upstream all the same, and nothing
-/// follows that `on_next` (§1.8). A processor asking upstream only for
+/// cancelled. The cancel reaches upstream all the same, and signals
+/// downstream stop eventually (§1.8: the one in flight may still come,
+/// within the probe's bound). A processor asking upstream only for
 /// what downstream asked cannot hold an element while downstream has no
 /// demand: the scenario is left out for it, saying so.
 fn cancel_with_one_in_flight<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Failure> {
@@ -357,9 +358,7 @@ fn cancel_with_one_in_flight<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> R
             "the upstream subscription was not cancelled",
         ));
     }
-    downstream.expect_no_signal_as(
-        "no signal after the on_next that called cancel() had returned (the element in flight is not delivered)",
-    )?;
+    downstream.expect_quiet("the cancel() from inside on_next")?;
     rig.upstream.drop_subscriber()?;
     Ok(())
 }

@@ -71,6 +71,24 @@ pub trait PublisherFactory: Send + Sync + 'static {
         true
     }
 
+    /// How many subscribers one publisher serves at once, when it serves
+    /// several but only up to a limit (§1.11 lets a publisher decide how
+    /// many; §1.9 lets it refuse the next with `on_subscribe`, then
+    /// `on_error`). `None`, the default, declares no limit: the meaning
+    /// [`supports_multiple_subscribers`](PublisherFactory::supports_multiple_subscribers)
+    /// always had. `Some(k)` with `k >= 2`: the scenarios with several
+    /// subscribers use at most `k` at once (a scenario written for three
+    /// runs with two), so they still run. Ignored when
+    /// `supports_multiple_subscribers()` is `false`.
+    ///
+    /// Undeclared, a limit is no failure either: a scenario whose
+    /// subscriber beyond the first gets `on_error` before any element is
+    /// reported "not concluded: the publisher refused subscriber N (§1.9
+    /// allows it)"; declaring the limit lets it conclude.
+    fn max_subscribers(&self) -> Option<usize> {
+        None
+    }
+
     /// Which element `element` is: its index in the stream
     /// [`create_publisher`](PublisherFactory::create_publisher) makes (0 for
     /// the first). `None` (the default) tells nothing, and elements are

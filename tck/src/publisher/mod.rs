@@ -119,6 +119,12 @@ impl Needs {
                 "needs several subscribers; the factory's supports_multiple_subscribers() is false",
             ));
         }
+        if self.multiple_subscribers && factory.max_subscribers().is_some_and(|k| k < 2) {
+            return Some(format!(
+                "needs several subscribers; the factory's max_subscribers() is {:?}",
+                factory.max_subscribers()
+            ));
+        }
         if self.stochastic && !factory.run_stochastic() {
             return Some(String::from(
                 "a stochastic check; the factory's run_stochastic() is false",

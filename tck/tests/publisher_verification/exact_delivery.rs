@@ -32,7 +32,9 @@ pub enum Quirk {
     /// to make up the count.
     SkipsOne,
     /// Checks for the end before it checks for cancel: a cancel from inside
-    /// the last `on_next` is followed by `on_complete` (§1.8).
+    /// the last `on_next` is followed by `on_complete`. Conforming (issue
+    /// 38 §1: §1.8 says "eventually"); it was once failed under §1.8, a
+    /// false alarm.
     CompletesAfterCancel,
     /// Keeps count of `request` calls and ignores those after the 768th
     /// (§3.17: an unbounded number of calls).
@@ -267,12 +269,20 @@ fn verify<F: PublisherFactory>(
 #[case::repeats_one(Quirk::RepeatsOne)]
 #[case::swaps_two(Quirk::SwapsTwo)]
 #[case::skips_one(Quirk::SkipsOne)]
-#[case::completes_after_cancel(Quirk::CompletesAfterCancel)]
 #[case::bounded_request_calls(Quirk::BoundedRequestCalls)]
 #[case::cancel_stops_everyone(Quirk::CancelStopsEveryone)]
 fn a_quirky_range_fails_exactly_the_rule_it_breaks(#[case] quirk: Quirk) {
     let results = verify(Quirky(quirk), self_test_env());
     insta::assert_snapshot!(format!("{quirk:?}_rules"), broken_rules(&results));
+}
+
+/// A `on_complete` right after a cancel made inside the last `on_next`
+/// breaks nothing: signals stop "eventually" (§1.8), and this one came
+/// within the bound.
+#[test]
+fn a_range_completing_right_after_a_cancel_inside_its_last_on_next_passes() {
+    let results = verify(Quirky(Quirk::CompletesAfterCancel), crate::lax::lax_env());
+    assert_eq!(broken_rules(&results), "");
 }
 
 #[test]

@@ -22,6 +22,7 @@ mod extended_identity;
 mod extended_unusual;
 mod faulty;
 mod flawed;
+mod lax;
 mod many_parties;
 mod unusual;
 #[path = "../support/verdicts.rs"]

@@ -104,6 +104,37 @@ impl PublisherFactory for LazyHotMulticasts {
     }
 }
 
+/// A conforming [`HotMulticasts`] that serves at most
+/// [`CAPACITY`] subscribers at once and refuses the next with
+/// `on_subscribe`, then `on_error` (§1.11: "A Publisher MAY support
+/// multiple Subscribers"; §1.9: "the only legal way to signal failure (or
+/// reject the Subscriber) is by calling onError (after calling
+/// onSubscribe)"). `declared`: whether its factory says so
+/// (`max_subscribers()`); undeclared, the scenarios with a third
+/// subscriber are not concluded, never failed.
+pub struct CappedMulticasts {
+    pub declared: bool,
+}
+
+/// How many subscribers a [`CappedMulticasts`] serves at once.
+pub const CAPACITY: usize = 2;
+
+impl PublisherFactory for CappedMulticasts {
+    type Element = u64;
+    fn create_publisher(&self, elements: u64) -> Box<dyn Publisher<u64>> {
+        Box::new(Hub::serving(elements, Flaw::None, true, CAPACITY))
+    }
+    fn create_failed_publisher(&self) -> Option<Box<dyn Publisher<u64>>> {
+        Failed::publisher(false, false)
+    }
+    fn element_index(&self, element: &u64) -> Option<u64> {
+        Some(*element)
+    }
+    fn max_subscribers(&self) -> Option<usize> {
+        self.declared.then_some(CAPACITY)
+    }
+}
+
 /// One source, many subscribers.
 struct Hub {
     shared: Arc<HubShared>,
@@ -111,6 +142,8 @@ struct Hub {
 
 struct HubShared {
     flaw: Flaw,
+    /// How many subscribers it serves at once; the next is refused.
+    capacity: usize,
     state: Mutex<HubState>,
 }
 
@@ -144,9 +177,14 @@ struct Member {
 
 impl Hub {
     fn new(count: u64, flaw: Flaw, lazy_end: bool) -> Self {
+        Hub::serving(count, flaw, lazy_end, usize::MAX)
+    }
+
+    fn serving(count: u64, flaw: Flaw, lazy_end: bool, capacity: usize) -> Self {
         Hub {
             shared: Arc::new(HubShared {
                 flaw,
+                capacity,
                 state: Mutex::new(HubState {
                     count,
                     next: 0,
@@ -163,6 +201,23 @@ impl Hub {
 
 impl Publisher<u64> for Hub {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let full = {
+            let state = self.shared.state.lock();
+            let present = state.members.iter().filter(|m| !m.gone && !m.cancelled);
+            present.count() >= self.shared.capacity
+        };
+        if full {
+            // §1.9: "the only legal way to signal failure (or reject the
+            // Subscriber) is by calling onError (after calling
+            // onSubscribe)"; its explanation names "bounded by a finite
+            // number of underlying resources".
+            subscriber.on_subscribe(Arc::new(Refused));
+            subscriber.on_error(StreamError::msg(format!(
+                "this multicast serves at most {} subscribers at once",
+                self.shared.capacity
+            )));
+            return;
+        }
         let subscription = {
             let mut state = self.shared.state.lock();
             let id = state.next_id;
@@ -202,6 +257,15 @@ impl Publisher<u64> for Hub {
         }
         self.shared.drain();
     }
+}
+
+/// The subscription of a refused subscriber: already ended, so its calls
+/// do nothing (§1.6, §3.6).
+struct Refused;
+
+impl Subscription for Refused {
+    fn request(&self, _: u64) {}
+    fn cancel(&self) {}
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -882,7 +946,9 @@ fn quick<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
         .expect("the factory is configured to run every rule")
 }
 
-fn extended<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
+/// The extended verification with the self-tests' timing for conforming
+/// publishers.
+pub fn extended<F: PublisherFactory>(factory: F) -> Vec<RuleResult> {
     PublisherVerification::new(factory)
         .env(crate::extended::passing_env())
         .extended(crate::extended::config(300, 20))
@@ -918,6 +984,33 @@ fn a_hot_multicast_finding_its_end_late_passes_the_extended_verification() {
 #[test]
 fn a_hot_multicast_passes_the_extended_verification() {
     passes_with_no_skip(&extended(HotMulticasts(Flaw::None)));
+}
+
+/// Issue 38 §2: serving at most two subscribers at once and refusing the
+/// third (§1.9, §1.11) is conforming. Declared, every scenario fits
+/// within two and concludes; undeclared, those needing a third are "not
+/// concluded", never failed.
+#[test]
+fn a_multicast_serving_two_at_once_passes_when_it_declares_it() {
+    passes_with_no_skip(&quick(CappedMulticasts { declared: true }));
+    passes_with_no_skip(&extended(CappedMulticasts { declared: true }));
+}
+
+#[test]
+fn a_multicast_refusing_a_third_subscriber_undeclared_is_not_concluded_never_failed() {
+    let results = quick(CappedMulticasts { declared: false });
+    let skipped = crate::unusual::assert_accepted(&results);
+    for skip in &skipped {
+        assert!(
+            skip.ends_with("not concluded: the publisher refused subscriber 3 (§1.9 allows it)"),
+            "{skip}"
+        );
+    }
+    assert!(
+        !skipped.is_empty(),
+        "no scenario needed a third subscriber?"
+    );
+    passes_with_no_skip(&extended(CappedMulticasts { declared: false }));
 }
 
 #[test]

@@ -91,6 +91,10 @@ impl<F: ProcessorFactory> PublisherFactory for Fed<F> {
         self.0.supports_multiple_subscribers()
     }
 
+    fn max_subscribers(&self) -> Option<usize> {
+        self.0.max_subscribers()
+    }
+
     fn run_stochastic(&self) -> bool {
         self.0.run_stochastic()
     }

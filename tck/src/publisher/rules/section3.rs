@@ -275,8 +275,8 @@ pub fn spec_3_08<F: PublisherFactory>() -> RuleDef<F> {
             probe
                 .expect_no_signal_as(&format!("no on_next beyond the {} requested", 2 * ROUNDS))?;
         }
-        super::several::dropping_one(cx, f)?;
-        Ok(Outcome::Passed)
+        let refused = super::several::dropping_one(cx, f)?;
+        Ok(super::several::outcome(refused))
     })
 }
 
@@ -426,8 +426,8 @@ pub fn spec_3_12<F: PublisherFactory>() -> RuleDef<F> {
         probe.cancel()?;
         probe.request(5)?;
         probe.expect_no_signal_as("no on_next after cancel()")?;
-        super::several::cancelling_inside(cx, f)?;
-        Ok(Outcome::Passed)
+        let refused = super::several::cancelling_inside(cx, f)?;
+        Ok(super::several::outcome(refused))
     })
 }
 

@@ -25,11 +25,96 @@
 //! is owed the rest of the stream from wherever it joined, in order and
 //! with no gap (the probe's identity check), up to its demand, then
 //! `on_complete` once it has asked for more than it got.
+//!
+//! A publisher decides how many subscribers it serves (§1.11) and may
+//! refuse any with `on_subscribe`, then `on_error` (§1.9). A scenario
+//! uses at most the subscribers the factory declares it serves at once
+//! ([`max_subscribers`](PublisherFactory::max_subscribers): one written
+//! for three runs with two); a subscriber beyond the first that gets
+//! `on_error` before any element was refused, and the scenario is not
+//! concluded ([`Stop::Refused`]), never failed.
 
 use super::{create, show, subscribed, up_to};
-use crate::context::{Failure, RuleCx};
+use crate::context::{Failure, Outcome, RuleCx};
 use crate::probe::{Probe, Signal};
 use crate::publisher::PublisherFactory;
+
+/// How a several-subscriber scenario ended early.
+pub(crate) enum Stop {
+    /// A rule was broken.
+    Failed(Failure),
+    /// The publisher refused the subscriber of this number (counted from
+    /// 1 in the order they subscribed): §1.9 allows it, so the scenario
+    /// proves nothing either way.
+    Refused(usize),
+}
+
+impl From<Failure> for Stop {
+    fn from(failure: Failure) -> Self {
+        Stop::Failed(failure)
+    }
+}
+
+/// What the several-subscriber scenarios of a test concluded: `None` if
+/// every one did, else why one did not.
+pub(crate) type Concluded = Result<Option<String>, Failure>;
+
+/// The reason a scenario was not concluded, in the runner's vocabulary.
+pub(crate) fn refused_reason(number: usize) -> String {
+    format!("not concluded: the publisher refused subscriber {number} (§1.9 allows it)")
+}
+
+/// The test's outcome once its own scenarios passed: passed, or not
+/// concluded if a several-subscriber scenario was refused.
+pub(crate) fn outcome(refused: Option<String>) -> Outcome {
+    match refused {
+        None => Outcome::Passed,
+        Some(reason) => Outcome::Skipped(reason),
+    }
+}
+
+/// Runs one scenario: a refusal is traced and reported as the reason it
+/// was not concluded.
+fn conclude(cx: &RuleCx, scenario: Result<(), Stop>) -> Concluded {
+    match scenario {
+        Ok(()) => Ok(None),
+        Err(Stop::Failed(failure)) => Err(failure),
+        Err(Stop::Refused(number)) => {
+            let reason = refused_reason(number);
+            cx.trace(reason.clone());
+            Ok(Some(reason))
+        }
+    }
+}
+
+/// The first reason of two.
+fn either(first: Option<String>, second: Option<String>) -> Option<String> {
+    first.or(second)
+}
+
+/// How many subscribers one publisher of `f` serves at once: 1 if it
+/// declares a single subscriber, its declared limit, or unbounded.
+pub(crate) fn capacity<F: PublisherFactory>(f: &F) -> usize {
+    if f.supports_multiple_subscribers() {
+        f.max_subscribers().unwrap_or(usize::MAX)
+    } else {
+        1
+    }
+}
+
+/// `result` of waiting at `probe` (subscriber `number`), or the refusal
+/// that explains a miss: `on_error` before any element, to a subscriber
+/// beyond the first.
+pub(crate) fn unless_refused<T: std::fmt::Debug + Send + 'static, R>(
+    probe: &Probe<T>,
+    number: usize,
+    result: Result<R, Failure>,
+) -> Result<R, Stop> {
+    match result {
+        Err(_) if number > 1 && probe.refused() => Err(Stop::Refused(number)),
+        other => Ok(other?),
+    }
+}
 
 /// The rule an owed element that never comes breaks.
 const LOST_DEMAND: &str = "3.8";
@@ -37,47 +122,48 @@ const LOST_DEMAND: &str = "3.8";
 /// The scenarios `spec_1_11` runs, for a factory of several subscribers
 /// and at least 3 elements. (Each test spends its own time budget: the
 /// late joiner and the dropped handle run in `spec_1_01` and `spec_3_08`.)
-pub(crate) fn several_subscribers<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+pub(crate) fn several_subscribers<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Concluded {
     let n = up_to(f, 6);
     if n < 3 {
-        return Ok(());
+        return Ok(None);
     }
-    unequal_demand(cx, f, n)?;
-    one_cancels(cx, f, n)
+    let unequal = conclude(cx, unequal_demand(cx, f, n))?;
+    let cancels = conclude(cx, one_cancels(cx, f, n))?;
+    Ok(either(unequal, cancels))
 }
 
 /// The late-joiner scenario, for a factory of several subscribers and at
 /// least 3 elements (run by `spec_1_01`: each subscriber gets at most its
 /// own demand, also when another joins later).
-pub(crate) fn joining_later<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+pub(crate) fn joining_later<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Concluded {
     let n = up_to(f, 6);
-    if !f.supports_multiple_subscribers() || n < 3 {
-        return Ok(());
+    if capacity(f) < 2 || n < 3 {
+        return Ok(None);
     }
-    late_joiner(cx, f, n)
+    conclude(cx, late_joiner(cx, f, n))
 }
 
 /// The dropped-handle scenario, for a factory of several subscribers and
 /// at least 3 elements (run by `spec_3_08`: demand is registered to the
 /// subscriber that asked, whatever becomes of another).
-pub(crate) fn dropping_one<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+pub(crate) fn dropping_one<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Concluded {
     let n = up_to(f, 6);
-    if !f.supports_multiple_subscribers() || n < 3 {
-        return Ok(());
+    if capacity(f) < 2 || n < 3 {
+        return Ok(None);
     }
-    one_dropped(cx, f, n)
+    conclude(cx, one_dropped(cx, f, n))
 }
 
 /// The scenario of a cancel inside `on_next` in the middle of a delivery,
 /// for a factory of several subscribers and at least 3 elements (run by
 /// `spec_3_12`: a cancel stops the signals to *its* subscriber, not to the
 /// others).
-pub(crate) fn cancelling_inside<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
+pub(crate) fn cancelling_inside<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Concluded {
     let n = up_to(f, 6);
-    if !f.supports_multiple_subscribers() || n < 3 {
-        return Ok(());
+    if capacity(f) < 2 || n < 3 {
+        return Ok(None);
     }
-    one_cancels_inside(cx, f, n)
+    conclude(cx, one_cancels_inside(cx, f, n))
 }
 
 /// Three subscribers requesting `n + 1`, 2 and 1, then the rest and one
@@ -86,27 +172,43 @@ pub(crate) fn cancelling_inside<F: PublisherFactory>(cx: &RuleCx, f: &F) -> Resu
 /// has asked for everything, the first gets all `n` and the others the
 /// rest of the stream from where they started, once and in order, then
 /// `on_complete`. Nothing is owed before that: a multicast may go at the
-/// pace of its slowest subscriber.
-fn unequal_demand<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
-    cx.scenario(format!(
-        "publisher of {n}, three subscribers (all subscribed before any request) requesting {}, 2 and 1, then the rest and one more",
-        n + 1
-    ));
+/// pace of its slowest subscriber. A publisher serving two at once gets
+/// no third.
+fn unequal_demand<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Stop> {
+    let three = capacity(f) >= 3;
+    cx.scenario(if three {
+        format!(
+            "publisher of {n}, three subscribers (all subscribed before any request) requesting {}, 2 and 1, then the rest and one more",
+            n + 1
+        )
+    } else {
+        format!(
+            "publisher of {n}, two subscribers (both subscribed before any request; the factory's max_subscribers() is 2) requesting {} and 2, then the rest and one more",
+            n + 1
+        )
+    });
     let publisher = create(cx, f, n)?;
     let first = subscribed(Probe::new(cx, "first").created_for(n), &*publisher)?;
     let second = subscribed(later(cx, "second", n), &*publisher)?;
-    let third = subscribed(later(cx, "third", n), &*publisher)?;
+    let third = if three {
+        Some(subscribed(later(cx, "third", n), &*publisher)?)
+    } else {
+        None
+    };
     first.request(n + 1)?;
     second.request(2)?;
-    third.request(1)?;
-    third.request(n)?;
+    if let Some(third) = &third {
+        third.request(1)?;
+        third.request(n)?;
+    }
     second.request(n - 1)?;
     let why = format!("requested {} in all", show(n + 1));
-    owed(cx, &first, n, &why)?;
-    ended(cx, &first)?;
-    for probe in [&second, &third] {
-        if !rest(cx, probe, (n, n), &why)? {
-            ended(cx, probe)?;
+    owed(cx, &first, 1, n, &why)?;
+    ended(cx, &first, 1)?;
+    for (number, probe) in [(2, Some(&second)), (3, third.as_ref())] {
+        let Some(probe) = probe else { continue };
+        if !rest(cx, probe, number, (n, n), &why)? {
+            ended(cx, probe, number)?;
         }
     }
     Ok(())
@@ -116,7 +218,7 @@ fn unequal_demand<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(),
 /// fewer if the stream ends first); the first cancels; the second then
 /// gets the rest it asks for (and one more, for an end found late),
 /// untouched by the other's cancel.
-fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
+fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Stop> {
     cx.scenario(format!(
         "publisher of {n}, two subscribers take 2 each, the first cancels, the second requests the rest and one more"
     ));
@@ -125,8 +227,8 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     let second = subscribed(later(cx, "second", n), &*publisher)?;
     first.request(2)?;
     second.request(2)?;
-    owed(cx, &first, 2, "requested 2")?;
-    if rest(cx, &second, (2, n), "requested 2")? {
+    owed(cx, &first, 1, 2, "requested 2")?;
+    if rest(cx, &second, 2, (2, n), "requested 2")? {
         return Ok(());
     }
     first.cancel()?;
@@ -134,12 +236,13 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     if rest(
         cx,
         &second,
+        2,
         (n - 2, n),
         "requested the rest after the first subscriber cancelled",
     )? {
         return Ok(());
     }
-    ended(cx, &second)
+    ended(cx, &second, 2)
 }
 
 /// Three subscribers, all subscribed before any request, ask for `n`, 1
@@ -150,34 +253,44 @@ fn one_cancels<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
 /// each element once and in order, then `on_complete`: a subscriber
 /// leaving in the middle of a delivery takes nobody else's place or
 /// demand with it (§3.8).
-fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
-    cx.scenario(format!(
-        "publisher of {n}, three subscribers (all subscribed before any request) request {n}, 1 and 1, the first cancels inside its 1st on_next, the others request the rest and one more"
-    ));
+fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Stop> {
+    let three = capacity(f) >= 3;
+    cx.scenario(if three {
+        format!(
+            "publisher of {n}, three subscribers (all subscribed before any request) request {n}, 1 and 1, the first cancels inside its 1st on_next, the others request the rest and one more"
+        )
+    } else {
+        format!(
+            "publisher of {n}, two subscribers (both subscribed before any request; the factory's max_subscribers() is 2) request {n} and 1, the first cancels inside its 1st on_next, the other requests the rest and one more"
+        )
+    });
     let publisher = create(cx, f, n)?;
     let first = subscribed(
         Probe::new(cx, "first").created_for(n).cancel_after(1),
         &*publisher,
     )?;
-    let second = subscribed(later(cx, "second", n), &*publisher)?;
-    let third = subscribed(later(cx, "third", n), &*publisher)?;
-    first.request(n)?;
-    second.request(1)?;
-    third.request(1)?;
-    owed(cx, &first, 1, &format!("requested {}", show(n)))?;
-    let mut done = [false, false];
-    for (probe, done) in [&second, &third].into_iter().zip(&mut done) {
-        *done = rest(cx, probe, (1, n), "requested 1")?;
+    let mut others = vec![(2, subscribed(later(cx, "second", n), &*publisher)?)];
+    if three {
+        others.push((3, subscribed(later(cx, "third", n), &*publisher)?));
     }
-    for (probe, done) in [&second, &third].into_iter().zip(&done) {
+    first.request(n)?;
+    for (_, probe) in &others {
+        probe.request(1)?;
+    }
+    owed(cx, &first, 1, 1, &format!("requested {}", show(n)))?;
+    let mut done = Vec::new();
+    for (number, probe) in &others {
+        done.push(rest(cx, probe, *number, (1, n), "requested 1")?);
+    }
+    for ((_, probe), done) in others.iter().zip(&done) {
         if !done {
             probe.request(n)?;
         }
     }
     let why = "requested the rest after the first subscriber cancelled inside its on_next";
-    for (probe, done) in [&second, &third].into_iter().zip(done) {
-        if !done && !rest(cx, probe, (n - 1, n), why)? {
-            ended(cx, probe)?;
+    for ((number, probe), done) in others.iter().zip(done) {
+        if !done && !rest(cx, probe, *number, (n - 1, n), why)? {
+            ended(cx, probe, *number)?;
         }
     }
     Ok(())
@@ -192,19 +305,37 @@ fn one_cancels_inside<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result
 /// the pacer: the pacer gets all `n`, the first (which subscribed second,
 /// so may have started later) and the late one the rest of the stream from
 /// wherever they joined, in order, then `on_complete`.
-fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
-    cx.scenario(format!(
-        "publisher of {n}, a pacer requests 1 and the first subscriber {}; a late subscriber joins and requests {}, then the pacer the rest and one more",
-        n + 1,
-        n + 1
-    ));
+fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Stop> {
+    let three = capacity(f) >= 3;
+    cx.scenario(if three {
+        format!(
+            "publisher of {n}, a pacer requests 1 and the first subscriber {}; a late subscriber joins and requests {}, then the pacer the rest and one more",
+            n + 1,
+            n + 1
+        )
+    } else {
+        format!(
+            "publisher of {n}, a pacer requests 1; a late subscriber joins (the factory's max_subscribers() is 2) and requests {}, then the pacer the rest and one more",
+            n + 1
+        )
+    });
     let publisher = create(cx, f, n)?;
     let pacer = subscribed(Probe::new(cx, "pacer").created_for(n), &*publisher)?;
-    let first = subscribed(later(cx, "first", n), &*publisher)?;
-    first.request(n + 1)?;
+    let first = if three {
+        Some(subscribed(later(cx, "first", n), &*publisher)?)
+    } else {
+        None
+    };
+    if let Some(first) = &first {
+        first.request(n + 1)?;
+    }
     pacer.request(1)?;
-    owed(cx, &pacer, 1, "requested 1")?;
-    let first_done = rest(cx, &first, (1, n), &format!("requested {}", show(n + 1)))?;
+    owed(cx, &pacer, 1, 1, "requested 1")?;
+    let first_done = match &first {
+        Some(first) => rest(cx, first, 2, (1, n), &format!("requested {}", show(n + 1)))?,
+        None => true,
+    };
+    let late_number = if three { 3 } else { 2 };
     let late = subscribed(
         Probe::new(cx, "late").created_for(n).joins_later(),
         &*publisher,
@@ -217,12 +348,14 @@ fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
         "requested {} in all, before and after a later subscriber joined",
         show(n)
     );
-    if !first_done && !rest(cx, &first, (n - 1, n), &why)? {
-        ended(cx, &first)?;
+    if let Some(first) = first.as_ref().filter(|_| !first_done) {
+        if !rest(cx, first, 2, (n - 1, n), &why)? {
+            ended(cx, first, 2)?;
+        }
     }
-    owed(cx, &pacer, n - 1, &why)?;
-    ended(cx, &pacer)?;
-    rest_of_stream(cx, &late, n)
+    owed(cx, &pacer, 1, n - 1, &why)?;
+    ended(cx, &pacer, 1)?;
+    rest_of_stream(cx, &late, late_number, n)
 }
 
 /// Two subscribers; the first asks for everything, the second for 2; once
@@ -235,7 +368,7 @@ fn late_joiner<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
 /// it. The dropped one asked for all,
 /// so even a multicast at its slowest subscriber's pace is not held back
 /// by it.
-fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Failure> {
+fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Stop> {
     cx.scenario(format!(
         "publisher of {n}, two subscribers request {} and 2; once each has 2, the first drops its subscription handle (no cancel), the second requests the rest and one more",
         n + 1
@@ -245,8 +378,8 @@ fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     let second = subscribed(later(cx, "second", n), &*publisher)?;
     dropped.request(n + 1)?;
     second.request(2)?;
-    owed(cx, &dropped, 2, &format!("requested {}", show(n)))?;
-    if rest(cx, &second, (2, n), "requested 2")? {
+    owed(cx, &dropped, 1, 2, &format!("requested {}", show(n)))?;
+    if rest(cx, &second, 2, (2, n), "requested 2")? {
         return Ok(());
     }
     dropped.drop_subscription()?;
@@ -254,12 +387,13 @@ fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
     if rest(
         cx,
         &second,
+        2,
         (n - 2, n),
         "requested the rest after another subscriber dropped its subscription handle",
     )? {
         return Ok(());
     }
-    ended(cx, &second)
+    ended(cx, &second, 2)
 }
 
 /// What a late subscriber that asked for more than `n` is owed: the rest
@@ -268,17 +402,19 @@ fn one_dropped<F: PublisherFactory>(cx: &RuleCx, f: &F, n: u64) -> Result<(), Fa
 fn rest_of_stream<T: std::fmt::Debug + Send + 'static>(
     cx: &RuleCx,
     probe: &Probe<T>,
+    number: usize,
     n: u64,
-) -> Result<(), Failure> {
+) -> Result<(), Stop> {
     if rest(
         cx,
         probe,
+        number,
         (n + 1, n),
         "requested the whole stream after joining late",
     )? {
         return Ok(());
     }
-    ended(cx, probe)
+    ended(cx, probe, number)
 }
 
 /// A probe for a subscriber that is not the first of a fresh publisher:
@@ -291,38 +427,44 @@ fn later<T: std::fmt::Debug + Send + 'static>(cx: &RuleCx, label: &str, n: u64) 
 /// stream of `n`, owed by its own demand: elements, or `on_complete` once
 /// the stream has nothing left from where it started (`true`: it ended).
 /// One that does not come, or an end before the stream's (where
-/// `element_index` tells), is demand lost (§3.8).
+/// `element_index` tells), is demand lost (§3.8); `on_error` before any
+/// element, to subscriber `number` beyond the first, a refusal.
 fn rest<T: std::fmt::Debug + Send + 'static>(
     cx: &RuleCx,
     probe: &Probe<T>,
+    number: usize,
     (k, n): (u64, u64),
     why: &str,
-) -> Result<bool, Failure> {
+) -> Result<bool, Stop> {
     for _ in 0..k {
         let signal = probe
             .expect_signal_as("the rest of the stream from where it joined, then on_complete")
-            .map_err(|failure| as_lost_demand(cx, probe, failure, why))?;
+            .map_err(|failure| as_lost_demand(cx, probe, failure, why));
+        let signal = unless_refused(probe, number, signal)?;
         match signal {
             Signal::Next(_) => {}
             Signal::Complete => {
                 // Wherever it joined, it is owed the stream to its end.
                 return match probe.index_owed() {
-                    Some(owed) if owed < n => Err(cx.failure_of(
+                    Some(owed) if owed < n => Err(Stop::Failed(cx.failure_of(
                         LOST_DEMAND,
                         format!(
                             "elements {owed} … {} of the publisher of {n}, then on_complete ({why})",
                             n - 1
                         ),
                         format!("on_complete after element {}", owed.saturating_sub(1)),
-                    )),
+                    ))),
                     _ => Ok(true),
                 };
             }
+            Signal::Error(_) if number > 1 && probe.refused() => {
+                return Err(Stop::Refused(number));
+            }
             Signal::Error(error) => {
-                return Err(cx.failure(
+                return Err(Stop::Failed(cx.failure(
                     "the rest of the stream, then on_complete",
                     format!("on_error({error}) arrived"),
-                ));
+                )));
             }
         }
     }
@@ -335,13 +477,15 @@ fn rest<T: std::fmt::Debug + Send + 'static>(
 fn owed<T: std::fmt::Debug + Send + 'static>(
     cx: &RuleCx,
     probe: &Probe<T>,
+    number: usize,
     k: u64,
     why: &str,
-) -> Result<(), Failure> {
+) -> Result<(), Stop> {
     for _ in 0..k {
-        if let Err(failure) = probe.expect_next() {
-            return Err(as_lost_demand(cx, probe, failure, why));
-        }
+        let next = probe
+            .expect_next()
+            .map_err(|failure| as_lost_demand(cx, probe, failure, why));
+        unless_refused(probe, number, next)?;
     }
     Ok(())
 }
@@ -350,10 +494,12 @@ fn owed<T: std::fmt::Debug + Send + 'static>(
 fn ended<T: std::fmt::Debug + Send + 'static>(
     cx: &RuleCx,
     probe: &Probe<T>,
-) -> Result<(), Failure> {
-    probe
+    number: usize,
+) -> Result<(), Stop> {
+    let end = probe
         .expect_complete_at_end()
-        .map_err(|failure| as_lost_demand(cx, probe, failure, "all its elements delivered"))
+        .map_err(|failure| as_lost_demand(cx, probe, failure, "all its elements delivered"));
+    unless_refused(probe, number, end)
 }
 
 /// A miss of the test's own check, filed as lost demand; a failure the
