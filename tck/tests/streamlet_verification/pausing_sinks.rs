@@ -97,6 +97,10 @@ struct State {
     ended: bool,
     /// The thread making the sink's talkback calls, if any.
     busy: Option<ThreadId>,
+    /// Pausing threads spawned, and those that have had their turn (or
+    /// found the stream over).
+    pausers: u64,
+    pausers_in: u64,
 }
 
 #[derive(Default)]
@@ -204,16 +208,33 @@ impl Inner {
     }
 
     /// A thread of the sink's own pauses the stream: stop, then start.
+    /// Waits until that thread has its turn (it then stops whenever it
+    /// runs next), never for its calls: its stop may wait for the
+    /// emission this runs in.
     fn pause_from_thread(self: &Arc<Self>) {
         let inner = self.clone();
+        let ticket = {
+            let mut state = self.state.lock();
+            state.pausers += 1;
+            state.pausers
+        };
         std::thread::spawn(move || {
-            if let Some((turn, talkback)) = inner.take() {
+            let turn = inner.take();
+            {
+                inner.state.lock().pausers_in += 1;
+                inner.freed.notify_all();
+            }
+            if let Some((turn, talkback)) = turn {
                 if inner.stop(&talkback) {
                     inner.start(&talkback);
                 }
                 inner.give_back(turn, &talkback);
             }
         });
+        let mut state = self.state.lock();
+        while state.pausers_in < ticket {
+            self.freed.wait(&mut state);
+        }
     }
 
     /// A thread of the sink's own starts the stream.
@@ -268,7 +289,8 @@ impl Sink<u64> for PausingSink {
         let Some((turn, talkback)) = self.inner.try_take() else {
             return;
         };
-        if received < TAKE && AT.contains(&received) {
+        let pause_here = received < TAKE && AT.contains(&received);
+        if pause_here {
             match self.pause {
                 Pause::InsideReceive => {
                     if self.inner.stop(&talkback) {
@@ -280,14 +302,21 @@ impl Sink<u64> for PausingSink {
                         self.inner.start_from_thread();
                     }
                 }
-                Pause::FromThread | Pause::LateStartFromThread => self.inner.pause_from_thread(),
+                Pause::FromThread | Pause::LateStartFromThread => {}
             }
         }
         if self.pulls() {
             self.inner.request(&talkback);
         }
         // Makes the final stop once done.
+        let nested = matches!(turn, Turn::Nested);
         self.inner.give_back(turn, &talkback);
+        if pause_here
+            && !nested
+            && matches!(self.pause, Pause::FromThread | Pause::LateStartFromThread)
+        {
+            self.inner.pause_from_thread();
+        }
     }
 
     fn end(&mut self, _reason: Option<StreamError>) {
