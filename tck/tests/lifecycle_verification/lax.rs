@@ -290,3 +290,47 @@ mod tests {
         }
     }
 }
+
+/// Broken, for the self-tests: the lax relay, deaf to its input's
+/// `on_complete` (it never completes downstream). No `done` rule is broken
+/// by that; §1.5 is.
+#[derive(Debug, Clone, Copy)]
+pub struct SwallowsCompletion;
+
+impl LifecycleFactory for SwallowsCompletion {
+    type Output = Tracked<u64>;
+
+    fn create_stage(
+        &self,
+        mut inputs: Vec<Box<dyn Publisher<Tracked<u64>>>>,
+    ) -> Box<dyn Publisher<Tracked<u64>>> {
+        Box::new(Deaf(inputs.remove(0)))
+    }
+}
+
+struct Deaf(Box<dyn Publisher<Tracked<u64>>>);
+
+impl Publisher<Tracked<u64>> for Deaf {
+    fn subscribe(&self, subscriber: Box<dyn Subscriber<Tracked<u64>>>) {
+        self.0.subscribe(Box::new(DeafIntake(Intake {
+            shared: Arc::new(Shared::default()),
+            downstream: Some(subscriber),
+            keeps: Some(0),
+        })));
+    }
+}
+
+struct DeafIntake(Intake);
+
+impl Subscriber<Tracked<u64>> for DeafIntake {
+    fn on_subscribe(&mut self, upstream: Arc<dyn Subscription>) {
+        self.0.on_subscribe(upstream);
+    }
+    fn on_next(&mut self, element: Tracked<u64>) {
+        self.0.on_next(element);
+    }
+    fn on_error(&mut self, error: StreamError) {
+        self.0.on_error(error);
+    }
+    fn on_complete(&mut self) {}
+}
