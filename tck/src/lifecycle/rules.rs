@@ -99,7 +99,8 @@ pub(crate) fn run<F: LifecycleFactory>(
         test,
     );
     let env = budget.env;
-    let disordered = Disordered::default();
+    let disordered = Noted::new(&[EXACTLY_ONCE]);
+    let stuck = Noted::new(STUCK_RULES);
     let outcome = explore::explore(
         cx,
         &config,
@@ -110,11 +111,24 @@ pub(crate) fn run<F: LifecycleFactory>(
             let result =
                 runner::run_rule(&meta, &env, move |cx| judge(cx, &factory, &case, verdict));
             disordered.note(script, &result);
+            stuck.note(script, &result);
             result
         },
     );
-    disordered.report(cx);
+    disordered.report(
+        cx,
+        "each output at most once and in order from output 0, by the factory's element_index, in every generated script",
+    );
     let outcome = outcome?;
+    // A script that waited for another rule's signal in vain: this rule's
+    // test is not concluded, that rule is broken.
+    if let Some(failure) = stuck.failure(cx) {
+        if test != "done_6" {
+            return Err(failure);
+        }
+        // done.6 stands on the types, whatever a run could not conclude.
+        cx.record(failure);
+    }
     if test == "done_6" {
         return Ok(Outcome::EnforcedByTypes(format!(
             "a token cannot be released twice in safe Rust (see {DONE_6_PROOF}); no run saw it either"
@@ -141,8 +155,10 @@ fn judge<F: LifecycleFactory>(
             wrong.clone(),
         ));
     }
-    if let Some(stuck) = &seen.stuck {
-        return Err(cx.failure("the stage to meet the demand or terminate", stuck.clone()));
+    if let Some(stuck) = seen.stuck {
+        // Another rule's signal: the script is not concluded, and that
+        // rule is broken (see `Noted`).
+        return Err(cx.failure_of(stuck.rule, stuck.expected, stuck.actual));
     }
     if let Some((expected, actual)) = verdict(&seen) {
         return Err(cx.failure(expected, actual));
@@ -150,20 +166,39 @@ fn judge<F: LifecycleFactory>(
     Ok(Outcome::Passed)
 }
 
-/// The smallest generated script whose run delivered an output twice, out
-/// of order or after a skip, if any: the rule test that ran it reports it
-/// under that rule ([`EXACTLY_ONCE`]), beside its own verdict.
-#[derive(Default)]
-struct Disordered {
+/// The rules a script's run may find broken while it waits for their
+/// signal (see [`scenario::Stuck`]).
+const STUCK_RULES: &[&str] = &["1.9", "1.5", "4.2"];
+
+/// The smallest generated script whose run broke one of `rules` (an output
+/// delivered twice, out of order or after a skip; a signal another rule
+/// requires that never came), if any: the rule test that ran it reports
+/// it under that rule, beside its own verdict.
+struct Noted {
+    rules: &'static [&'static str],
     found: parking_lot::Mutex<Option<(Vec<String>, RuleResult)>>,
 }
 
-impl Disordered {
-    /// Keeps `result` if its run saw disorder and `script` is the smallest
-    /// so far (fewest lines, then by text: the same one whatever the
-    /// timing of the scripts running at once).
+impl Noted {
+    fn new(rules: &'static [&'static str]) -> Self {
+        Noted {
+            rules,
+            found: parking_lot::Mutex::new(None),
+        }
+    }
+
+    fn broken<'r>(&self, result: &'r RuleResult) -> Option<&'r crate::outcome::Violation> {
+        result
+            .violations
+            .iter()
+            .find(|v| self.rules.contains(&v.rule.as_str()))
+    }
+
+    /// Keeps `result` if its run broke one of the rules and `script` is the
+    /// smallest so far (fewest lines, then by text: the same one whatever
+    /// the timing of the scripts running at once).
     fn note(&self, script: &Script, result: &RuleResult) {
-        if !result.violations.iter().any(|v| v.rule == EXACTLY_ONCE) {
+        if self.broken(result).is_none() {
             return;
         }
         let lines = script.lines();
@@ -177,30 +212,44 @@ impl Disordered {
         }
     }
 
-    /// Records what was found in `cx`, with the script and its trace.
-    fn report(&self, cx: &RuleCx) {
-        let Some((lines, result)) = self.found.lock().take() else {
-            return;
-        };
-        let Some(violation) = result.violations.iter().find(|v| v.rule == EXACTLY_ONCE) else {
-            return;
-        };
+    /// The failure found, under its rule, with the script and its trace in
+    /// `cx`; `expected` overrides the run's own.
+    fn take(&self, cx: &RuleCx, expected: Option<&str>) -> Option<crate::context::Failure> {
+        let (lines, result) = self.found.lock().take()?;
+        let violation = self.broken(&result)?;
         cx.trace(format!(
-            "the script that delivered outputs out of order: {}",
+            "the script that broke {}: {}",
+            crate::context::rule_label(&violation.rule),
             lines.join("; ")
         ));
         for event in &result.trace {
             cx.trace(format!("[{}] {}", event.thread, event.event));
         }
-        let actual = violation
+        let (own_expected, actual) = violation
             .message
             .split_once("; actual: ")
-            .map_or(violation.message.as_str(), |(_, actual)| actual);
-        cx.record(cx.failure_of(
-            EXACTLY_ONCE,
-            "each output at most once and in order from output 0, by the factory's element_index, in every generated script",
+            .unwrap_or(("", violation.message.as_str()));
+        let own_expected = own_expected
+            .split_once("expected ")
+            .map_or(own_expected, |(_, expected)| expected);
+        Some(cx.failure_of(
+            violation.rule.clone(),
+            expected.unwrap_or(own_expected).to_string(),
             format!("{} → {actual}", lines.join("; ")),
-        ));
+        ))
+    }
+
+    /// Records what was found in `cx`, expecting `expected`.
+    fn report(&self, cx: &RuleCx, expected: &str) {
+        if let Some(failure) = self.take(cx, Some(expected)) {
+            cx.record(failure);
+        }
+    }
+
+    /// What was found, as the failure that keeps the rule test from
+    /// concluding.
+    fn failure(&self, cx: &RuleCx) -> Option<crate::context::Failure> {
+        self.take(cx, None)
     }
 }
 

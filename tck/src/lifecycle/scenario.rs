@@ -203,7 +203,20 @@ pub(crate) struct Seen {
     pub(crate) disordered: Vec<String>,
     /// The stage did not make progress: it did not subscribe or terminate
     /// in time.
-    pub(crate) stuck: Option<String>,
+    pub(crate) stuck: Option<Stuck>,
+}
+
+/// A signal the run waited for and did not get: another rule requires it
+/// (no `done` rule does), so the rule test that ran the script could not
+/// conclude.
+#[derive(Debug, Clone)]
+pub(crate) struct Stuck {
+    /// The rule that requires the signal: §1.9 (`on_subscribe`), §1.5
+    /// (`on_complete` once every input completed), §4.2 (`on_error` once
+    /// input 0 failed).
+    pub(crate) rule: &'static str,
+    pub(crate) expected: String,
+    pub(crate) actual: String,
 }
 
 /// The ledger's view: what was issued, what is done.
@@ -294,10 +307,11 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &Arc<F>, script: &S
         stage.subscribe(Box::new(Recorder(down.clone())))
     });
     let Some(subscription) = down.wait(timeout, |d| d.subscription.clone()) else {
-        seen.stuck = Some(format!(
-            "the stage did not call on_subscribe within {} ms",
-            timeout.as_millis()
-        ));
+        seen.stuck = Some(Stuck {
+            rule: "1.9",
+            expected: "on_subscribe from the stage, which the verification subscribed to".into(),
+            actual: format!("nothing within {} ms", timeout.as_millis()),
+        });
         return seen;
     };
 
@@ -370,10 +384,24 @@ pub(crate) fn run<F: LifecycleFactory>(cx: &RuleCx, factory: &Arc<F>, script: &S
                 });
             }
             if down.wait(timeout, |d| d.terminal.clone()).is_none() {
-                seen.stuck = Some(format!(
-                    "the stage did not terminate within {} ms of unbounded demand after every input ended",
-                    timeout.as_millis()
-                ));
+                let (rule, expected) = match script.end {
+                    End::Fail { .. } => (
+                        "4.2",
+                        "on_error from the stage (or the end of what it recovers with): input 0 failed, the other inputs ended, and downstream asked for everything",
+                    ),
+                    _ => (
+                        "1.5",
+                        "on_complete from the stage: every input completed and downstream asked for everything",
+                    ),
+                };
+                seen.stuck = Some(Stuck {
+                    rule,
+                    expected: expected.into(),
+                    actual: format!(
+                        "no terminal signal within {} ms of the unbounded request",
+                        timeout.as_millis()
+                    ),
+                });
             }
         }
     }

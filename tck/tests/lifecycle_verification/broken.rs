@@ -294,3 +294,57 @@ fn a_late_output_without_its_tokens_fails_done_1_and_done_2() {
         "{text}"
     );
 }
+
+/// A relay that swallows its input's `on_complete`: the runs ending in
+/// completion wait for a terminal signal §1.5 requires and no `done` rule
+/// does, so the rule tests that ran one are "not concluded: §1.5 was
+/// broken first", never failed under their own rule (issue 38 §4); the
+/// runs ending in cancellation or an error conclude.
+#[test]
+fn a_stage_that_never_completes_leaves_the_done_rules_not_concluded() {
+    let env = TestEnv::builder()
+        .timeout(Duration::from_millis(150))
+        .build();
+    let results = LifecycleVerification::new(crate::lax::SwallowsCompletion)
+        .env(env)
+        .cases(12)
+        .run_all()
+        .unwrap();
+    insta::assert_snapshot!("swallows_completion_rules", broken_rules(&results));
+    let verdicts: Vec<(&str, Verdict)> = results
+        .iter()
+        .map(|r| (r.rule.as_str(), r.verdict))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("done.1", Verdict::Skipped),
+            ("done.2", Verdict::Skipped),
+            ("done.3", Verdict::Skipped),
+            ("done.4", Passed),
+            ("done.5", Passed),
+            ("done.6", Types),
+        ]
+    );
+    let done_3 = results.iter().find(|r| r.rule == "done.3").unwrap();
+    assert_eq!(
+        done_3.message.as_deref(),
+        Some("not concluded: §1.5 was broken first (see the violations)")
+    );
+    let violation = &done_3.violations[0];
+    assert_eq!(violation.rule, "1.5");
+    assert!(
+        violation.message.starts_with(
+            "§1.5: expected on_complete from the stage: every input completed and downstream asked for everything; actual: "
+        ),
+        "{}",
+        violation.message
+    );
+    assert!(
+        violation
+            .message
+            .ends_with("→ no terminal signal within 150 ms of the unbounded request"),
+        "{}",
+        violation.message
+    );
+}

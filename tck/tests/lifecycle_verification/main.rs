@@ -4,6 +4,7 @@
 mod broken;
 mod correct;
 mod disorder;
+mod lax;
 mod merge;
 mod pair;
 mod relay;

@@ -24,6 +24,8 @@ mod extended_stress;
 mod extended_unusual;
 mod hot_once;
 mod late_sinks;
+mod lax_sources;
+mod pausing_sinks;
 mod racing_sources;
 mod several_sinks;
 mod shared_log;

@@ -13,6 +13,8 @@ use std::time::Duration;
 pub mod passive_sink;
 
 use passive_sink::Passives;
+
+use crate::pausing_sinks::{Pause, PausingSinks};
 use reactive_streams::{Sink, StreamError, Talkback};
 use reactive_streams_tck::env::TestEnv;
 use reactive_streams_tck::outcome::Verdict;
@@ -122,3 +124,42 @@ fn a_sink_starting_from_its_own_thread_keeps_its_declarations() {
         "{results:#?}"
     );
 }
+
+/// Sinks that pause and resume before they stop for good (issue 38 §3),
+/// declaring `stops_after(5)` and `starts_on_greet()`: a pause is not the
+/// stop their declaration promises, so they pass every quick test, none
+/// skipped.
+#[rstest::rstest]
+#[case::inside_receive(Pause::InsideReceive)]
+#[case::resume_from_thread(Pause::ResumeFromThread)]
+#[case::from_thread(Pause::FromThread)]
+#[case::late_start_from_thread(Pause::LateStartFromThread)]
+fn sinks_pausing_before_their_final_stop_pass_every_quick_test(#[case] pause: Pause) {
+    let results = SinkVerification::new(PausingSinks(pause))
+        .env(crate::extended::passing_env())
+        .run_all()
+        .unwrap();
+    crate::verdicts::assert_all_passed(&format!("{pause:?}"), &results);
+}
+
+/// The same, extended: generated source scripts.
+#[rstest::rstest]
+#[case::inside_receive(Pause::InsideReceive)]
+#[case::resume_from_thread(Pause::ResumeFromThread)]
+#[case::from_thread(Pause::FromThread)]
+#[case::late_start_from_thread(Pause::LateStartFromThread)]
+fn sinks_pausing_before_their_final_stop_pass_the_extended_verification(#[case] pause: Pause) {
+    let results = SinkVerification::new(PausingSinks(pause))
+        .env(crate::extended::passing_env())
+        .extended(crate::extended::config(200, 10))
+        .run_extended()
+        .unwrap();
+    crate::verdicts::assert_all_passed(&format!("{pause:?}"), &results);
+}
+
+// What a user writes.
+streamlet_sink_verification!(
+    pausing_from_thread,
+    PausingSinks(Pause::FromThread),
+    "pauses from its own threads"
+);

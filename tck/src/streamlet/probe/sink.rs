@@ -277,6 +277,18 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
         }
     }
 
+    /// Waits up to the timeout for the greet; whether it came. Rule 1 says
+    /// a source MAY greet a connected sink: one it never greets is a sink
+    /// it refused, not a broken rule (see [`expect_greet`](Self::expect_greet)
+    /// for the sink a test cannot do without).
+    pub fn wait_greet(&self) -> bool {
+        let timeout = self.cx().env().timeout();
+        wait_for(&self.shared.state, &self.shared.changed, timeout, |s| {
+            (s.greets > 0).then_some(())
+        })
+        .is_some()
+    }
+
     /// Starts the stream from the test's thread and, pulling, requests. The
     /// probe keeps rule 5: it does nothing unless greeted, not ended and not
     /// live.

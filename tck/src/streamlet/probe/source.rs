@@ -4,8 +4,9 @@
 use std::fmt::Debug;
 use std::sync::Arc;
 use std::thread::ThreadId;
+use std::time::Instant;
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use reactive_streams::{Sink, Source, StreamError, Talkback};
 
 use super::{describe_reason, wait_for};
@@ -16,6 +17,11 @@ struct State {
     life: Lifecycle,
     /// The thread inside the TCK's `end` call, while it runs.
     ending: Option<ThreadId>,
+    /// The thread inside an emission (the probe found the stream live and
+    /// calls `receive`), while it runs: a stop from another thread waits
+    /// for it, so no emission begins after a stop returned (rule 2 binds
+    /// the probe too).
+    emitting: Option<ThreadId>,
     starts: u32,
     requests: u64,
     stops: u32,
@@ -25,6 +31,8 @@ struct State {
     emitted: u64,
     /// `emitted` when the sink first stopped the live stream.
     emitted_at_stop: Option<u64>,
+    /// `emitted` when the sink last stopped the live stream.
+    emitted_at_last_stop: Option<u64>,
     reported: Vec<String>,
     retired: bool,
 }
@@ -98,12 +106,14 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
                 state: Mutex::new(State {
                     life: Lifecycle::default(),
                     ending: None,
+                    emitting: None,
                     starts: 0,
                     requests: 0,
                     stops: 0,
                     pending: 0,
                     emitted: 0,
                     emitted_at_stop: None,
+                    emitted_at_last_stop: None,
                     reported: Vec::new(),
                     retired: false,
                 }),
@@ -158,11 +168,14 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
             }
             state.pending = state.pending.saturating_sub(1);
             state.emitted += 1;
+            state.emitting = Some(std::thread::current().id());
             state.emitted
         };
         let what = format!("receive {}", crate::probe::numbered(ordinal, &data));
-        self.call_sink(&what, move |sink| sink.receive(data))?;
-        Ok(true)
+        let result = self.call_sink(&what, move |sink| sink.receive(data));
+        self.shared.state.lock().emitting = None;
+        self.shared.changed.notify_all();
+        result.map(|()| true)
     }
 
     /// Ends the stream, with `reason`, if it is live (the probe keeps rule
@@ -210,6 +223,14 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
         self.wait_until(|s| s.emitted_at_stop.is_some())
     }
 
+    /// Waits up to the timeout for the sink to have the stream stopped: a
+    /// stop of the live stream not followed (yet) by a new start. A pause
+    /// (stop, then start again, as rule 5 allows) that is over does not
+    /// count.
+    pub fn wait_halted(&self) -> bool {
+        self.wait_until(|s| s.life.started && !s.life.live && !s.life.ended)
+    }
+
     fn wait_until(&self, mut done: impl FnMut(&State) -> bool) -> bool {
         let timeout = self.cx().env().timeout();
         wait_for(&self.shared.state, &self.shared.changed, timeout, |s| {
@@ -245,6 +266,18 @@ impl<T: Debug + Send + 'static> SourceProbe<T> {
     /// received.
     pub fn emitted_at_stop(&self) -> Option<u64> {
         self.shared.state.lock().emitted_at_stop
+    }
+
+    /// How many elements the probe had emitted when the sink last stopped
+    /// the live stream (the stop a later start may have turned into a
+    /// pause): `None` if it never did.
+    pub fn emitted_at_last_stop(&self) -> Option<u64> {
+        self.shared.state.lock().emitted_at_last_stop
+    }
+
+    /// How many elements the probe has emitted.
+    pub fn emitted(&self) -> u64 {
+        self.shared.state.lock().emitted
     }
 
     /// The stream as the probe sees it.
@@ -297,6 +330,10 @@ impl<T> ProbeTalkback<T> {
         let shared = &*self.shared;
         let cx = &shared.cx;
         let mut state = shared.state.lock();
+        // Only a stop can make an emission already on its way a late one.
+        if what == "stop" {
+            Self::after_emission_in_flight(shared, &mut state);
+        }
         let racing_end = state
             .ending
             .is_some_and(|thread| thread != std::thread::current().id());
@@ -324,6 +361,27 @@ impl<T> ProbeTalkback<T> {
             None => apply(&mut state),
         }
         shared.changed.notify_all();
+    }
+
+    /// A stop from another thread than the one inside an emission waits
+    /// (at most the timeout) for that emission to return before it is
+    /// judged and applied, as a conforming source's stop does: otherwise
+    /// the `receive` the probe was about to make could begin after the
+    /// stop returned (rule 2). A sink that makes its own `receive` wait
+    /// for that stop is not held up for longer than the timeout.
+    fn after_emission_in_flight(shared: &Shared<T>, state: &mut MutexGuard<'_, State>) {
+        let me = std::thread::current().id();
+        let deadline = Instant::now() + shared.cx.env().timeout();
+        while state.emitting.is_some_and(|thread| thread != me) {
+            if shared.changed.wait_until(state, deadline).timed_out() {
+                shared.cx.trace(format!(
+                    "{}: a stop from another thread waited {} ms for the emission in flight, which did not return; judged now",
+                    shared.label,
+                    shared.cx.env().timeout().as_millis()
+                ));
+                return;
+            }
+        }
     }
 }
 
@@ -356,6 +414,7 @@ impl<T: Send> Talkback for ProbeTalkback<T> {
             |s| {
                 s.life.live = false;
                 s.emitted_at_stop.get_or_insert(s.emitted);
+                s.emitted_at_last_stop = Some(s.emitted);
             },
         );
     }

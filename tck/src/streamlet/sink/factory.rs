@@ -40,13 +40,17 @@ pub trait SinkFactory: Send + Sync + 'static {
     fn create_element(&self, index: u64) -> Self::Element;
 
     /// `Some(n)` if the sink starts the stream once greeted and stops it
-    /// by itself when it has received `n` elements, not before (a
-    /// `take(n)`); the rules about what a sink does after stopping
-    /// (`streamlet.3.d`, `streamlet.6.d`) need it, and `tck.stops_after`
-    /// holds the sink to it: a sink that never starts, never stops or
-    /// stops early fails it. `None` (the default): those tests are
-    /// skipped, and a sink that never starts passes (rule 5: a sink MAY
-    /// start).
+    /// for good when it has received `n` elements, not before (a
+    /// `take(n)`). Before that it may pause as often as it likes — stop,
+    /// then start again, as rule 5 allows, from inside `receive` or from
+    /// any thread: a stop followed by a start is not the stop this
+    /// declares; the final one is. The rules about what a sink does after
+    /// stopping (`streamlet.3.d`, `streamlet.6.d`) need it, and
+    /// `tck.stops_after` holds the sink to it: a sink that never starts,
+    /// never stops, or stops and does not start again (within the
+    /// timeout) before its `n`-th element fails it. `None` (the default):
+    /// those tests are skipped, and a sink that never starts passes (rule
+    /// 5: a sink MAY start).
     fn stops_after(&self) -> Option<u64> {
         None
     }

@@ -53,16 +53,33 @@ fn never_started<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
     )))
 }
 
-/// Emits up to `n` elements from `from`, while the stream is live.
+/// Emits up to `n` elements from `from`, while the stream is live. A sink
+/// whose factory declares `stops_after(k)` stops for good only once it
+/// has received `k` elements: a stop before that is a pause (rule 5 lets
+/// it start again), so the feed waits for the new start (up to the
+/// timeout) and goes on. Returns how many it emitted.
 fn feed<F: SinkFactory>(f: &F, probe: &Probe<F>, from: u64, n: u64) -> Result<u64, Failure> {
     let mut emitted = 0;
     for index in from..from + n {
-        if !probe.emit(f.create_element(index))? {
-            break;
+        while !probe.emit(f.create_element(index))? {
+            if !(paused(f, probe) && probe.wait_live()) {
+                return Ok(emitted);
+            }
         }
         emitted += 1;
     }
     Ok(emitted)
+}
+
+/// Whether the sink has the stream stopped before the element its
+/// factory's `stops_after()` says it stops for good at: a pause, by that
+/// declaration, which a start will end.
+fn paused<F: SinkFactory>(f: &F, probe: &Probe<F>) -> bool {
+    let life = probe.lifecycle();
+    life.started
+        && !life.live
+        && !life.ended
+        && f.stops_after().is_some_and(|n| probe.emitted() < n)
 }
 
 /// `tck.starts`: the sink starts the stream once greeted. The TCK can
@@ -81,9 +98,11 @@ pub fn tck_starts<F: SinkFactory>() -> RuleDef<F> {
 }
 
 /// `tck.stops_after`: a sink declaring `stops_after(n)` starts the stream
-/// once greeted and stops it when it has received `n` elements, not
-/// before. A sink that never starts breaks no rule (rule 5: a sink MAY
-/// start), but it cannot keep that declaration, so here it fails.
+/// once greeted and stops it for good when it has received `n` elements,
+/// not before. A stop followed by a start (a pause, rule 5) is not that
+/// stop: the final one is judged. A sink that never starts breaks no rule
+/// (rule 5: a sink MAY start), but it cannot keep that declaration, so
+/// here it fails.
 pub fn tck_stops_after<F: SinkFactory>() -> RuleDef<F> {
     RuleDef::needing(stopping, |cx, f| {
         fed_until_stopped(cx, f, |n| format!("greeted, fed {n} elements"))?;
@@ -91,11 +110,22 @@ pub fn tck_stops_after<F: SinkFactory>() -> RuleDef<F> {
     })
 }
 
+/// What `stops_after()` = `n` means, as failures quote it: the
+/// declaration and its meaning.
+fn meaning(n: u64) -> String {
+    let plural = if n == 1 { "" } else { "s" };
+    format!(
+        "as the factory's stops_after() is {n} (the sink starts the stream once greeted, may pause it — stop, then start again — and stops it for good once it has received {n} element{plural})"
+    )
+}
+
 /// The scenario `scenario(n)`: greets the sink, waits for its start, feeds
-/// it its `stops_after()` = `n` elements and waits for its stop. Fails
-/// `tck.stops_after` if the sink does not start, does not stop, or stops
-/// before its `n`-th element: the factory's declaration, which the rules
-/// about a stopped stream need kept.
+/// it its `stops_after()` = `n` elements (waiting out every pause: a stop
+/// followed by a start) and waits for its stop. Fails `tck.stops_after` if
+/// the sink does not start, does not stop, or stops for good before its
+/// `n`-th element (a stop no start follows within the timeout): the
+/// factory's declaration, which the rules about a stopped stream need
+/// kept.
 fn fed_until_stopped<F: SinkFactory>(
     cx: &RuleCx,
     f: &F,
@@ -103,39 +133,36 @@ fn fed_until_stopped<F: SinkFactory>(
 ) -> Result<Probe<F>, Failure> {
     let n = f.stops_after().unwrap_or_default();
     cx.scenario(scenario(n));
-    let declared = |what: &str| format!("the sink to {what} (the factory's stops_after())");
+    let declared = |what: &str| format!("the sink to {what}, {}", meaning(n));
+    let waited = cx.env().timeout().as_millis();
     let probe = greeted(cx, f)?;
     if !probe.wait_started() {
         return Err(cx.failure_of(
             "tck.stops_after",
-            declared(&format!(
-                "start the stream once greeted and stop it after {n} elements"
-            )),
+            declared("start the stream once greeted"),
+            format!("no start within {waited} ms of its greet"),
+        ));
+    }
+    let fed = feed(f, &probe, 0, n)?;
+    if fed < n {
+        let stopped_after = probe.emitted_at_last_stop().unwrap_or(fed);
+        return Err(cx.failure_of(
+            "tck.stops_after",
+            declared(&format!("stop the stream for good only after {n} elements")),
             format!(
-                "no start within {} ms of its greet",
-                cx.env().timeout().as_millis()
+                "it stopped after {stopped_after} element{} and did not start again within {waited} ms",
+                if stopped_after == 1 { "" } else { "s" }
             ),
         ));
     }
-    feed(f, &probe, 0, n)?;
-    if !probe.wait_stopped() {
+    if !probe.wait_halted() {
         return Err(cx.failure_of(
             "tck.stops_after",
             declared(&format!("stop the stream after {n} elements")),
-            format!("no stop within {} ms", cx.env().timeout().as_millis()),
+            format!("no stop within {waited} ms"),
         ));
     }
-    match probe.emitted_at_stop() {
-        Some(stopped_after) if stopped_after < n => Err(cx.failure_of(
-            "tck.stops_after",
-            declared(&format!("stop the stream after {n} elements, not before")),
-            format!(
-                "it stopped after {stopped_after} element{}",
-                if stopped_after == 1 { "" } else { "s" }
-            ),
-        )),
-        _ => Ok(probe),
-    }
+    Ok(probe)
 }
 
 /// The scenario of the "before start" conditions: greet, wait for the
@@ -215,6 +242,9 @@ fn after_end<F: SinkFactory>(cx: &RuleCx, f: &F) -> RuleBody {
         return never_started(cx, f);
     }
     feed(f, &probe, 0, 1)?;
+    if paused(f, &probe) {
+        probe.wait_live();
+    }
     probe.end(Some(StreamError::msg("the TCK ends the stream")))?;
     probe.quiet();
     // Inside the scenario, so a talkback call from the sink's Drop is judged.

@@ -130,4 +130,16 @@ pub trait SourceFactory: Send + Sync + 'static {
     fn supports_multiple_sinks(&self) -> bool {
         true
     }
+
+    /// How many sinks one source serves at once (default: no limit). Rule
+    /// 1 says a source MAY greet a connected sink, so a source may refuse
+    /// a sink beyond what it serves by never greeting it (or, once that
+    /// sink starts, by ending its stream with a reason, rule 4). The
+    /// scenarios with several sinks on one source use at most this many
+    /// (fewer than 2 leaves them out, as `supports_multiple_sinks()`
+    /// `false` does); a sink a source leaves ungreeted all the same makes
+    /// its test "not concluded", never failed.
+    fn max_sinks_at_once(&self) -> usize {
+        usize::MAX
+    }
 }

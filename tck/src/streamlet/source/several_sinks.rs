@@ -20,8 +20,8 @@
 //! a no-signal window: the scenarios cost no more than their signals.
 
 use super::SourceFactory;
-use super::rules::{Probe, create, greeted, modes, up_to};
-use crate::context::{Failure, RuleCx};
+use super::rules::{Probe, create, greeted, modes, refused, sinks_at_once, up_to};
+use crate::context::{Failure, Outcome, RuleCx};
 use crate::streamlet::probe::{Mode, Progress};
 use reactive_streams::StreamError;
 
@@ -50,9 +50,13 @@ impl Other {
 /// The several-sinks scenarios, for factories declaring
 /// `supports_multiple_sinks()` whose sources end and have two elements or
 /// more; restarts only where `supports_restart()`.
-pub(super) fn several_sinks<F: SourceFactory>(cx: &RuleCx, f: &F) -> Result<(), Failure> {
-    if !f.supports_multiple_sinks() || !f.ends() || f.max_elements() < 2 {
-        return Ok(());
+/// `Some` outcome if the source refused sink A (see [`refused`]).
+pub(super) fn several_sinks<F: SourceFactory>(
+    cx: &RuleCx,
+    f: &F,
+) -> Result<Option<Outcome>, Failure> {
+    if sinks_at_once(f, 2) < 2 || !f.ends() || f.max_elements() < 2 {
+        return Ok(None);
     }
     let n = up_to(f, 3);
     for &mode in modes(f) {
@@ -60,10 +64,12 @@ pub(super) fn several_sinks<F: SourceFactory>(cx: &RuleCx, f: &F) -> Result<(), 
             if other == Other::Restarts && !f.supports_restart() {
                 continue;
             }
-            one_of_two(cx, f, mode, n, other)?;
+            if let Some(refusal) = one_of_two(cx, f, mode, n, other)? {
+                return Ok(Some(refusal));
+            }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Sinks A and B on one source of `n`: B starts and takes emission #1,
@@ -75,7 +81,7 @@ fn one_of_two<F: SourceFactory>(
     mode: Mode,
     n: u64,
     other: Other,
-) -> Result<(), Failure> {
+) -> Result<Option<Outcome>, Failure> {
     cx.scenario(format!(
         "{}: source of {n}, sinks A and B; B takes emission #1, then A {}, then B asks for the rest",
         mode.as_str(),
@@ -93,7 +99,10 @@ fn one_of_two<F: SourceFactory>(
         Other::Restarts => a.stop_at(1, None),
         Other::Ends => a.request_limit(n + 2),
     };
-    let a = greeted(a, &*source)?;
+    a.connect_to(&*source)?;
+    if let Some(refusal) = refused(cx, &a, "sink A", 2) {
+        return Ok(Some(refusal));
+    }
     b.start()?;
     b.wait_received(1, "sink B: emission #1 after its start")?;
     a.start()?;
@@ -125,5 +134,5 @@ fn one_of_two<F: SourceFactory>(
             format!("sink B ended after {received} element(s)"),
         ));
     }
-    Ok(())
+    Ok(None)
 }
