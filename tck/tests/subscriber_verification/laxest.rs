@@ -12,7 +12,8 @@
 //!   calling of the request and cancel methods (including from multiple
 //!   threads) if and only if a serial relation between each of the calls
 //!   is established" (here: one lock around every call).
-//! * It requests one element at a time, or everything at once (greedy,
+//! * It requests one element at a time (its first demand even in two
+//!   calls, a moment apart), or everything at once (greedy,
 //!   `u64::MAX` again after every element), as its [`Pace`] says: §2.1
 //!   explained, "It is RECOMMENDED that Subscribers request the upper limit
 //!   of what they are able to process" (a recommendation, not a duty,
@@ -75,6 +76,9 @@ pub enum Pace {
     /// One `request(1)` from inside `on_subscribe` and each `on_next`, on
     /// the signal's thread; its own cancel from there too.
     Inline,
+    /// Its first demand in two calls from the worker, `request(1)` and a
+    /// moment later `request(1)` again; then one at a time.
+    Split,
 }
 
 enum Job {
@@ -135,6 +139,11 @@ impl Policy {
         match (self.stops_after, self.pace) {
             (Some(0), _) => slot.cancel(),
             (_, Pace::Greedy) => slot.call(|s| s.request(u64::MAX)),
+            (_, Pace::Split) => {
+                slot.call(|s| s.request(1));
+                std::thread::sleep(LATE);
+                slot.call(|s| s.request(1));
+            }
             _ => slot.call(|s| s.request(1)),
         }
     }
@@ -405,10 +414,11 @@ const fn lax(pace: Pace, stops_after: Option<u64>, declared: bool) -> LaxSubscri
     }
 }
 
-const VARIANTS: [LaxSubscribers; 8] = [
+const VARIANTS: [LaxSubscribers; 9] = [
     lax(Pace::OneAtATime, None, false),
     lax(Pace::Greedy, None, false),
     lax(Pace::Inline, None, false),
+    lax(Pace::Split, None, false),
     lax(Pace::OneAtATime, Some(3), true),
     lax(Pace::Inline, Some(2), true),
     lax(Pace::OneAtATime, Some(0), true),
