@@ -13,8 +13,8 @@
 //!   that it "wakes the waker of that most recent poll once it can make
 //!   progress".
 //! * Every wake-up comes from another thread (the helper, or a thread the
-//!   producer starts), late, and wakes every waker it was given since the
-//!   last wake-up, not only the newest: `stream.1`, "waking the wakers of
+//!   producer starts), late, and wakes the wakers of its two most recent
+//!   polls, not only the newest: `stream.1`, "waking the wakers of
 //!   earlier polls as well is allowed".
 //! * Its `size_hint()` is the default `(0, None)`: `stream.3`, "its lower
 //!   bound is at most the number remaining, and its upper bound, when Some,
@@ -48,7 +48,7 @@ const LATE: Duration = Duration::from_millis(1);
 struct State {
     queue: VecDeque<u64>,
     ended: bool,
-    /// Every waker given since the last wake-up.
+    /// The wakers of the two most recent polls.
     wakers: Vec<Waker>,
     /// The helper has let the stream take its next item (or its end).
     granted: bool,
@@ -60,8 +60,8 @@ struct State {
 
 type Shared = Arc<Mutex<State>>;
 
-/// Wakes every waker given since the last wake-up, from a thread of its
-/// own.
+/// Wakes the wakers of the two most recent polls, from a thread of its
+/// own, a moment later.
 fn wake_all_elsewhere(shared: &Shared, grant: bool) {
     let shared = shared.clone();
     std::thread::spawn(move || {
@@ -72,7 +72,8 @@ fn wake_all_elsewhere(shared: &Shared, grant: bool) {
                 state.granted = true;
                 state.helper = false;
             }
-            std::mem::take(&mut state.wakers)
+            // Kept: a later wake-up still owes them theirs.
+            state.wakers.clone()
         };
         for waker in wakers {
             waker.wake();
@@ -107,6 +108,9 @@ impl futures_core::Stream for LaxStream {
         }
         if !state.wakers.iter().any(|w| w.will_wake(cx.waker())) {
             state.wakers.push(cx.waker().clone());
+            if state.wakers.len() > 2 {
+                state.wakers.remove(0);
+            }
         }
         if available && !state.helper {
             state.helper = true;
