@@ -21,7 +21,8 @@
 //!   at least that number".
 //! * The fused variant says `is_terminated()` only once `poll_next`
 //!   returned `Ready(None)` (not when its end is known), and after that
-//!   returns `Pending` forever, waking nothing: `stream.4`, "returns true
+//!   returns `Pending` forever, waking nothing; the plain one panics if
+//!   polled again: `stream.4`, "returns true
 //!   once poll_next has returned Ready(None) … (what later polls return is
 //!   up to the stream)".
 //! * Its producer gives no way to see the stream gone (no `closed()`
@@ -83,6 +84,7 @@ fn wake_all_elsewhere(shared: &Shared, grant: bool) {
 
 pub struct LaxStream {
     shared: Shared,
+    fused: bool,
 }
 
 impl futures_core::Stream for LaxStream {
@@ -91,7 +93,11 @@ impl futures_core::Stream for LaxStream {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<u64>> {
         let mut state = self.shared.lock();
         if state.finished {
-            // Polled after its end: up to the stream (stream.4).
+            // Polled after its end: up to the stream (stream.4). The plain
+            // one panics, as the Stream docs allow ("calling its poll_next
+            // method again may panic, block forever, or cause other kinds
+            // of problems"); the fused one stays Pending.
+            assert!(self.fused, "LaxStream polled after Ready(None)");
             return Poll::Pending;
         }
         let available = !state.queue.is_empty() || state.ended;
@@ -154,13 +160,22 @@ impl StreamFactory for LaxStreams {
                 producer.push(i);
             }
         });
-        LaxStream { shared }
+        LaxStream {
+            shared,
+            fused: self.fused,
+        }
     }
 
     fn create_fed_stream(&self) -> Option<(LaxStream, Feeder)> {
         let shared = Shared::default();
         let producer = Producer(shared.clone());
-        Some((LaxStream { shared }, Feeder::new(move |i| producer.push(i))))
+        Some((
+            LaxStream {
+                shared,
+                fused: self.fused,
+            },
+            Feeder::new(move |i| producer.push(i)),
+        ))
     }
 
     fn item_index(&self, item: &u64) -> Option<u64> {
