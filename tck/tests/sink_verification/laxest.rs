@@ -11,9 +11,11 @@
 //!   should be made again".
 //! * It flushes lazily: `start_send` only buffers (without bound), and
 //!   nothing reaches the destination before `poll_flush` or `poll_close`
-//!   is called and goes on: `Sink::start_send` docs, "the item may not be
-//!   visible … until poll_flush is called", and `sink.2` binds only what
-//!   has been delivered "when poll_flush returns Ready(Ok(()))".
+//!   is called and goes on: `Sink::start_send` docs, "this method only
+//!   *begins* the process of sending the item. If the sink employs
+//!   buffering, the item isn't fully processed until the buffer is fully
+//!   flushed", and `sink.2` binds only what has been delivered "when
+//!   poll_flush returns Ready(Ok(()))".
 //! * After `poll_close` it still accepts items, and delivers them at the
 //!   next flush: `sink.3`, "a send after the close fails or is delivered".
 //! * It never fails, so `sink.4` ("after an error … stays unable") never
