@@ -44,6 +44,10 @@
 //!   Subscription is cancelled, additional Subscription.request(long n)
 //!   MUST be NOPs", and §3.7, "additional Subscription.cancel() MUST be
 //!   NOPs".
+//! * The reopening variant, once it has cancelled its subscription by
+//!   itself, takes the next one it is given and requests from it: §2.5
+//!   binds a subscriber only "if it already has an active
+//!   `Subscription`".
 //! * After a terminal signal it makes no call at all: that is the least
 //!   §2.3 ("MUST NOT call any methods on the `Subscription`") and §2.4
 //!   ("MUST consider the Subscription cancelled after having received the
@@ -132,6 +136,8 @@ impl Slot {
 struct Policy {
     pace: Pace,
     stops_after: Option<u64>,
+    /// Takes a new subscription once it has cancelled its own.
+    reopens: bool,
 }
 
 impl Policy {
@@ -167,6 +173,8 @@ pub struct LaxSubscriber {
     jobs: Option<mpsc::Sender<Job>>,
     worker: Option<std::thread::JoinHandle<()>>,
     subscribed: bool,
+    /// A terminal signal came.
+    ended: bool,
     received: u64,
 }
 
@@ -235,6 +243,7 @@ impl LaxSubscriber {
             jobs: Some(jobs),
             worker: Some(worker),
             subscribed: false,
+            ended: false,
             received: 0,
         }
     }
@@ -250,7 +259,8 @@ impl LaxSubscriber {
     }
 
     /// The terminal signal: no call on the subscription after it (§2.4).
-    fn ended(&self, job: Job) {
+    fn ended(&mut self, job: Job) {
+        self.ended = true;
         self.slot.clear();
         self.send(job);
     }
@@ -260,8 +270,20 @@ impl LaxSubscriber {
         subscription: Arc<dyn Subscription>,
         probe: Option<&WhiteboxProbe<u64>>,
     ) {
-        if self.subscribed {
+        let reopening = self.policy.reopens && !self.ended && self.slot.0.lock().is_none();
+        if self.subscribed && !reopening {
             return self.send(Job::Refuse(subscription));
+        }
+        if reopening && self.subscribed {
+            // It cancelled its own: with none active, it takes this one
+            // (§2.5 binds it only "if it already has an active
+            // Subscription"), and starts counting again.
+            self.received = 0;
+            *self.slot.0.lock() = Some(subscription);
+            if self.inline() {
+                self.policy.first_request(&self.slot);
+            }
+            return self.send(Job::Start);
         }
         self.subscribed = true;
         *self.slot.0.lock() = Some(subscription);
@@ -349,12 +371,14 @@ impl Subscriber<u64> for Instrumented {
 }
 
 /// Makes laxest subscribers of one pace, stopping by themselves after
-/// `stops_after` elements if given (and declaring it if `declared`).
+/// `stops_after` elements if given (and declaring it if `declared`), and
+/// taking a new subscription after their own cancel if `reopens`.
 #[derive(Debug, Clone, Copy)]
 pub struct LaxSubscribers {
     pub pace: Pace,
     pub stops_after: Option<u64>,
     pub declared: bool,
+    pub reopens: bool,
 }
 
 impl LaxSubscribers {
@@ -362,6 +386,7 @@ impl LaxSubscribers {
         Policy {
             pace: self.pace,
             stops_after: self.stops_after,
+            reopens: self.reopens,
         }
     }
 
@@ -411,10 +436,11 @@ const fn lax(pace: Pace, stops_after: Option<u64>, declared: bool) -> LaxSubscri
         pace,
         stops_after,
         declared,
+        reopens: false,
     }
 }
 
-const VARIANTS: [LaxSubscribers; 9] = [
+const VARIANTS: [LaxSubscribers; 10] = [
     lax(Pace::OneAtATime, None, false),
     lax(Pace::Greedy, None, false),
     lax(Pace::Inline, None, false),
@@ -424,6 +450,10 @@ const VARIANTS: [LaxSubscribers; 9] = [
     lax(Pace::OneAtATime, Some(0), true),
     lax(Pace::Inline, Some(0), true),
     lax(Pace::OneAtATime, Some(1), false),
+    LaxSubscribers {
+        reopens: true,
+        ..lax(Pace::Inline, Some(1), false)
+    },
 ];
 
 #[test]
