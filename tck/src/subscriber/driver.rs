@@ -213,11 +213,20 @@ impl<'a, T: Debug, S: Subscriber<T> + ?Sized> Driver<'a, T, S> {
 
     /// A second `on_subscribe` while the first subscription is active
     /// (§2.5); `None` if the first has ended through a `request(0)`
-    /// (§3.9), when a new subscription would be no second one.
+    /// (§3.9), or the subscriber cancelled it by itself: a new
+    /// subscription would then be no second one, and the subscriber may
+    /// take it (§2.5 binds a subscriber "if it already has an active
+    /// `Subscription`").
     pub(crate) fn subscribe_again(&mut self) -> Result<Option<ProbeSubscription>, Failure> {
         if self.answered_and_ended()? {
             self.cx.trace(
                 "no second on_subscribe: the first subscription ended with the on_error answering request(0), §3.9",
+            );
+            return Ok(None);
+        }
+        if self.subscription().is_cancelled() {
+            self.cx.trace(
+                "no second on_subscribe: the subscriber cancelled its subscription by itself, so it has no active one (§2.5)",
             );
             return Ok(None);
         }

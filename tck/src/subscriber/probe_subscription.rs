@@ -236,6 +236,35 @@ impl ProbeSubscription {
         }
     }
 
+    /// Waits until the subscriber has gone quiet: no call on this
+    /// subscription running and none entering for `quiet`, at most
+    /// `timeout` in all. A subscriber may make its first demand in several
+    /// calls, late, or cancel by itself and call again (§3.6, §3.7 make
+    /// those no-ops): until it is quiet, a call from another thread may be
+    /// one of those, not one a terminal signal delivered now made.
+    pub(crate) fn wait_quiet(&self, quiet: Duration, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.state.lock();
+        loop {
+            let calls = state.calls;
+            let until = (Instant::now() + quiet).min(deadline);
+            while state.calls == calls && Instant::now() < until {
+                if self
+                    .shared
+                    .changed
+                    .wait_until(&mut state, until)
+                    .timed_out()
+                {
+                    break;
+                }
+            }
+            let idle = state.calls == calls && state.inside == 0;
+            if idle || Instant::now() >= deadline {
+                return;
+            }
+        }
+    }
+
     /// Waits up to `timeout` until the total demand reaches `at_least`, or
     /// the subscription is cancelled or ends through a `request(0)`;
     /// returns the demand.

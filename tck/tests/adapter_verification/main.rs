@@ -5,3 +5,4 @@
 mod adapters;
 mod broken;
 mod correct;
+mod laxest;

@@ -8,6 +8,7 @@ mod broken;
 mod correct;
 mod declared;
 mod destinations;
+mod laxest;
 mod queue;
 #[path = "../support/test_threads.rs"]
 mod test_threads;

@@ -11,7 +11,7 @@ use rstest::rstest;
 
 use crate::channel::{Bug, Channels, Shape, Unfed};
 
-fn passes<F: StreamFactory>(factory: F, skipped: &[&str]) {
+pub(crate) fn passes<F: StreamFactory>(factory: F, skipped: &[&str]) {
     let results = StreamVerification::new(factory)
         .env(TestEnv::default())
         .extended(ExtendedConfig::builder().cases(64).seed(11).build())

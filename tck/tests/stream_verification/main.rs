@@ -7,5 +7,6 @@ mod broken;
 mod channel;
 mod correct;
 mod declarations;
+mod laxest;
 mod macros;
 mod watch;

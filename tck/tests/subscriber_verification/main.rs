@@ -18,6 +18,7 @@ mod extended_correct;
 mod extended_unusual;
 mod factories;
 mod late_calls;
+mod laxest;
 mod resubscribing;
 mod self_cancelling;
 mod slow;

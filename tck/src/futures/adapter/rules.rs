@@ -133,8 +133,10 @@ impl<F: AdapterFactory> Adapted<F> {
         Ok(())
     }
 
-    /// Polls, leniently, until the adapter ends; it must, once every inner
-    /// stream has ended, within the timeout after its last item.
+    /// Polls, leniently, until the adapter ends, or it has yielded nothing
+    /// for the timeout: no adapter rule makes it end when its inner streams
+    /// do (`select(inner, pending())` never does), so a test that drains
+    /// judges what came.
     pub(super) fn drain(&mut self, factory: &F, rule: &str) -> Result<(), Failure> {
         if self.d.ended {
             return Ok(());
@@ -149,15 +151,12 @@ impl<F: AdapterFactory> Adapted<F> {
                 Poll::Ready(Some(_)) => deadline = Instant::now() + timeout,
                 Poll::Ready(None) => return Ok(()),
                 Poll::Pending if Instant::now() >= deadline => {
-                    return Err(self.cx().failure_of(
-                        rule,
-                        "the adapter to end (Ready(None)) once every inner stream had ended",
-                        format!(
-                            "poll_next returned Pending for {} ms after its last item, woken or not ({} items yielded)",
-                            timeout.as_millis(),
-                            self.d.yielded
-                        ),
-                    ))
+                    self.cx().trace(format!(
+                        "the adapter has not ended: Pending for {} ms after its last item, woken or not ({} items yielded)",
+                        timeout.as_millis(),
+                        self.d.yielded
+                    ));
+                    return Ok(());
                 }
                 Poll::Pending => {
                     waker.wait_woken(since, slice);
@@ -348,12 +347,9 @@ pub(crate) fn adapter_6<F: AdapterFactory>(cx: &RuleCx, factory: &F) -> RuleBody
         match a.poll(factory, &waker, RULE)?.0 {
             Poll::Ready(None) => break,
             Poll::Ready(Some(_)) => {}
-            Poll::Pending if Instant::now() >= deadline => {
-                return Err(cx.failure(
-                    "the adapter to end once its inner streams had ended",
-                    format!("Pending for {} ms", timeout.as_millis()),
-                ));
-            }
+            // It need not end (see `drain`): the hints are judged by
+            // what came.
+            Poll::Pending if Instant::now() >= deadline => break,
             Poll::Pending => {
                 waker.wait_woken(0, poll_slice(cx.env()));
             }

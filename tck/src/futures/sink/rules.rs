@@ -326,15 +326,14 @@ fn woken_after_pending<F: FuturesSinkFactory>(
         let taken = d.delivery.take();
         cx.trace(format!("delivery: took {taken:?}"));
         if taken.is_none() {
-            return Err(cx.failure_of(
-                "tck.sink_delivers",
-                format!(
-                    "the delivery side to hold an item of a sink whose {method} returned Pending"
-                ),
-                "nothing",
-            ));
+            // Nothing delivered to take: the sink is Pending for reasons of
+            // its own ("not ready yet", then ready a moment later), which
+            // the Sink docs allow; the wake-up is owed all the same, once
+            // it can go on.
+            "it could go on (nothing had been delivered for the TCK to take: it was Pending for reasons of its own)"
+        } else {
+            "an item was taken from the full sink"
         }
-        "an item was taken from the full sink"
     };
     if !second.wait_woken(0, timeout) {
         let stale = if first.wakes() > 0 {

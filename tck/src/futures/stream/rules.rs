@@ -698,6 +698,65 @@ where
     )
 }
 
+/// What `stream.7` compares with: the same scenario polled on the rule's
+/// thread alone. A stream that fails it there too breaks the factory's
+/// promise ([`EXACT_ITEMS`]), not `stream.7`: its failure on other
+/// threads is reported "not concluded". `None` if it yields what it
+/// owes on one thread.
+fn on_one_thread<F: StreamFactory>(cx: &RuleCx, factory: &F, fed: bool) -> Option<Failure> {
+    cx.scenario(if fed {
+        "the same fed stream polled on the rule's thread alone, to tell whether the threads are to blame"
+    } else {
+        "the same create_stream polled on the rule's thread alone, to tell whether the threads are to blame"
+    });
+    let run = || -> Result<(), Failure> {
+        if fed {
+            let Some((stream, mut feeder)) = self::fed(factory) else {
+                return Ok(());
+            };
+            let mut d = Driver::new(cx, stream, "fed stream");
+            for i in 0..ITEMS {
+                push(cx, &mut feeder, EXACT_ITEMS, i)?;
+                if d.next_lenient(EXACT_ITEMS)?.is_none() {
+                    return Err(ended_early(&d, ITEMS));
+                }
+            }
+            end(cx, feeder, EXACT_ITEMS)?;
+            if let Some(item) = d.next_lenient(EXACT_ITEMS)? {
+                return Err(wrong_count(
+                    &d,
+                    ITEMS,
+                    &format!("{item:?} after the feeder ended"),
+                ));
+            }
+            return Ok(());
+        }
+        let mut d = created(cx, factory, ITEMS);
+        let owed = Owed::of(d.latest, ITEMS);
+        while d.yielded < owed.min {
+            if d.next_lenient(EXACT_ITEMS)?.is_none() {
+                return Err(ended_early(&d, ITEMS));
+            }
+        }
+        if !factory.endless() {
+            while let Some(item) = d.next_lenient(EXACT_ITEMS)? {
+                if d.yielded > owed.max {
+                    let further = crate::probe::numbered(d.yielded, &item);
+                    return Err(wrong_count(&d, ITEMS, &format!("a further item {further}")));
+                }
+            }
+        }
+        d.drop_stream(EXACT_ITEMS)
+    };
+    run().err()
+}
+
+/// The failure of a `stream.7` scenario, or, if the stream fails the same
+/// scenario on one thread, that failure instead.
+fn blamed<F: StreamFactory>(cx: &RuleCx, factory: &F, fed: bool, failure: Failure) -> Failure {
+    on_one_thread(cx, factory, fed).unwrap_or(failure)
+}
+
 /// `stream.7`: polled from different threads in turn, the stream behaves
 /// as on one thread.
 pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
@@ -713,26 +772,30 @@ pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     let mut d = created(cx, factory, ITEMS);
     let owed = Owed::of(d.latest, ITEMS);
     let mut polls = 0;
-    while d.yielded < owed.min {
-        if next_elsewhere(&mut d, &mut polls)?.is_none() {
-            return Err(threads_failure(
-                &d,
-                polls,
-                format!("Ready(None) after {} items", d.yielded),
-            ));
-        }
-    }
-    if !factory.endless() {
-        while let Some(item) = next_elsewhere(&mut d, &mut polls)? {
-            if d.yielded > owed.max {
+    let created_run = |d: &mut Driver<F::Stream>, polls: &mut u64| -> Result<(), Failure> {
+        while d.yielded < owed.min {
+            if next_elsewhere(d, polls)?.is_none() {
                 return Err(threads_failure(
-                    &d,
-                    polls,
-                    format!("a further item {item:?}"),
+                    d,
+                    *polls,
+                    format!("Ready(None) after {} items", d.yielded),
                 ));
             }
         }
-    }
+        if !factory.endless() {
+            while let Some(item) = next_elsewhere(d, polls)? {
+                if d.yielded > owed.max {
+                    return Err(threads_failure(
+                        d,
+                        *polls,
+                        format!("a further item {item:?}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    };
+    created_run(&mut d, &mut polls).map_err(|failure| blamed(cx, factory, false, failure))?;
     d.drop_stream(RULE)?;
 
     let Some((stream, mut feeder)) = fed(factory) else {
@@ -741,35 +804,39 @@ pub(crate) fn stream_7<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     cx.scenario("fed stream, every poll on a new thread, items pushed from the rule's thread");
     let mut d = Driver::new(cx, stream, "fed stream");
     let mut polls = 0;
-    for i in 0..ITEMS {
-        polls += 1;
-        let waker = d.fresh_waker();
-        match poll_elsewhere(&mut d, &waker, polls)? {
-            Poll::Pending => {}
-            answer => {
+    let fed_run = || -> Result<(), Failure> {
+        for i in 0..ITEMS {
+            polls += 1;
+            let waker = d.fresh_waker();
+            match poll_elsewhere(&mut d, &waker, polls)? {
+                Poll::Pending => {}
+                answer => {
+                    return Err(threads_failure(
+                        &d,
+                        polls,
+                        format!("{} before item {i} was pushed", show(&answer)),
+                    ));
+                }
+            }
+            push(cx, &mut feeder, RULE, i)?;
+            if next_elsewhere(&mut d, &mut polls)?.is_none() {
                 return Err(threads_failure(
                     &d,
                     polls,
-                    format!("{} before item {i} was pushed", show(&answer)),
+                    format!("Ready(None) after {} items", d.yielded),
                 ));
             }
         }
-        push(cx, &mut feeder, RULE, i)?;
-        if next_elsewhere(&mut d, &mut polls)?.is_none() {
+        end(cx, feeder, RULE)?;
+        if let Some(item) = next_elsewhere(&mut d, &mut polls)? {
             return Err(threads_failure(
                 &d,
                 polls,
-                format!("Ready(None) after {} items", d.yielded),
+                format!("a further item {item:?}"),
             ));
         }
-    }
-    end(cx, feeder, RULE)?;
-    if let Some(item) = next_elsewhere(&mut d, &mut polls)? {
-        return Err(threads_failure(
-            &d,
-            polls,
-            format!("a further item {item:?}"),
-        ));
-    }
+        Ok(())
+    };
+    fed_run().map_err(|failure| blamed(cx, factory, true, failure))?;
     Ok(Outcome::Passed)
 }
