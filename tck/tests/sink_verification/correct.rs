@@ -1,30 +1,36 @@
 //! A correct bounded sink, with and without a buffer of its own, passes
-//! every rule test, quick and extended.
+//! every rule test, quick and extended; so does one that registers its
+//! waker before it looks for room.
 
 use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
-use reactive_streams_tck::futures::sink::FuturesSinkVerification;
+use reactive_streams_tck::futures::sink::{FuturesSinkFactory, FuturesSinkVerification};
 use reactive_streams_tck::outcome::Verdict;
 use rstest::rstest;
 
 use crate::queue::Sinks;
 
-#[rstest]
-#[case::direct(false)]
-#[case::buffered(true)]
-fn a_correct_sink_passes(#[case] buffered: bool) {
-    let results = FuturesSinkVerification::new(Sinks {
-        buffered,
-        bug: None,
-    })
-    .env(TestEnv::default())
-    .extended(ExtendedConfig::builder().cases(64).seed(17).build())
-    .run_all()
-    .unwrap();
+/// Every rule test of the sink verification, quick and extended, passes.
+fn passes<F: FuturesSinkFactory>(factory: F) {
+    let results = FuturesSinkVerification::new(factory)
+        .env(TestEnv::default())
+        .extended(ExtendedConfig::builder().cases(64).seed(17).build())
+        .run_all()
+        .unwrap();
     assert_eq!(results.len(), 4);
     for result in results {
         assert_eq!(result.verdict, Verdict::Passed, "{result:#?}");
     }
+}
+
+#[rstest]
+#[case::direct(false)]
+#[case::buffered(true)]
+fn a_correct_sink_passes(#[case] buffered: bool) {
+    passes(Sinks {
+        buffered,
+        bug: None,
+    });
 }
 
 reactive_streams_tck::sink_verification!(
@@ -34,3 +40,10 @@ reactive_streams_tck::sink_verification!(
         bug: None
     }
 );
+
+/// A sink that registers its waker before it looks for room passes the
+/// race of room made at the moment it takes its waker.
+#[test]
+fn a_sink_registering_before_it_looks_passes() {
+    passes(crate::queue::RegistersFirst);
+}
