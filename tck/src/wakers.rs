@@ -3,10 +3,20 @@
 //! in the rule's trace, and lets a rule wait, with a deadline, for one of
 //! them to be woken. The number of live clones shows whether a stream still
 //! holds a waker after it was dropped.
+//!
+//! The wakers are built on a vtable of the TCK's own, not on
+//! [`std::task::Wake`], so that a rule also sees the moment a target
+//! *takes* its waker — clones it (to register it) or wakes it by
+//! reference — and can make something happen exactly then (the races of
+//! `stream.2`, `sink.1` and `adapter.2`). `Waker::will_wake` is answered by
+//! std from the waker's address alone, without calling it, so it cannot
+//! be seen; a target that keeps its stored waker because `will_wake` says
+//! so has a registration in place already.
 
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
-use std::task::{Wake, Waker};
+use std::task::{RawWaker, RawWakerVTable, Waker};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -33,10 +43,35 @@ pub(crate) struct WakeProbe {
     issued: Mutex<Vec<Weak<WakeTarget>>>,
     /// Run by every wake-up once it is recorded (see [`WakeProbe::on_wake`]).
     on_wake: Mutex<Option<WakeHook>>,
+    /// Run whenever the waker is taken (see [`WakeProbe::on_take`]).
+    on_take: Mutex<Option<TakeHook>>,
 }
 
 /// What a rule runs inside a wake-up call, on the waking thread.
 pub(crate) type WakeHook = Arc<dyn Fn() + Send + Sync>;
+
+/// How a target took a waker it was handed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Taken {
+    /// `clone()`: to keep it, most likely to register it.
+    Clone,
+    /// `wake_by_ref()`.
+    WakeByRef,
+}
+
+impl Taken {
+    /// `clone` or `wake_by_ref`, as traces print it.
+    pub(crate) fn call(self) -> &'static str {
+        match self {
+            Taken::Clone => "clone",
+            Taken::WakeByRef => "wake_by_ref",
+        }
+    }
+}
+
+/// What a rule runs when a waker is taken, on the taking thread, before
+/// the call returns to the taker.
+pub(crate) type TakeHook = Arc<dyn Fn(Taken) + Send + Sync>;
 
 /// What a handed-out [`Waker`] points at; its clones share it.
 struct WakeTarget {
@@ -54,7 +89,24 @@ impl WakeProbe {
             woken: Condvar::new(),
             issued: Mutex::new(Vec::new()),
             on_wake: Mutex::new(None),
+            on_take: Mutex::new(None),
         })
+    }
+
+    /// Runs `hook` whenever one of its wakers is cloned or woken by
+    /// reference, on the calling thread, before the call returns (after
+    /// the wake-up is recorded, for `wake_by_ref`): a rule can make an item
+    /// available from another thread at the moment a target registers its
+    /// waker, and hold the target there until it is. `None` removes it.
+    pub(crate) fn on_take(&self, hook: Option<TakeHook>) {
+        *self.on_take.lock() = hook;
+    }
+
+    fn taken(&self, how: Taken) {
+        let hook = self.on_take.lock().clone();
+        if let Some(hook) = hook {
+            hook(how);
+        }
     }
 
     /// Runs `hook` inside every later wake-up, on the waking thread, after
@@ -83,7 +135,10 @@ impl WakeProbe {
         let mut issued = self.issued.lock();
         issued.retain(|weak| weak.strong_count() > 0);
         issued.push(Arc::downgrade(&target));
-        Waker::from(target)
+        drop(issued);
+        // SAFETY: the vtable's functions uphold the RawWaker contract for
+        // data made by `raw` (an `Arc<WakeTarget>` turned into a pointer).
+        unsafe { Waker::from_raw(raw(target)) }
     }
 
     /// Waits until it has been woken more than `since` times, at most
@@ -140,14 +195,49 @@ impl Drop for WakeTarget {
     }
 }
 
-impl Wake for WakeTarget {
-    fn wake(self: Arc<Self>) {
-        self.probe.record_wake();
-    }
+/// The vtable of every waker the TCK hands out: an `Arc<WakeTarget>` per
+/// [`WakeProbe::waker`] call, its clones sharing it.
+static VTABLE: RawWakerVTable = RawWakerVTable::new(clone_raw, wake_raw, wake_by_ref_raw, drop_raw);
 
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.probe.record_wake();
-    }
+fn raw(target: Arc<WakeTarget>) -> RawWaker {
+    RawWaker::new(Arc::into_raw(target).cast(), &VTABLE)
+}
+
+/// The target behind `data`, borrowed: dropping it leaves the count alone.
+///
+/// # Safety
+///
+/// `data` comes from [`raw`], and the waker it belongs to is alive.
+unsafe fn borrowed(data: *const ()) -> ManuallyDrop<Arc<WakeTarget>> {
+    // SAFETY: per the contract, `data` is a live `Arc::into_raw` pointer.
+    ManuallyDrop::new(unsafe { Arc::from_raw(data.cast::<WakeTarget>()) })
+}
+
+unsafe fn clone_raw(data: *const ()) -> RawWaker {
+    // SAFETY: std calls this with the data of a live waker of ours.
+    let target = unsafe { borrowed(data) };
+    let copy = Arc::clone(&target);
+    target.probe.taken(Taken::Clone);
+    raw(copy)
+}
+
+unsafe fn wake_raw(data: *const ()) {
+    // SAFETY: std calls this with the data of a live waker of ours, once,
+    // and gives up that waker: the count it held is ours to drop.
+    let target = unsafe { Arc::from_raw(data.cast::<WakeTarget>()) };
+    target.probe.record_wake();
+}
+
+unsafe fn wake_by_ref_raw(data: *const ()) {
+    // SAFETY: std calls this with the data of a live waker of ours.
+    let target = unsafe { borrowed(data) };
+    target.probe.record_wake();
+    target.probe.taken(Taken::WakeByRef);
+}
+
+unsafe fn drop_raw(data: *const ()) {
+    // SAFETY: std calls this once per waker of ours, giving up its count.
+    drop(unsafe { Arc::from_raw(data.cast::<WakeTarget>()) });
 }
 
 /// Every waker probe of one run, so that a rule can name them in order and

@@ -9,5 +9,6 @@
 //! every poll and every wake-up is traced and judged.
 
 pub mod adapter;
+mod at_take;
 pub mod sink;
 pub mod stream;

@@ -30,11 +30,24 @@ pub enum Kind {
     Renumbers,
     /// The first two items, then its end.
     TakeTwo,
+    /// Merges two streams, always polling the first one first (futures'
+    /// `select_with_strategy`).
+    PrefersFirst,
+    /// Merges three streams, starting with the next one in turn each poll.
+    RoundRobin,
+    /// Merges three streams (futures' `select_all`).
+    SelectAll,
+    /// Merges two streams and ends at the first end it sees, declaring it
+    /// (`ends_at_first_end`).
+    StopsAtFirstEndDeclared,
     // Broken, one per rule.
     /// adapter.1: wakes the waker of its first poll, forever.
     StaleWaker,
     /// adapter.2: forgets its task's waker while polling the inner stream.
     ForgetsWakerWhilePolling,
+    /// adapter.2: registers its task's waker only once its inner stream
+    /// returned Pending, with nothing between: a real crate's window.
+    RegistersAfterPolling,
     /// adapter.3: merges two streams, polling both every time, ended or not.
     PollsEndedInner,
     /// adapter.4: leaks its inner stream when dropped.
@@ -43,6 +56,19 @@ pub enum Kind {
     SwapsPairs,
     /// adapter.6: claims one item more than its inner stream holds.
     OverstatedSizeHint,
+    // Broken in some orders of their inner streams' ends only.
+    /// adapter.5: merges three streams and ends as soon as its last one
+    /// ends, whatever the others still hold.
+    EndsWithLastInput,
+    /// adapter.5: merges two streams and ends once a poll finds no item
+    /// after one of them ended: a waiting input is taken for ended.
+    TakesWaitingForEnded,
+    /// adapter.5: merges two streams and ends at the first end, without
+    /// declaring it.
+    StopsAtFirstEnd,
+    /// adapter.3: merges three streams, remembering the end of each but
+    /// its last, which it polls again after its end until the others end.
+    FusesAllButLast,
 }
 
 /// Makes adapters of one [`Kind`].
@@ -55,12 +81,53 @@ impl AdapterFactory for Corpus {
 
     fn inputs(&self) -> usize {
         match self.0 {
-            Kind::OwnWakerMerge | Kind::Zip | Kind::PollsEndedInner => 2,
+            Kind::OwnWakerMerge
+            | Kind::Zip
+            | Kind::PollsEndedInner
+            | Kind::PrefersFirst
+            | Kind::StopsAtFirstEndDeclared
+            | Kind::TakesWaitingForEnded
+            | Kind::StopsAtFirstEnd => 2,
+            Kind::RoundRobin
+            | Kind::SelectAll
+            | Kind::EndsWithLastInput
+            | Kind::FusesAllButLast => 3,
             _ => 1,
         }
     }
 
+    fn ends_at_first_end(&self) -> bool {
+        self.0 == Kind::StopsAtFirstEndDeclared
+    }
+
     fn create_adapter(&self, inner: Vec<Inner>) -> Self::Adapter {
+        let merge = |start, ends_at, fuses_last| Merge {
+            ended: vec![false; inner.len()],
+            inner: Vec::new(),
+            start,
+            next: 0,
+            ends_at,
+            fuses_last,
+        };
+        let merged = match self.0 {
+            Kind::RoundRobin => Some(merge(Start::Rotate, EndsAt::AllEnded, true)),
+            Kind::StopsAtFirstEndDeclared | Kind::StopsAtFirstEnd => {
+                Some(merge(Start::Rotate, EndsAt::FirstEnd, true))
+            }
+            Kind::EndsWithLastInput => Some(merge(Start::First, EndsAt::LastInputEnd, true)),
+            Kind::TakesWaitingForEnded => {
+                Some(merge(Start::Rotate, EndsAt::NoItemAfterAnEnd, true))
+            }
+            Kind::FusesAllButLast => Some(merge(Start::First, EndsAt::AllEnded, false)),
+            _ => None,
+        };
+        if let Some(mut merged) = merged {
+            merged.inner = inner;
+            return merged.boxed();
+        }
+        if self.0 == Kind::SelectAll {
+            return futures::stream::select_all(inner).map(|i| vec![i]).boxed();
+        }
         let mut inner = inner.into_iter();
         let first = inner.next().expect("one inner stream");
         let one = |item: u64| vec![item];
@@ -90,12 +157,24 @@ impl AdapterFactory for Corpus {
                 .boxed(),
             Kind::Renumbers => first.map(|item| vec![item + 1000]).boxed(),
             Kind::TakeTwo => first.take(2).map(one).boxed(),
+            Kind::PrefersFirst => futures::stream::select_with_strategy(
+                first,
+                inner.next().expect("two"),
+                |_: &mut ()| futures::stream::PollNext::Left,
+            )
+            .map(one)
+            .boxed(),
             Kind::StaleWaker => StaleWaker {
                 inner: first,
                 first: None,
             }
             .boxed(),
             Kind::ForgetsWakerWhilePolling => ForgetsWaker::new(first).boxed(),
+            Kind::RegistersAfterPolling => RegistersAfterPolling {
+                inner: first,
+                task: Arc::default(),
+            }
+            .boxed(),
             Kind::PollsEndedInner => PollsEnded([first, inner.next().expect("two")]).boxed(),
             Kind::LeaksInner => LeaksInner(Some(first)).boxed(),
             Kind::SwapsPairs => SwapsPairs {
@@ -106,6 +185,7 @@ impl AdapterFactory for Corpus {
             }
             .boxed(),
             Kind::OverstatedSizeHint => Overstated(first).boxed(),
+            _ => unreachable!("{:?} is made above", self.0),
         }
     }
 
@@ -115,6 +195,85 @@ impl AdapterFactory for Corpus {
 
     fn passes_every_item(&self) -> bool {
         !matches!(self.0, Kind::EveryOther | Kind::Zip | Kind::TakeTwo)
+    }
+}
+
+/// Where a [`Merge`] starts polling.
+#[derive(Debug, Clone, Copy)]
+enum Start {
+    /// Always its first inner stream.
+    First,
+    /// The next one in turn each poll.
+    Rotate,
+}
+
+/// When a [`Merge`] ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EndsAt {
+    /// Once every inner stream has ended (correct).
+    AllEnded,
+    /// At the first end it sees (correct only if declared).
+    FirstEnd,
+    /// As soon as its last inner stream ends (broken).
+    LastInputEnd,
+    /// Once a poll finds no item after an inner stream ended (broken).
+    NoItemAfterAnEnd,
+}
+
+/// A merge of inner streams, handing each the task's waker, that remembers
+/// which ended (all of them, or all but the last if not `fuses_last`).
+struct Merge {
+    inner: Vec<Inner>,
+    ended: Vec<bool>,
+    start: Start,
+    next: usize,
+    ends_at: EndsAt,
+    fuses_last: bool,
+}
+
+impl Stream for Merge {
+    type Item = Vec<u64>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u64>>> {
+        let this = &mut *self;
+        let n = this.inner.len();
+        let first = match this.start {
+            Start::First => 0,
+            Start::Rotate => {
+                this.next = (this.next + 1) % n;
+                this.next
+            }
+        };
+        let mut last_ended_now = false;
+        for i in 0..n {
+            let j = (first + i) % n;
+            if this.ended[j] {
+                continue;
+            }
+            match this.inner[j].poll_next_unpin(cx) {
+                Poll::Ready(Some(item)) => return Poll::Ready(Some(vec![item])),
+                Poll::Ready(None) => {
+                    let last = j + 1 == n;
+                    if this.fuses_last || !last {
+                        this.ended[j] = true;
+                    }
+                    last_ended_now |= last;
+                    match this.ends_at {
+                        EndsAt::FirstEnd => return Poll::Ready(None),
+                        EndsAt::LastInputEnd if last => return Poll::Ready(None),
+                        _ => {}
+                    }
+                }
+                Poll::Pending => {}
+            }
+        }
+        let others = this.ended[..n - 1].iter().all(|e| *e);
+        let all = others && (this.ended[n - 1] || last_ended_now);
+        let gave_up = this.ends_at == EndsAt::NoItemAfterAnEnd && this.ended.contains(&true);
+        if all || gave_up {
+            Poll::Ready(None)
+        } else {
+            Poll::Pending
+        }
     }
 }
 
@@ -299,6 +458,49 @@ impl Stream for ForgetsWaker {
         }
         self.task.set(cx.waker());
         answer.map(|item| item.map(|i| vec![i]))
+    }
+}
+
+/// The task's waker as a channel keeps it: a wake-up takes it.
+#[derive(Default)]
+struct TakenOnWake {
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Wake for TakenOnWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        let waker = self.waker.lock().take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+/// Broken (adapter.2): polls its inner stream with a waker of its own and,
+/// only when that returned `Pending`, stores its task's waker: a wake-up of
+/// the inner stream in between finds none (the previous one was taken by
+/// the wake-up it answered). No delay between: the window is a few
+/// instructions wide.
+struct RegistersAfterPolling {
+    inner: Inner,
+    task: Arc<TakenOnWake>,
+}
+
+impl Stream for RegistersAfterPolling {
+    type Item = Vec<u64>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u64>>> {
+        let own = Waker::from(self.task.clone());
+        match self.inner.poll_next_unpin(&mut Context::from_waker(&own)) {
+            Poll::Ready(item) => Poll::Ready(item.map(|i| vec![i])),
+            Poll::Pending => {
+                let waker = cx.waker().clone();
+                *self.task.waker.lock() = Some(waker);
+                Poll::Pending
+            }
+        }
     }
 }
 

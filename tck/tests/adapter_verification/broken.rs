@@ -13,10 +13,15 @@ use crate::adapters::{Corpus, Kind};
 #[rstest]
 #[case::stale_waker(Kind::StaleWaker, "adapter.1")]
 #[case::forgets_waker_while_polling(Kind::ForgetsWakerWhilePolling, "adapter.2")]
+#[case::registers_after_polling(Kind::RegistersAfterPolling, "adapter.2")]
 #[case::polls_ended_inner(Kind::PollsEndedInner, "adapter.3")]
 #[case::leaks_inner(Kind::LeaksInner, "adapter.4")]
 #[case::swaps_pairs(Kind::SwapsPairs, "adapter.5")]
 #[case::overstated_size_hint(Kind::OverstatedSizeHint, "adapter.6")]
+#[case::ends_with_last_input(Kind::EndsWithLastInput, "adapter.5")]
+#[case::takes_waiting_for_ended(Kind::TakesWaitingForEnded, "adapter.5")]
+#[case::stops_at_first_end(Kind::StopsAtFirstEnd, "adapter.5")]
+#[case::fuses_all_but_last(Kind::FusesAllButLast, "adapter.3")]
 fn a_broken_adapter_fails_exactly_its_rule(#[case] kind: Kind, #[case] rule: &str) {
     let results = AdapterVerification::new(Corpus(kind))
         .env(TestEnv::default())
@@ -34,7 +39,10 @@ fn a_broken_adapter_fails_exactly_its_rule(#[case] kind: Kind, #[case] rule: &st
     assert!(message.starts_with(&format!("{rule}: ")), "{message}");
     assert!(!message.contains('\n'), "one line: {message}");
     // Which pushed item meets the race depends on timing.
-    let message = if kind == Kind::ForgetsWakerWhilePolling {
+    let message = if matches!(
+        kind,
+        Kind::ForgetsWakerWhilePolling | Kind::RegistersAfterPolling
+    ) {
         redact_numbers(message)
     } else {
         message.to_string()

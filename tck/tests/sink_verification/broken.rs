@@ -28,6 +28,7 @@ fn verdicts(factory: Sinks) -> Vec<(String, Verdict, Option<String>)> {
 #[case::loses_on_flush(Bug::LosesOnFlush, true, &["sink.2", "sink.3"])]
 #[case::accepts_after_close(Bug::AcceptsAfterClose, false, &["sink.3"])]
 #[case::loses_close_wakeup(Bug::LosesCloseWakeup, true, &["sink.1"])]
+#[case::check_then_register(Bug::CheckThenRegister, false, &["sink.1"])]
 fn a_broken_sink_fails_exactly_its_rules(
     #[case] bug: Bug,
     #[case] buffered: bool,

@@ -1,5 +1,6 @@
 //! A correct bounded sink, with and without a buffer of its own, passes
-//! every rule test, quick and extended.
+//! every rule test, quick and extended; so does one that registers its
+//! waker before it looks for room.
 
 use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
@@ -39,3 +40,10 @@ reactive_streams_tck::sink_verification!(
         bug: None
     }
 );
+
+/// A sink that registers its waker before it looks for room passes the
+/// race of room made at the moment it takes its waker.
+#[test]
+fn a_sink_registering_before_it_looks_passes() {
+    passes(crate::queue::RegistersFirst);
+}

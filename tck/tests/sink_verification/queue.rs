@@ -34,6 +34,11 @@ pub enum Bug {
     /// Each method alone is woken correctly, so only a schedule that mixes
     /// them finds it.
     FlushWakerFirst,
+    /// `poll_ready` on a full queue lets go of the queue's lock once it has
+    /// found it full, and only then registers its waker: room made in
+    /// between is never announced (sink.1). No delay between: the window
+    /// of a real crate, a few instructions wide.
+    CheckThenRegister,
 }
 
 #[derive(Default)]
@@ -51,10 +56,31 @@ pub struct QueueSink {
     buffer: Option<Vec<u64>>,
     closed: bool,
     bug: Option<Bug>,
+    registers_first: bool,
 }
 
 impl QueueSink {
     fn poll_room(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), String>> {
+        if self.registers_first {
+            // Registered before it looks, outside the lock.
+            let waker = cx.waker().clone();
+            self.queue.lock().waker = Some(waker);
+            let full = self.queue.lock().items.len() >= ROOM;
+            return if full {
+                Poll::Pending
+            } else {
+                Poll::Ready(Ok(()))
+            };
+        }
+        if self.bug == Some(Bug::CheckThenRegister) {
+            let full = self.queue.lock().items.len() >= ROOM;
+            if !full {
+                return Poll::Ready(Ok(()));
+            }
+            let waker = cx.waker().clone();
+            self.queue.lock().waker = Some(waker);
+            return Poll::Pending;
+        }
         let mut queue = self.queue.lock();
         if queue.items.len() < ROOM {
             return Poll::Ready(Ok(()));
@@ -150,6 +176,26 @@ pub struct Sinks {
     pub bug: Option<Bug>,
 }
 
+/// The unbuffered queue sink whose `poll_ready` registers its waker before
+/// it looks for room (correct: room made in between is seen).
+#[derive(Clone, Copy)]
+pub struct RegistersFirst;
+
+impl FuturesSinkFactory for RegistersFirst {
+    type Error = String;
+    type Sink = QueueSink;
+
+    fn create_sink(&self) -> (QueueSink, Delivery) {
+        let (mut sink, delivery) = Sinks {
+            buffered: false,
+            bug: None,
+        }
+        .create_sink();
+        sink.registers_first = true;
+        (sink, delivery)
+    }
+}
+
 impl FuturesSinkFactory for Sinks {
     type Error = String;
     type Sink = QueueSink;
@@ -180,6 +226,7 @@ impl FuturesSinkFactory for Sinks {
             buffer: self.buffered.then(Vec::new),
             closed: false,
             bug: self.bug,
+            registers_first: false,
         };
         (sink, delivery)
     }

@@ -54,6 +54,7 @@ fn expected(failed: &str, skipped: &[&str]) -> Vec<(&'static str, Verdict)> {
 #[case::never_wakes(Bug::NeverWakes, "stream.1", &["stream.2"])]
 #[case::stale_waker(Bug::StaleWaker, "stream.1", &[])]
 #[case::check_then_register(Bug::CheckThenRegister, "stream.2", &[])]
+#[case::check_then_register_tight(Bug::CheckThenRegisterTight, "stream.2", &[])]
 #[case::wakes_before_visible(Bug::WakesBeforeVisible, "stream.2", &[])]
 #[case::lying_size_hint(Bug::LyingSizeHint, "stream.3", &[])]
 #[case::fused_yields_after_end(Bug::FusedYieldsAfterEnd, "stream.4", &[])]
@@ -89,7 +90,10 @@ fn a_broken_stream_fails_exactly_its_rule(
         failed.trace
     );
     // Which pushed item meets the race depends on timing.
-    let message = if matches!(bug, Bug::CheckThenRegister | Bug::WakesBeforeVisible) {
+    let message = if matches!(
+        bug,
+        Bug::CheckThenRegister | Bug::CheckThenRegisterTight | Bug::WakesBeforeVisible
+    ) {
         redact_numbers_after(&redact_numbers_after(message, "item "), "Some(")
     } else {
         message.to_string()

@@ -24,6 +24,10 @@ pub enum Bug {
     /// Checks the queue, lets go of the lock, then registers the waker: an
     /// item pushed in between is never announced (stream.2).
     CheckThenRegister,
+    /// The same with no delay between the check and the registration, as
+    /// in a real crate: the window is a few instructions wide, hit by
+    /// chance in a few rounds of a hundred (stream.2).
+    CheckThenRegisterTight,
     /// Claims one item more than it holds (stream.3).
     LyingSizeHint,
     /// A `FusedStream` whose `is_terminated()` stays `false` and that
@@ -79,6 +83,9 @@ pub enum Shape {
     /// The producer wakes the consumer while still holding the channel's
     /// lock, after the item is in.
     WakesUnderLock,
+    /// Stores the waker first (cloned outside any lock), then looks for an
+    /// item under the lock, taken again: register, then recheck.
+    RegistersFirst,
 }
 
 #[derive(Default)]
@@ -190,6 +197,10 @@ impl futures_core::Stream for Receiver {
             return Poll::Pending;
         }
         this.paused = false;
+        if this.shape == Shape::RegistersFirst {
+            let waker = cx.waker().clone();
+            this.shared.lock().waker = Some(waker);
+        }
         let mut state = this.shared.lock();
         if this.bug == Some(Bug::Reorders) {
             if let Some(item) = state.queue.pop_back() {
@@ -231,10 +242,16 @@ impl futures_core::Stream for Receiver {
                 std::thread::sleep(Duration::from_millis(2));
                 this.shared.lock().waker = Some(cx.waker().clone());
             }
+            Some(Bug::CheckThenRegisterTight) => {
+                drop(state);
+                let waker = cx.waker().clone();
+                this.shared.lock().waker = Some(waker);
+            }
             Some(Bug::BusyWakes) => {
                 state.waker = Some(cx.waker().clone());
                 cx.waker().wake_by_ref();
             }
+            _ if this.shape == Shape::RegistersFirst => {}
             _ => state.waker = Some(cx.waker().clone()),
         }
         Poll::Pending

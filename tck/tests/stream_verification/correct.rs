@@ -1,7 +1,8 @@
 //! Correct streams pass every rule, however unusual: one that is `Pending`
 //! (waking itself) before every item, one whose wake-ups all come from
-//! other threads, one with the default `size_hint()`, and the same channel
-//! without a feeder.
+//! other threads, one with the default `size_hint()`, one that registers
+//! its waker before it looks for an item, and the same channel without a
+//! feeder.
 
 use reactive_streams_tck::ExtendedConfig;
 use reactive_streams_tck::env::TestEnv;
@@ -34,6 +35,7 @@ pub(crate) fn passes<F: StreamFactory>(factory: F, skipped: &[&str]) {
 #[case::default_size_hint(Shape::DefaultSizeHint)]
 #[case::wakes_before_and_after_the_item(Shape::WakesTwice)]
 #[case::wakes_under_its_lock(Shape::WakesUnderLock)]
+#[case::registers_then_rechecks(Shape::RegistersFirst)]
 fn unusual_but_correct_streams_pass(#[case] shape: Shape) {
     passes(Channels::shaped(shape), &[]);
 }

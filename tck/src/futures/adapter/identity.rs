@@ -12,7 +12,7 @@ const UNDECLARED: &str = "the factory's carried() returns None: the adapter is n
 
 /// `adapter.5` on what one adapter yielded; `Ok(false)` when the factory
 /// does not declare `carried`.
-fn check<F: AdapterFactory>(a: &Adapted<F>, factory: &F) -> Result<bool, Failure> {
+pub(super) fn check<F: AdapterFactory>(a: &Adapted<F>, factory: &F) -> Result<bool, Failure> {
     let inputs = a.inners.count() as u64;
     let mut values = Vec::new();
     for carried in a.carried() {
@@ -45,7 +45,22 @@ fn check<F: AdapterFactory>(a: &Adapted<F>, factory: &F) -> Result<bool, Failure
         next_of[j] = i + 1;
     }
     if factory.passes_every_item() {
+        let saw_end: Vec<bool> = (0..inputs as usize)
+            .map(|j| a.inners.returned_end(j))
+            .collect();
+        let at_first_end = factory.ends_at_first_end() && inputs > 1;
+        if at_first_end && a.d.ended && !saw_end.contains(&true) {
+            return Err(declared_but_lost(
+                a,
+                &values,
+                "Ready(None) before the adapter had seen any inner stream end (ends_at_first_end() lets it end at the first end, not before)",
+            ));
+        }
         for j in 0..inputs as usize {
+            if at_first_end && !saw_end[j] {
+                // Declared: what was still queued here may be cut.
+                continue;
+            }
             let pushed = a.inners.pushed(j);
             let passed = values.iter().filter(|&&v| v % inputs == j as u64).count() as u64;
             if passed < pushed {
@@ -53,13 +68,17 @@ fn check<F: AdapterFactory>(a: &Adapted<F>, factory: &F) -> Result<bool, Failure
                     .map(|i| a.inners.value(j, i))
                     .find(|v| !seen.contains(v))
                     .unwrap_or_default();
-                return Err(declared_but(
+                let why = if a.d.ended && !saw_end[j] {
+                    format!(
+                        ": the adapter returned Ready(None) before it had seen inner {j} end (an adapter meant to end at the first end of an input declares ends_at_first_end())"
+                    )
+                } else {
+                    format!(", though inner {j} ended")
+                };
+                return Err(declared_but_lost(
                     a,
                     &values,
-                    &format!(
-                        "item {} never came, though inner {j} ended (passes_every_item() is true)",
-                        shown(missing)
-                    ),
+                    &format!("item {} never came{why}", shown(missing)),
                 ));
             }
         }
@@ -73,6 +92,16 @@ fn declared_but<F: AdapterFactory>(a: &Adapted<F>, values: &[u64], wrong: &str) 
     a.cx().failure(
         "each inner item at most once and each inner stream's items in order, as the factory declares with carried() (make carried() return None if the adapter is not meant to keep its items' identity)",
         format!("{wrong}; items carried, in order: [{}]", list.join(", ")),
+    )
+}
+
+/// The one line an item lost by an adapter declared to pass every item
+/// gets.
+fn declared_but_lost<F: AdapterFactory>(a: &Adapted<F>, values: &[u64], lost: &str) -> Failure {
+    let list: Vec<String> = values.iter().map(u64::to_string).collect();
+    a.cx().failure(
+        "every inner item exactly once and each inner stream's items in order, as the factory declares with carried() and passes_every_item() (make passes_every_item() return false if the adapter may drop items)",
+        format!("{lost}; items carried, in order: [{}]", list.join(", ")),
     )
 }
 
@@ -101,5 +130,6 @@ pub(crate) fn adapter_5<F: AdapterFactory>(cx: &RuleCx, factory: &F) -> RuleBody
     }
     a.drain(factory, RULE)?;
     check(&a, factory)?;
+    super::orders::every_order(cx, factory, RULE, true)?;
     Ok(Outcome::Passed)
 }

@@ -55,6 +55,10 @@ impl Stream for Inner {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<u64>> {
         let shared = &self.shared;
         let epoch = shared.epoch.load(Ordering::SeqCst);
+        // Registered before looking, outside the lock: an item pushed at
+        // the moment the adapter's waker is taken here (adapter.2's race)
+        // is found, and the push never waits for this poll.
+        let waker = cx.waker().clone();
         let mut state = shared.state.lock();
         let answer = if state.returned_end {
             drop(state);
@@ -81,7 +85,7 @@ impl Stream for Inner {
             state.waker = None;
             Poll::Ready(None)
         } else {
-            state.waker = Some((cx.waker().clone(), epoch));
+            state.waker = Some((waker, epoch));
             Poll::Pending
         };
         drop(state);
@@ -203,9 +207,22 @@ impl Inners {
         wake(waker)
     }
 
+    /// Whether the `k`-th push of the race of `adapter.2` (into inner
+    /// stream `k % count`, in turn) has put its item in, whatever the
+    /// pusher has recorded yet.
+    pub(crate) fn has_item(&self, k: u64) -> bool {
+        let n = self.count() as u64;
+        self.pushed((k % n) as usize) > k / n
+    }
+
     /// Items pushed into inner stream `j` so far.
     pub(crate) fn pushed(&self, j: usize) -> u64 {
         self.shared[j].state.lock().pushed
+    }
+
+    /// Whether inner stream `j` has returned `Ready(None)` to the adapter.
+    pub(crate) fn returned_end(&self, j: usize) -> bool {
+        self.shared[j].state.lock().returned_end
     }
 
     /// The inner streams not dropped yet, by name.

@@ -21,10 +21,10 @@
 //! | test | rule | what it does |
 //! |---|---|---|
 //! | `adapter_1` | `adapter.1` | the adapter is polled twice with new wakers; an item pushed into (or the end of) an inner stream the second poll left `Pending` must wake the second waker |
-//! | `adapter_2` | `adapter.2` | items pushed from another thread into the inner streams while the adapter is polled: a wake-up lost when the push overlapped the adapter's `poll_next` fails |
-//! | `adapter_3` | `adapter.3` | the inner streams end one after another, the adapter is polled to its end: no inner stream may be polled after its `Ready(None)` |
+//! | `adapter_2` | `adapter.2` | items pushed from another thread into the inner streams while the adapter is polled, in every fourth round at the moment the adapter takes its waker (clones it or wakes it by reference): a wake-up lost when the push overlapped the adapter's `poll_next` fails |
+//! | `adapter_3` | `adapter.3` | the inner streams end one after another, the adapter is polled to its end: no inner stream may be polled after its `Ready(None)`; with several inner streams, every order of their ends (each ending first, items still queued in the others; each staying `Pending` while the others end, then fed and ended; all orders for 2 and 3, each rotation beyond) |
 //! | `adapter_4` | `adapter.4` | the adapter dropped before its first poll, while `Pending`, part-way and after its end: every inner stream is dropped, no waker clone is kept |
-//! | `adapter_5` | `adapter.5` | with [`carried`](AdapterFactory::carried) declared: every item once, each inner stream's items in order (all of them if [`passes_every_item`](AdapterFactory::passes_every_item)); skipped without the declaration |
+//! | `adapter_5` | `adapter.5` | with [`carried`](AdapterFactory::carried) declared: every item once, each inner stream's items in order (all of them if [`passes_every_item`](AdapterFactory::passes_every_item), so no end before every inner stream ended, unless [`ends_at_first_end`](AdapterFactory::ends_at_first_end) is declared), also in every order of the inner streams' ends that `adapter_3` plays; skipped without the declaration |
 //! | `adapter_6` | `adapter.6` | `size_hint()` before every poll and after every push, checked at the end against the items the adapter really yielded after it |
 //!
 //! Only `adapter_1` and `adapter_2` hold the adapter to its wake-ups; the
@@ -62,6 +62,7 @@
 
 mod identity;
 mod inner;
+mod orders;
 mod race;
 mod rules;
 mod wake;
@@ -136,6 +137,19 @@ pub trait AdapterFactory: Send + Sync + 'static {
     /// may drop some.
     fn passes_every_item(&self) -> bool {
         true
+    }
+
+    /// With several [`inputs`](Self::inputs): whether the adapter may end
+    /// as soon as one of its inner streams has ended (a merge that stops
+    /// at the first end, `take_until`, …). Default `false`: an adapter that
+    /// [`passes_every_item`](Self::passes_every_item) ends only once every
+    /// inner stream has ended, and one that ends while an inner stream is
+    /// still open loses its later items (`adapter.5`). Declared, the items
+    /// of every inner stream the adapter saw end are still owed, and it
+    /// must not end before it saw one end; items still queued in the
+    /// others when it ends may be cut.
+    fn ends_at_first_end(&self) -> bool {
+        false
     }
 }
 

@@ -1,6 +1,16 @@
 //! `adapter_2`: no wake-up is lost when an inner stream wakes while the
 //! adapter's `poll_next` runs (the lost-wake-up race of `stream.2`, across
 //! the wrapper).
+//!
+//! In every fourth round the push lands at the moment the adapter takes
+//! the waker of its poll (clones it or wakes it by reference; see
+//! [`AtTake`]), the first, second or third take of the poll in turn, and
+//! the adapter goes on only once the push is done. That poll is the one
+//! right after the adapter yielded the previous round's item, as an
+//! executor polls again after an item, when the wake-up that brought the
+//! item has used up the adapter's registration: an adapter that polls its
+//! inner streams and only then registers its task's waker, with no lock
+//! between, loses that wake-up every time, not by chance.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -13,6 +23,7 @@ use super::AdapterFactory;
 use super::inner::{Inners, Woke};
 use super::rules::{Adapted, RACE_ROUNDS};
 use crate::context::{Outcome, RuleBody, RuleCx};
+use crate::futures::at_take::AtTake;
 use crate::wakers::WakeProbe;
 
 const RULE: &str = "adapter.2";
@@ -40,6 +51,13 @@ struct Race {
     poll_seq: AtomicU64,
     pushes: Mutex<Vec<Pushed>>,
     stop: AtomicBool,
+    /// The push at the adapter's take of its waker.
+    take: Arc<AtTake>,
+}
+
+/// Whether push `k` lands at the moment the adapter takes its waker.
+fn at_take(k: u64) -> bool {
+    k % 4 == 1
 }
 
 impl Race {
@@ -57,9 +75,15 @@ fn feed(cx: &RuleCx, race: &Race, inners: &Inners, waker: &WakeProbe, timeout: D
             }
             std::thread::yield_now();
         }
-        // Vary where in the adapter's poll the push lands.
-        for _ in 0..(k % 8) * 128 {
-            std::hint::spin_loop();
+        if at_take(k) {
+            if !race.take.begin_when_asked(k, timeout * 4) {
+                return;
+            }
+        } else {
+            // Vary where in the adapter's poll the push lands.
+            for _ in 0..(k % 8) * 128 {
+                std::hint::spin_loop();
+            }
         }
         let wakes_before = waker.wakes();
         let before = race.poll_seq.load(Ordering::SeqCst);
@@ -67,6 +91,7 @@ fn feed(cx: &RuleCx, race: &Race, inners: &Inners, waker: &WakeProbe, timeout: D
         let pushed = cx.try_step(RULE, format!("feeder: push into inner {j}"), || {
             inners.push(j)
         });
+        race.take.finish(k);
         let after = race.poll_seq.load(Ordering::SeqCst);
         let Ok((value, woke)) = pushed else { return };
         race.pushes.lock().push(Pushed {
@@ -91,10 +116,12 @@ pub(crate) fn adapter_2<F: AdapterFactory>(cx: &RuleCx, factory: &F) -> RuleBody
         poll_seq: AtomicU64::new(0),
         pushes: Mutex::new(Vec::new()),
         stop: AtomicBool::new(false),
+        take: AtTake::new(cx, "item"),
     };
     let timeout = cx.env().timeout();
     // One waker throughout: which waker is woken is adapter.1's matter.
     let waker = a.d.fresh_waker();
+    waker.on_take(Some(race.take.hook(waker.name().to_string())));
     let outcome = std::thread::scope(|scope| {
         let (race_ref, inners, feeder_waker) = (&race, a.inners.clone(), waker.clone());
         let feeder_cx = cx.clone();
@@ -108,8 +135,10 @@ pub(crate) fn adapter_2<F: AdapterFactory>(cx: &RuleCx, factory: &F) -> RuleBody
         }
         let outcome = poll_race(&mut a, factory, &race, &waker);
         race.stop.store(true, Ordering::SeqCst);
+        race.take.stop();
         outcome
     });
+    waker.on_take(None);
     match outcome? {
         Outcome::Passed => {
             for j in 0..a.inners.count() {
@@ -141,10 +170,25 @@ fn poll_race<F: AdapterFactory>(
                 return Ok(Outcome::Passed);
             }
             let since = waker.wakes();
+            let raced = at_take(k);
+            if raced {
+                race.take.arm(k, (k / 4) % 3);
+            }
             let started = race.poll_seq.fetch_add(1, Ordering::SeqCst) + 1;
             let answer = a.poll(factory, waker, RULE);
             race.poll_seq.fetch_add(1, Ordering::SeqCst);
-            match answer?.0 {
+            let by_take = raced && race.take.disarm(k);
+            let answer = answer?.0;
+            if raced && !by_take && answer.is_pending() {
+                // No take in this poll acted: the push comes after it.
+                race.take.request(k);
+            }
+            match answer {
+                // The poll right after an item, whose wake-up took the
+                // adapter's registration, is where a registration made
+                // late loses the next wake-up: the next round's push lands
+                // in it.
+                Poll::Ready(Some(_)) if at_take(k + 1) && a.inners.has_item(k) => break,
                 Poll::Ready(Some(_)) => continue,
                 // It may end early (take, take_while): the race is over.
                 Poll::Ready(None) => return Ok(Outcome::Passed),

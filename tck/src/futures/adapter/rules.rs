@@ -213,6 +213,7 @@ pub(crate) fn adapter_3<F: AdapterFactory>(cx: &RuleCx, factory: &F) -> RuleBody
         a.settle(factory, RULE)?;
     }
     a.drain(factory, RULE)?;
+    super::orders::every_order(cx, factory, RULE, false)?;
     Ok(Outcome::Passed)
 }
 

@@ -11,7 +11,7 @@
 //!
 //! | test | rule | what it does |
 //! |---|---|---|
-//! | `sink_1` | `sink.1` | for each of `poll_ready`, `poll_flush` and `poll_close`: pauses the destination if the [`Delivery`] can, fills a sink until `poll_ready` is `Pending`, calls the method with two wakers in turn, then resumes the destination (or, if it cannot pause, takes one delivered item, if there is one: a sink may be `Pending` for reasons of its own): the second waker must be woken. A method never `Pending` there has nothing to wake; a sink never `Pending` at all is skipped only if its factory declares [`never_waits`](FuturesSinkFactory::never_waits), and fails `tck.configuration` otherwise |
+//! | `sink_1` | `sink.1` | for each of `poll_ready`, `poll_flush` and `poll_close`: pauses the destination if the [`Delivery`] can, fills a sink until `poll_ready` is `Pending`, calls the method with two wakers in turn, then resumes the destination (or, if it cannot pause, takes one delivered item, if there is one: a sink may be `Pending` for reasons of its own): the second waker must be woken. Then, on fresh full sinks, the same room is made from another thread at the moment the method takes its waker (its first, then its second clone or `wake_by_ref`), and the method goes on once it is made: if it returns `Pending`, its waker must be woken (a check, then a registration with no lock between, loses that wake-up every time). A method never `Pending` there has nothing to wake; a sink never `Pending` at all is skipped only if its factory declares [`never_waits`](FuturesSinkFactory::never_waits), and fails `tck.configuration` otherwise |
 //! | `sink_2` | `sink.2` | after `poll_flush` returns `Ready(Ok(()))`, every item sent is delivered |
 //! | `sink_3` | `sink.3` | the same after `poll_close`; a send after the close is refused or delivered, never accepted and lost |
 //! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of `poll_ready`/`start_send`, `poll_flush`, `poll_close` (one of three wakers each) and takes, checked against `sink.1`–`sink.3` and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
@@ -35,6 +35,7 @@
 
 mod delivery;
 mod outlet;
+mod race;
 mod rules;
 mod schedules;
 

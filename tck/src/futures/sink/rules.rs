@@ -73,6 +73,17 @@ impl<F: FuturesSinkFactory> Driver<F> {
         self.delivery.can_pause()
     }
 
+    /// The delivery side, lent to another thread (a race making room from
+    /// there); the driver holds a stand-in that takes nothing until
+    /// [`return_delivery`](Self::return_delivery).
+    pub(super) fn lend_delivery(&mut self) -> Delivery {
+        std::mem::replace(&mut self.delivery, Delivery::new(|| None))
+    }
+
+    pub(super) fn return_delivery(&mut self, delivery: Delivery) {
+        self.delivery = delivery;
+    }
+
     /// Stalls (`true`) or resumes (`false`) the destination, traced.
     pub(super) fn pause(&mut self, paused: bool) {
         self.cx.trace(if paused {
@@ -156,6 +167,41 @@ impl<F: FuturesSinkFactory> Driver<F> {
         }
     }
 
+    /// Pauses the destination if it can be, then sends with `waker` until
+    /// `poll_ready` returns `Pending`, at most [`FILL_LIMIT`] items: whether
+    /// it did, or why the sink could not be filled (`poll_ready` failed).
+    /// A refused `start_send` after a ready `poll_ready` fails
+    /// `tck.sink_accepts_when_ready`.
+    pub(super) fn fill(
+        &mut self,
+        waker: &Arc<WakeProbe>,
+        rule: &str,
+    ) -> Result<Result<bool, String>, Failure> {
+        if self.can_pause() {
+            self.pause(true);
+        }
+        while self.sent < FILL_LIMIT {
+            match self.call("poll_ready", waker, rule)? {
+                Poll::Ready(Ok(())) => {
+                    if self.start_send(rule)?.is_err() {
+                        return Err(self.cx.failure_of(
+                            "tck.sink_accepts_when_ready",
+                            "start_send after poll_ready returned Ready(Ok(())) to accept the item",
+                            "Err",
+                        ));
+                    }
+                }
+                Poll::Ready(Err(error)) => {
+                    return Ok(Err(format!(
+                        "poll_ready failed before the sink was full: {error:?}"
+                    )));
+                }
+                Poll::Pending => return Ok(Ok(true)),
+            }
+        }
+        Ok(Ok(false))
+    }
+
     /// `poll_ready` until ready, then `start_send`; `Ok(false)` if the sink
     /// refused with an error.
     fn send(&mut self, rule: &str) -> Result<bool, Failure> {
@@ -187,7 +233,14 @@ pub(crate) fn sink_1<F: FuturesSinkFactory>(cx: &RuleCx, factory: &F) -> RuleBod
         pausable |= seen.pausable;
         match seen.unchecked {
             Some(reason) => unchecked.push(format!("{method}: {reason}")),
-            None => pending.push(method),
+            None => {
+                pending.push(method);
+                // A sink declared never to wait fails its declaration
+                // below, whatever its races.
+                if !factory.never_waits() {
+                    super::race::room_at_take(cx, factory, method)?;
+                }
+            }
         }
     }
     if factory.never_waits() {
@@ -256,33 +309,11 @@ fn woken_after_pending<F: FuturesSinkFactory>(
     cx.scenario(format!(
         "{start}a sink filled until poll_ready returns Pending (at most {FILL_LIMIT} items), {method} called with two wakers, then {release}"
     ));
-    if pausable {
-        d.pause(true);
-    }
     let fill = d.wakers.fresh();
-    let mut full = false;
-    while d.sent < FILL_LIMIT {
-        match d.call("poll_ready", &fill, RULE)? {
-            Poll::Ready(Ok(())) => {
-                if d.start_send(RULE)?.is_err() {
-                    return Err(cx.failure_of(
-                        "tck.sink_accepts_when_ready",
-                        "start_send after poll_ready returned Ready(Ok(())) to accept the item",
-                        "Err",
-                    ));
-                }
-            }
-            Poll::Ready(Err(error)) => {
-                return unchecked(format!(
-                    "poll_ready failed before the sink was full: {error:?}"
-                ));
-            }
-            Poll::Pending => {
-                full = true;
-                break;
-            }
-        }
-    }
+    let full = match d.fill(&fill, RULE)? {
+        Ok(full) => full,
+        Err(reason) => return unchecked(reason),
+    };
     let nothing_taken = if pausable {
         "its destination paused"
     } else {

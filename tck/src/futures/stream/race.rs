@@ -16,6 +16,16 @@
 //!   wakes, so the held wake-up costs it nothing; a producer that wakes
 //!   under its own lock only waits out the slice.
 //!
+//! * the item arrives after `poll_next` found none and before it stored
+//!   its waker (a check, then a registration, with no lock between): in
+//!   every fourth round (see [`AtTake`]) the feeder pushes the item at the
+//!   moment the stream takes the poll's waker (clones it, or wakes it by
+//!   reference), and the stream goes on only once the push is done — the
+//!   window is hit whenever the stream registers, not by chance. A stream
+//!   that registers before it looks again finds the item; one that holds
+//!   its lock around both keeps the push out until it has registered (the
+//!   TCK waits at most [`poll_slice`] for a push under way), and is woken.
+//!
 //! A woken poller always polls at once, as an executor would: it never
 //! waits for the feeder's push to return first, which would close the
 //! second window.
@@ -33,6 +43,7 @@ use super::driver::{Driver, show};
 use super::factory::{Feeder, StreamFactory};
 use super::rules::{NO_FEEDER, RACE_ROUNDS, end, push, wrong_count};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::futures::at_take::AtTake;
 use crate::wakers::{WakeProbe, poll_slice};
 
 const RULE: &str = "stream.2";
@@ -40,6 +51,11 @@ const RULE: &str = "stream.2";
 /// Whether the wake-up of item `k` is held until the woken task polled.
 fn holds_wake(k: u64) -> bool {
     k % 4 == 3
+}
+
+/// Whether item `k` is pushed at the moment the stream takes its waker.
+fn at_take(k: u64) -> bool {
+    k % 4 == 1
 }
 
 /// What the feeder thread and the polling thread share.
@@ -73,11 +89,14 @@ struct Race {
     /// a poll starts or returns while one is held, or the feeder stops.
     lock: Mutex<()>,
     progressed: Condvar,
+    /// The push at the stream's take of its waker.
+    take: Arc<AtTake>,
 }
 
 impl Race {
     fn new(cx: &RuleCx) -> Race {
         Race {
+            take: AtTake::new(cx, "item"),
             round: AtomicU64::new(u64::MAX),
             poll_seq: AtomicU64::new(0),
             pushed: AtomicU64::new(0),
@@ -189,6 +208,7 @@ pub(crate) fn stream_2<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
     let waker = d.fresh_waker();
     let holder = race.clone();
     waker.on_wake(Arc::new(move || holder.hold_wake()));
+    waker.on_take(Some(race.take.hook(waker.name().to_string())));
     let timeout = cx.env().timeout();
     let result = thread::scope(|scope| {
         let feeder_cx = cx.clone();
@@ -203,10 +223,12 @@ pub(crate) fn stream_2<F: StreamFactory>(cx: &RuleCx, factory: &F) -> RuleBody {
         }
         let result = poll_race(&mut d, &race, &waker);
         race.stop.store(true, Ordering::SeqCst);
+        race.take.stop();
         race.notify();
         result
     });
     waker.on_wake(Arc::new(|| {}));
+    waker.on_take(None);
     result
 }
 
@@ -221,9 +243,15 @@ fn feed_race(cx: &RuleCx, race: &Race, feeder: Feeder, timeout: Duration) {
             }
             thread::yield_now();
         }
-        // Vary where in the poll the item lands.
-        for _ in 0..(k % 4) * 64 {
-            std::hint::spin_loop();
+        if at_take(k) && k < RACE_ROUNDS {
+            if !race.take.begin_when_asked(k, timeout * 4) {
+                return;
+            }
+        } else {
+            // Vary where in the poll the item lands.
+            for _ in 0..(k % 4) * 64 {
+                std::hint::spin_loop();
+            }
         }
         let before = race.poll_seq.load(Ordering::SeqCst);
         race.began.lock().push(before);
@@ -237,6 +265,7 @@ fn feed_race(cx: &RuleCx, race: &Race, feeder: Feeder, timeout: Duration) {
         };
         race.pushing.store(0, Ordering::SeqCst);
         race.hold_armed.store(0, Ordering::SeqCst);
+        race.take.finish(k);
         let after = race.poll_seq.load(Ordering::SeqCst);
         if let Err(failure) = pushed {
             cx.record(failure);
@@ -297,7 +326,17 @@ where
                 return Ok(Outcome::Passed);
             }
             let since = waker.wakes();
-            let (answer, seq) = race_poll(d, race, waker)?;
+            let raced = at_take(k) && k < RACE_ROUNDS;
+            if raced {
+                // The first take in half of these rounds, the second in the rest.
+                race.take.arm(k, (k / 4) % 2);
+            }
+            let polled = race_poll(d, race, waker);
+            if raced && !race.take.disarm(k) {
+                // No take in this poll: the item comes after it.
+                race.take.request(k);
+            }
+            let (answer, seq) = polled?;
             match answer {
                 Poll::Ready(Some(_)) if k < RACE_ROUNDS => break,
                 Poll::Ready(None) if k == RACE_ROUNDS => return Ok(Outcome::Passed),
@@ -512,5 +551,6 @@ where
         return Ok(None);
     }
     race.round.store(k, Ordering::SeqCst);
+    race.take.request(k);
     await_wake(d, race, waker, since, k).map(|wake| Some(!matches!(wake, Wake::Lost)))
 }
