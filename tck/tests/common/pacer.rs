@@ -80,7 +80,17 @@ struct State {
     done: Option<Option<StreamError>>,
     illegal: bool,
     draining: bool,
+    /// See [`Pacer::lax`].
+    lax_cancel: bool,
+    /// Downstream cancelled a lax pacer: it finishes the batch under way.
+    cancelled: bool,
+    /// `on_next` delivered since then.
+    after_cancel: u64,
 }
+
+/// How many buffered elements a [`Pacer::lax`] still delivers after a
+/// downstream cancel (within demand).
+pub const LAX_BATCH: u64 = 8;
 
 impl std::fmt::Debug for Pacer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -109,6 +119,22 @@ impl Pacer {
         Self::build(pull, Some(fallback))
     }
 
+    /// A processor that pulls by `pull` and takes the freedoms of "eventually"
+    /// after a downstream cancel: it cancels upstream at once, but still
+    /// delivers up to [`LAX_BATCH`] elements it holds within downstream
+    /// demand, and the `on_complete` of an upstream that already
+    /// completed. §1.8: "If a Subscription is cancelled its Subscriber MUST
+    /// eventually stop being signaled"; §3.12: "The operation is NOT
+    /// REQUIRED to affect the Subscription immediately"; §2.8: "A
+    /// Subscriber MUST be prepared to receive one or more onNext signals
+    /// after having called Subscription.cancel() if there are still
+    /// requested elements pending".
+    pub fn lax(pull: Pull) -> Self {
+        let pacer = Self::build(pull, None);
+        pacer.inner.lock().lax_cancel = true;
+        pacer
+    }
+
     fn build(pull: Pull, fallback: Option<Vec<u64>>) -> Self {
         Pacer {
             helper: Arc::default(),
@@ -128,6 +154,9 @@ impl Pacer {
                 done: None,
                 illegal: false,
                 draining: false,
+                lax_cancel: false,
+                cancelled: false,
+                after_cancel: 0,
             })),
         }
     }
@@ -139,6 +168,14 @@ impl Pacer {
             state.upstream_over = true;
             if let Some(upstream) = state.upstream.take() {
                 return Some(Step::Cancel(upstream));
+            }
+        }
+        if state.cancelled && !state.downstream_gone {
+            let batch_left =
+                state.after_cancel < LAX_BATCH && state.demand > 0 && !state.buffer.is_empty();
+            let ended = state.buffer.is_empty() && matches!(state.done, Some(None));
+            if !batch_left && !ended {
+                state.downstream_gone = true;
             }
         }
         if state.downstream_gone {
@@ -160,6 +197,7 @@ impl Pacer {
             if state.demand > 0 {
                 if let Some(element) = state.buffer.pop_front() {
                     state.demand = demand::fulfil(state.demand, 1);
+                    state.after_cancel += u64::from(state.cancelled);
                     return Some(Step::Next(subscriber, element));
                 }
             }
@@ -374,7 +412,7 @@ struct Downstream {
 impl Subscription for Downstream {
     fn request(&self, n: u64) {
         let mut state = self.pacer.inner.lock();
-        if state.downstream_gone {
+        if state.downstream_gone || state.cancelled {
             return; // §3.6
         }
         if n == 0 {
@@ -393,10 +431,14 @@ impl Subscription for Downstream {
 
     fn cancel(&self) {
         let mut state = self.pacer.inner.lock();
-        if state.downstream_gone {
+        if state.downstream_gone || state.cancelled {
             return;
         }
-        state.downstream_gone = true;
+        if state.lax_cancel {
+            state.cancelled = true;
+        } else {
+            state.downstream_gone = true;
+        }
         state.cancel_upstream = !state.upstream_over && state.done.is_none();
         drop(state);
         self.pacer.drain();

@@ -21,6 +21,7 @@ mod extended_unusual;
 mod factories;
 mod filtering;
 mod flawed;
+mod lax;
 mod leaving;
 mod many_parties;
 mod prefetched;

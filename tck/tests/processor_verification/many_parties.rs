@@ -53,6 +53,41 @@ impl ProcessorFactory for Fanouts {
     }
 }
 
+/// [`Fanout`]s serving at most [`CAPACITY`] subscribers at once, refusing
+/// the next with `on_subscribe`, then `on_error` (issue 38 §2: §1.11 "A
+/// Publisher MAY support multiple Subscribers"; §1.9 "the only legal way
+/// to signal failure (or reject the Subscriber) is by calling onError
+/// (after calling onSubscribe)"). `declared`: whether the factory says so
+/// (`max_subscribers()`).
+pub struct CappedFanouts {
+    pub declared: bool,
+}
+
+/// How many subscribers a [`CappedFanouts`] stage serves at once.
+pub const CAPACITY: usize = 2;
+
+impl ProcessorFactory for CappedFanouts {
+    type Input = u64;
+    type Output = u64;
+    type Processor = Fanout;
+
+    fn create_processor(&self) -> Fanout {
+        Fanout::serving(false, CAPACITY)
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn element_index(&self, output: &u64) -> Option<u64> {
+        Some(*output)
+    }
+
+    fn max_subscribers(&self) -> Option<usize> {
+        self.declared.then_some(CAPACITY)
+    }
+}
+
 /// A handle on one stage (see the [module](self) docs).
 #[derive(Clone)]
 pub struct Fanout {
@@ -61,6 +96,8 @@ pub struct Fanout {
 
 struct Stage {
     forgets_cancel_in_flight: bool,
+    /// How many subscribers it serves at once; the next is refused.
+    capacity: usize,
     state: Mutex<StageState>,
     /// Held around every call on the upstream subscription, so that they
     /// are serial (§2.7); reentrant for an upstream delivering inside
@@ -105,9 +142,14 @@ struct SlotState {
 
 impl Fanout {
     fn new(forgets_cancel_in_flight: bool) -> Self {
+        Fanout::serving(forgets_cancel_in_flight, usize::MAX)
+    }
+
+    fn serving(forgets_cancel_in_flight: bool, capacity: usize) -> Self {
         Fanout {
             stage: Arc::new(Stage {
                 forgets_cancel_in_flight,
+                capacity,
                 state: Mutex::new(StageState::default()),
                 upstream_calls: ReentrantMutex::new(()),
             }),
@@ -260,6 +302,23 @@ impl Stage {
 
 impl Publisher<u64> for Fanout {
     fn subscribe(&self, mut subscriber: Box<dyn Subscriber<u64>>) {
+        let present = (self.stage.state.lock().slots.iter())
+            .filter(|slot| {
+                let slot = slot.state.lock();
+                !slot.cancelled && !slot.over
+            })
+            .count();
+        if present >= self.stage.capacity {
+            // §1.9: "the only legal way to signal failure (or reject the
+            // Subscriber) is by calling onError (after calling
+            // onSubscribe)".
+            subscriber.on_subscribe(Arc::new(Refused));
+            subscriber.on_error(StreamError::msg(format!(
+                "this stage serves at most {} subscribers at once",
+                self.stage.capacity
+            )));
+            return;
+        }
         let slot = Arc::new(Slot {
             state: Mutex::new(SlotState::default()),
         });
@@ -343,6 +402,15 @@ impl Fanout {
     }
 }
 
+/// A refused subscriber's subscription: already over, its calls do
+/// nothing (§1.6, §3.6).
+struct Refused;
+
+impl Subscription for Refused {
+    fn request(&self, _: u64) {}
+    fn cancel(&self) {}
+}
+
 struct FanoutSubscription {
     stage: Arc<Stage>,
     slot: Arc<Slot>,
@@ -412,4 +480,29 @@ fn a_processor_serving_its_subscribers_at_their_own_paces_passes_the_extended_ve
 #[test]
 fn a_processor_forgetting_a_cancel_while_an_element_is_in_flight_fails_cancel_propagates() {
     insta::assert_snapshot!(broken_rules(&quick(true)));
+}
+
+/// Issue 38 §2: a multicast stage serving two subscribers at once and
+/// refusing the third passes, declaring its limit or not: declared, the
+/// scenarios fit within two; undeclared, one needing a third is "not
+/// concluded", never failed.
+#[test]
+fn a_processor_serving_two_subscribers_at_once_passes_declared_or_not() {
+    for declared in [true, false] {
+        for extended in [false, true] {
+            let results = crate::lax::verified(CappedFanouts { declared }, extended);
+            let skipped = crate::verdicts::assert_clean_and_skips_explained(
+                &format!("capped fan-out, declared {declared}, extended {extended}"),
+                &results,
+            );
+            for skip in skipped {
+                assert!(
+                    skip.ends_with("the publisher refused subscriber 3 (§1.9 allows it)")
+                        || skip.contains("needs"),
+                    "{skip}"
+                );
+                assert!(!declared, "declared, every scenario fits: {skip}");
+            }
+        }
+    }
 }

@@ -176,3 +176,26 @@ fn a_request_hanging_late_is_still_named_stuck() {
         );
     }
 }
+
+/// Issue 38 §4: a test waiting for a signal another rule requires, and not
+/// getting it, is not concluded and names that rule; it never fails its
+/// own. A publisher ignoring `request(0)` leaves §3.16's scenario "request(0),
+/// then request(1) after on_error" without its `on_error` (§3.9's).
+#[test]
+fn a_test_waiting_for_another_rules_signal_is_not_concluded() {
+    let results = verify(Fault::IgnoresZeroRequest);
+    for test in ["spec_1_06", "spec_1_07", "spec_3_15", "spec_3_16"] {
+        let result = results.iter().find(|r| r.test == test).unwrap();
+        assert_eq!(result.verdict, Verdict::Skipped, "{test}: {result:#?}");
+        assert_eq!(
+            result.message.as_deref(),
+            Some("not concluded: §3.9 was broken first (see the violations)"),
+            "{test}"
+        );
+        assert!(
+            result.violations.iter().all(|v| v.rule == "3.9"),
+            "{test}: {:#?}",
+            result.violations
+        );
+    }
+}

@@ -85,6 +85,26 @@ pub(crate) fn subscribed<T: std::fmt::Debug + Send + 'static>(
     Ok(probe)
 }
 
+/// A wait of the test for a signal that `rule` requires (an element owed
+/// by §3.8, the `on_error` §3.9 owes after `request(0)`, the end §1.5 owes,
+/// the failure §1.4 owes): a miss filed under the test's own rule is
+/// `rule`'s, so the test reports "not concluded: `rule` was broken first",
+/// never a failure of its own rule. A failure the probe filed under
+/// another rule stays as it is.
+pub(crate) fn owed_by<R>(
+    cx: &RuleCx,
+    rule: &str,
+    waited: Result<R, Failure>,
+) -> Result<R, Failure> {
+    waited.map_err(|failure| {
+        if failure.rule == cx.rule() {
+            cx.failure_of(rule, failure.expected, failure.actual)
+        } else {
+            failure
+        }
+    })
+}
+
 /// A fresh probe on a fresh publisher of `n` elements, subscribed.
 pub(crate) fn fresh<F: PublisherFactory>(
     cx: &RuleCx,

@@ -4,7 +4,7 @@ use std::sync::Barrier;
 
 use reactive_streams::rules::{self, Check};
 
-use super::{can_make, create, create_failed, def, fresh, show, subscribed, up_to};
+use super::{can_make, create, create_failed, def, fresh, owed_by, show, subscribed, up_to};
 use crate::context::{Outcome, RuleCx};
 use crate::probe::{Probe, Signal};
 use crate::publisher::{Needs, PublisherFactory, RuleDef};
@@ -205,10 +205,12 @@ pub fn spec_1_05<F: PublisherFactory>() -> RuleDef<F> {
 pub fn spec_1_06<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(1), |cx, f| {
         cx.scenario("publisher of 1, after on_complete: request(1), request(0), cancel()");
+        // The terminal signals these scenarios start from are other
+        // rules' (§3.8, §1.5, §3.9, §1.4): a miss is theirs.
         let (probe, _publisher) = fresh(cx, f, 1)?;
         probe.request(1)?;
-        probe.expect_next()?;
-        probe.expect_complete_at_end()?;
+        owed_by(cx, "3.8", probe.expect_next())?;
+        owed_by(cx, "1.5", probe.expect_complete_at_end())?;
         after_terminal(&probe)?;
 
         cx.scenario(
@@ -216,14 +218,14 @@ pub fn spec_1_06<F: PublisherFactory>() -> RuleDef<F> {
         );
         let (probe, _publisher) = fresh(cx, f, up_to(f, 3))?;
         probe.request(0)?;
-        probe.expect_error()?;
+        owed_by(cx, "3.9", probe.expect_error())?;
         after_terminal(&probe)?;
 
         if let Some(publisher) = create_failed(cx, f)? {
             cx.scenario("failed publisher, after on_error: request(1), request(0), cancel()");
             let probe = subscribed(Probe::new(cx, "probe"), &*publisher)?;
             probe.request(1)?;
-            probe.expect_terminal()?;
+            owed_by(cx, "1.4", probe.expect_terminal())?;
             after_terminal(&probe)?;
         }
         Ok(Outcome::Passed)
@@ -249,17 +251,19 @@ pub fn spec_1_07<F: PublisherFactory>() -> RuleDef<F> {
             "publisher of {n}, request({}), then request(1) after on_complete",
             n + 5
         ));
+        // The terminal signals these scenarios start from are other
+        // rules' (§3.8, §1.5, §3.9, §1.4): a miss is theirs.
         let (probe, _publisher) = fresh(cx, f, n)?;
         probe.request(n + 5)?;
-        probe.expect_next_n(n)?;
-        probe.expect_complete()?;
+        owed_by(cx, "3.8", probe.expect_next_n(n))?;
+        owed_by(cx, "1.5", probe.expect_complete())?;
         probe.request(1)?;
         probe.expect_no_signal_as("no signal after on_complete")?;
 
         cx.scenario("publisher of 3, request(0), then request(5) after on_error");
         let (probe, _publisher) = fresh(cx, f, n)?;
         probe.request(0)?;
-        probe.expect_error()?;
+        owed_by(cx, "3.9", probe.expect_error())?;
         probe.request(5)?;
         probe.expect_no_signal_as("no signal after on_error")?;
 
@@ -267,7 +271,7 @@ pub fn spec_1_07<F: PublisherFactory>() -> RuleDef<F> {
             cx.scenario("failed publisher, request(5) after on_error");
             let probe = subscribed(Probe::new(cx, "probe"), &*publisher)?;
             probe.request(1)?;
-            probe.expect_terminal()?;
+            owed_by(cx, "1.4", probe.expect_terminal())?;
             probe.request(5)?;
             probe.expect_no_signal_as("no signal after on_error")?;
         }
@@ -278,7 +282,7 @@ pub fn spec_1_07<F: PublisherFactory>() -> RuleDef<F> {
 /// §1.8: once cancelled, signals *eventually* stop. The probe asks for
 /// everything and cancels from inside its third `on_next`; then asks for
 /// exactly 3 and cancels inside the last, where `on_complete` may still
-/// follow (§1.8 says "eventually", §3.12 "NOT REQUIRED to take effect
+/// follow (§1.8 says "eventually", §3.12 "NOT REQUIRED to affect the Subscription
 /// immediately", neither excepts a cancel made inside a signal); then asks
 /// for up to 1,000 and cancels from the test's thread after the third,
 /// while a worker may be emitting. Wherever the cancel was made,

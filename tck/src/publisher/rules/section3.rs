@@ -4,7 +4,7 @@ use std::sync::Barrier;
 
 use reactive_streams::demand::EFFECTIVELY_UNBOUNDED;
 
-use super::{create, def, fresh, show, subscribed, up_to};
+use super::{create, def, fresh, owed_by, show, subscribed, up_to};
 use crate::context::{Failure, Outcome, RuleCx};
 use crate::probe::{Probe, Signal};
 use crate::publisher::{Needs, PublisherFactory, RuleDef};
@@ -518,10 +518,12 @@ pub fn spec_3_15<F: PublisherFactory>() -> RuleDef<F> {
         std::thread::scope(|scope| scope.spawn(|| probe.cancel()).join())
             .unwrap_or_else(|_| Err(cx.failure("cancel() to return normally", "it panicked")))?;
 
+        // The terminal signals these scenarios wait for are §1.5's and
+        // §3.9's: a miss is theirs.
         cx.scenario(format!("publisher of {n}, cancel() after on_complete"));
         let (probe, _publisher) = fresh(cx, f, n)?;
         probe.request(n + 1)?;
-        probe.expect_terminal()?;
+        owed_by(cx, "1.5", probe.expect_terminal())?;
         probe.cancel()?;
 
         cx.scenario(format!(
@@ -529,7 +531,7 @@ pub fn spec_3_15<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let (probe, _publisher) = fresh(cx, f, n)?;
         probe.request(0)?;
-        probe.expect_terminal()?;
+        owed_by(cx, "3.9", probe.expect_terminal())?;
         probe.cancel()?;
         Ok(Outcome::Passed)
     })
@@ -541,11 +543,16 @@ pub fn spec_3_15<F: PublisherFactory>() -> RuleDef<F> {
 pub fn spec_3_16<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(1), |cx, f| {
         let n = up_to(f, 3);
+        // What these scenarios wait for is other rules' (the element
+        // §3.8 and §3.17 owe, the end §1.5 owes, the on_error §3.9 owes
+        // after request(0)): a miss is theirs, and this test is "not
+        // concluded", as §3.11's.
         for amount in [1, EFFECTIVELY_UNBOUNDED, u64::MAX] {
             cx.scenario(format!("publisher of {n}, request({})", show(amount)));
             let (probe, _publisher) = fresh(cx, f, n)?;
             probe.request(amount)?;
-            probe.expect_next()?;
+            let owner = if amount == 1 { "3.8" } else { "3.17" };
+            owed_by(cx, owner, probe.expect_next())?;
         }
 
         cx.scenario(format!(
@@ -557,8 +564,8 @@ pub fn spec_3_16<F: PublisherFactory>() -> RuleDef<F> {
             .request_on_subscribe(u64::MAX)
             .request_on_subscribe(u64::MAX);
         let probe = subscribed(probe, &*publisher)?;
-        probe.expect_next_n(n)?;
-        probe.expect_complete()?;
+        owed_by(cx, "3.17", probe.expect_next_n(n))?;
+        owed_by(cx, "1.5", probe.expect_complete())?;
         probe.request(u64::MAX)?;
         probe.request(1)?;
 
@@ -567,7 +574,7 @@ pub fn spec_3_16<F: PublisherFactory>() -> RuleDef<F> {
         ));
         let (probe, _publisher) = fresh(cx, f, n)?;
         probe.request(0)?;
-        probe.expect_terminal()?;
+        owed_by(cx, "3.9", probe.expect_terminal())?;
         probe.request(1)?;
 
         cx.scenario(format!(
