@@ -9,7 +9,10 @@
 //!   a connected sink synchronously or asynchronously."
 //! * It serves at most two sinks at once and never greets a third while
 //!   two are attached — rule 1: "A source MAY greet a sink with a talkback
-//!   after they are connected" (may, so it may also not).
+//!   after they are connected" (may, so it may also not); or
+//!   ([`Refusal::EndsAtStart`]) greets the third and ends its stream with
+//!   a reason once it starts — rule 4: "The source MAY provide a reason
+//!   (e.g. error).".
 //! * It emits from its own thread, one element per request, after the
 //!   request returned — rule 2: "A source MAY emit data IF AND ONLY IF all
 //!   of the following conditions hold" (a permission, with no deadline and
@@ -52,13 +55,28 @@ pub struct LaxSources {
     /// Whether the factory declares `max_sinks_at_once()`: without it, the
     /// scenario with three sinks meets a refusal.
     pub declares_capacity: bool,
+    /// How it refuses a sink beyond its capacity.
+    pub refusal: Refusal,
+}
+
+/// How a lax source refuses a sink beyond the two it serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Never greets it — rule 1: "A source MAY greet a sink with a
+    /// talkback after they are connected."
+    NeverGreets,
+    /// Greets it and, once it starts (and, pullable, asks), ends its
+    /// stream with a reason — rule 4: "A source MAY end a stream IF AND
+    /// ONLY IF all of the conditions of (2) hold. The source MAY provide a
+    /// reason (e.g. error)."
+    EndsAtStart,
 }
 
 impl SourceFactory for LaxSources {
     type Element = u64;
 
     fn create_source(&self, elements: u64) -> Box<dyn Source<u64>> {
-        Box::new(LaxSource::new(elements, self.kind, false))
+        Box::new(LaxSource::new(elements, self.kind, false, self.refusal))
     }
 
     fn kind(&self) -> SourceKind {
@@ -66,7 +84,7 @@ impl SourceFactory for LaxSources {
     }
 
     fn create_failed_source(&self) -> Option<Box<dyn Source<u64>>> {
-        Some(Box::new(LaxSource::new(0, self.kind, true)))
+        Some(Box::new(LaxSource::new(0, self.kind, true, self.refusal)))
     }
 
     /// A new start after a stop ends the stream: "an emission or an end
@@ -93,16 +111,18 @@ pub struct LaxSource {
     count: u64,
     kind: SourceKind,
     fails: bool,
+    refusal: Refusal,
     /// Sinks greeted whose stream has not ended.
     attached: Arc<Mutex<usize>>,
 }
 
 impl LaxSource {
-    fn new(count: u64, kind: SourceKind, fails: bool) -> Self {
+    fn new(count: u64, kind: SourceKind, fails: bool, refusal: Refusal) -> Self {
         LaxSource {
             count,
             kind,
             fails,
+            refusal,
             attached: Arc::default(),
         }
     }
@@ -256,22 +276,28 @@ impl Drop for LaxTalkback {
 
 impl Source<u64> for LaxSource {
     fn connect(&self, sink: Box<dyn Sink<u64>>) {
-        {
+        let refused = {
             let mut attached = self.attached.lock();
-            if *attached >= CAPACITY {
-                // Refused: never greeted.
-                return;
-            }
-            *attached += 1;
+            let refused = *attached >= CAPACITY;
+            *attached += usize::from(!refused);
+            refused
+        };
+        if refused && self.refusal == Refusal::NeverGreets {
+            return;
         }
         let lane = Arc::new(Lane {
             count: self.count,
             pulls: self.kind != SourceKind::Listenable,
-            fails: self.fails,
+            fails: self.fails || refused,
             state: Mutex::new(LaneState::default()),
             wake: Condvar::new(),
             sink: ReentrantMutex::new(RefCell::new(Some(sink))),
-            attached: self.attached.clone(),
+            // A refused sink's end frees no place.
+            attached: if refused {
+                Arc::new(Mutex::new(1))
+            } else {
+                self.attached.clone()
+            },
         });
         std::thread::Builder::new()
             .name(String::from("lax-source"))
@@ -286,7 +312,7 @@ mod tests {
     use reactive_streams_tck::streamlet::source::{SourceKind, SourceVerification};
     use rstest::rstest;
 
-    use super::LaxSources;
+    use super::{LaxSources, Refusal};
 
     /// Declaring what it serves at once, every quick test runs within it
     /// and passes, none skipped.
@@ -297,6 +323,7 @@ mod tests {
         let factory = LaxSources {
             kind,
             declares_capacity: true,
+            refusal: Refusal::NeverGreets,
         };
         let results = SourceVerification::new(factory)
             .env(crate::extended::passing_env())
@@ -312,6 +339,7 @@ mod tests {
         let factory = LaxSources {
             kind: SourceKind::Pullable,
             declares_capacity: false,
+            refusal: Refusal::NeverGreets,
         };
         let results = SourceVerification::new(factory).run_all().unwrap();
         let skips = crate::verdicts::assert_clean_and_skips_explained("undeclared", &results);
@@ -334,6 +362,7 @@ mod tests {
         let factory = LaxSources {
             kind,
             declares_capacity: true,
+            refusal: Refusal::NeverGreets,
         };
         let results = SourceVerification::new(factory)
             .env(crate::extended::passing_env())
@@ -341,5 +370,23 @@ mod tests {
             .run_extended()
             .unwrap();
         crate::verdicts::assert_passed_or_skipped_with_reason(&format!("{kind:?}"), &results);
+    }
+
+    /// Declaring nothing and refusing the third sink by ending its stream
+    /// with a reason once it starts: every scenario concludes and passes.
+    #[rstest]
+    #[case::pullable(SourceKind::Pullable)]
+    #[case::listenable(SourceKind::Listenable)]
+    fn a_sink_refused_at_its_start_passes(#[case] kind: SourceKind) {
+        let factory = LaxSources {
+            kind,
+            declares_capacity: false,
+            refusal: Refusal::EndsAtStart,
+        };
+        let results = SourceVerification::new(factory)
+            .env(crate::extended::passing_env())
+            .run_all()
+            .unwrap();
+        crate::verdicts::assert_all_passed(&format!("{kind:?}"), &results);
     }
 }

@@ -20,7 +20,10 @@
 //! an emission, so the source's next emission on that thread is after the
 //! stop for certain. On the sink side, a talkback call that arrives on
 //! another thread *while* the TCK is inside `end` raced with it and is not
-//! judged; one that arrives after `end` returned is.
+//! judged; one that arrives after `end` returned is. A stop the sink makes
+//! on another thread than an emission in flight waits (at most the
+//! timeout) for that emission to return, as a conforming threaded source's
+//! stop does: no emission of the probe's begins after a stop returned.
 
 mod sink;
 mod source;

@@ -14,6 +14,10 @@
 //! to the sink that stopped, an end while it is stopped) fails that
 //! condition, as the probes judge every signal.
 //!
+//! A source may serve only so many sinks (`max_sinks_at_once()`): rule 1
+//! says it MAY greet a connected sink, so a sink A it never greets is a
+//! refusal, and the test is "not concluded", never failed.
+//!
 //! Each scenario is deterministic for a synchronous pullable source: sink B
 //! takes its first element and holds back (no request outstanding), sink A
 //! does its part to the end, then B asks for the rest. Nothing is left to
@@ -48,8 +52,9 @@ impl Other {
 }
 
 /// The several-sinks scenarios, for factories declaring
-/// `supports_multiple_sinks()` whose sources end and have two elements or
-/// more; restarts only where `supports_restart()`.
+/// `supports_multiple_sinks()` (and at least two `max_sinks_at_once()`)
+/// whose sources end and have two elements or more; restarts only where
+/// `supports_restart()`.
 /// `Some` outcome if the source refused sink A (see [`refused`]).
 pub(super) fn several_sinks<F: SourceFactory>(
     cx: &RuleCx,
