@@ -456,38 +456,32 @@ const VARIANTS: [LaxSubscribers; 10] = [
     },
 ];
 
+/// Every variant passes the quick and the extended `$verification`.
+macro_rules! every_variant_passes {
+    ($verification:ident, $what:literal) => {
+        for factory in VARIANTS {
+            let name = format!("laxest {} {factory:?}", $what);
+            let quick = $verification::new(factory)
+                .env(crate::factories::generous())
+                .run_all()
+                .unwrap();
+            crate::verdicts::assert_no_failure_and_skips_explained(&name, &quick);
+            let extended = $verification::new(factory)
+                .env(crate::extended::passing_env())
+                .extended(crate::extended::config(100, 5))
+                .run_extended()
+                .unwrap();
+            crate::verdicts::assert_passed_or_skipped_with_reason(&name, &extended);
+        }
+    };
+}
+
 #[test]
 fn the_laxest_blackbox_subscribers_pass_quick_and_extended() {
-    for factory in VARIANTS {
-        let name = format!("laxest blackbox {factory:?}");
-        let quick = SubscriberBlackboxVerification::new(factory)
-            .env(crate::factories::generous())
-            .run_all()
-            .unwrap();
-        crate::verdicts::assert_no_failure_and_skips_explained(&name, &quick);
-        let extended = SubscriberBlackboxVerification::new(factory)
-            .env(crate::extended::passing_env())
-            .extended(crate::extended::config(100, 5))
-            .run_extended()
-            .unwrap();
-        crate::verdicts::assert_passed_or_skipped_with_reason(&name, &extended);
-    }
+    every_variant_passes!(SubscriberBlackboxVerification, "blackbox");
 }
 
 #[test]
 fn the_laxest_whitebox_subscribers_pass_quick_and_extended() {
-    for factory in VARIANTS {
-        let name = format!("laxest whitebox {factory:?}");
-        let quick = SubscriberWhiteboxVerification::new(factory)
-            .env(crate::factories::generous())
-            .run_all()
-            .unwrap();
-        crate::verdicts::assert_no_failure_and_skips_explained(&name, &quick);
-        let extended = SubscriberWhiteboxVerification::new(factory)
-            .env(crate::extended::passing_env())
-            .extended(crate::extended::config(100, 5))
-            .run_extended()
-            .unwrap();
-        crate::verdicts::assert_passed_or_skipped_with_reason(&name, &extended);
-    }
+    every_variant_passes!(SubscriberWhiteboxVerification, "whitebox");
 }
