@@ -41,7 +41,7 @@ fn one_race<F: FuturesSinkFactory>(
     let mut d = Driver::new(cx, factory);
     let pausable = d.can_pause();
     let (start, release) = if pausable {
-        ("its destination paused, ", "the destination resumed")
+        ("its destination paused, ", "the destination resumed and emptied")
     } else {
         ("", "one item taken")
     };
@@ -70,8 +70,14 @@ fn one_race<F: FuturesSinkFactory>(
                     return;
                 }
                 if pausable {
+                    // As sink_1's other scenario: resumed, and everything
+                    // delivered taken (for a destination whose pause is
+                    // only the TCK not taking, the take makes the room).
                     worker_cx.trace("delivery: resumed");
                     delivery.pause(false);
+                    while let Some(item) = delivery.take() {
+                        worker_cx.trace(format!("delivery: took {item}"));
+                    }
                     made.store(true, Ordering::SeqCst);
                 } else {
                     let taken = delivery.take();
@@ -116,7 +122,7 @@ fn one_race<F: FuturesSinkFactory>(
         format!("after {method} returned {}", show(&answer))
     };
     let what = if pausable {
-        "its destination was resumed"
+        "its destination was resumed and emptied"
     } else {
         "an item was taken from the full sink"
     };

@@ -22,7 +22,7 @@
 //! | test | rule | what it does |
 //! |---|---|---|
 //! | `stream_1` | `stream.1` | every `Pending` must be followed by a wake-up of the waker of that poll; a fed stream is polled with two wakers before each item arrives |
-//! | `stream_2` | `stream.2` | a feeder thread pushes items while the stream is being polled; a wake-up lost when the push overlapped a `poll_next`, or because the producer woke the consumer before its item was visible (every fourth round holds the producer inside `wake()` until the woken task has polled), fails |
+//! | `stream_2` | `stream.2` | a feeder thread pushes items while the stream is being polled; a wake-up lost when the push overlapped a `poll_next`, or because the producer woke the consumer before its item was visible (every fourth round holds the producer inside `wake()` until the woken task has polled), fails; in another fourth of the rounds the item is pushed at the moment the stream takes its waker (`clone`, `wake_by_ref`), so a check-then-register stream fails every run |
 //! | `stream_3` | `stream.3` | `size_hint()` before every poll and after every push against the items still to come |
 //! | `stream_4` | `stream.4` | a fused stream's `is_terminated()` after `Ready(None)` |
 //! | `stream_5` | `stream.5` | drops before the first poll, part-way, after the end, while `Pending`, with items queued; the wakers given must all be released, the producer must see the stream gone |
