@@ -396,3 +396,128 @@ pub fn tell(report: &Report, strict: bool) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::samples;
+
+    fn entry(test: Option<&str>, rule: Option<&str>) -> Entry {
+        Entry {
+            target: "my_crate::Range".into(),
+            verification: None,
+            test: test.map(str::to_owned),
+            rule: rule.map(str::to_owned),
+            reason: "upstream issue 1".into(),
+        }
+    }
+
+    fn verdict_of(report: &Report, rule: &str) -> Conclusion {
+        report
+            .sections
+            .iter()
+            .flat_map(|s| s.rows())
+            .find(|(row, _)| row.rule == rule)
+            .map(|(_, v)| v.verdict)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_listed_failure_is_known_and_an_unlisted_one_still_fails() {
+        let mut report = samples::broken();
+        let failed = report.summary.failed;
+        report.hold_to("b.toml".into(), &[entry(Some("spec_3_09"), None)], true);
+        assert_eq!(verdict_of(&report, "3.9"), Conclusion::Known);
+        assert_eq!(verdict_of(&report, "1.1"), Conclusion::Failed);
+        assert_eq!(report.summary.known, 1);
+        assert_eq!(report.summary.failed, failed - 1);
+        assert!(report.fails(false), "§1.1 and the sink still fail");
+        assert_eq!(report.unlisted_failures(false).len(), failed - 1);
+    }
+
+    #[test]
+    fn an_entry_by_rule_lists_a_rule_seen_broken_in_another_test() {
+        let mut report = samples::broken();
+        report.hold_to("b.toml".into(), &[entry(None, Some("1.1"))], true);
+        assert_eq!(verdict_of(&report, "1.1"), Conclusion::Known);
+    }
+
+    /// §3.8's rule held: its entry is stale on a whole run, and a share
+    /// (which may lack the test that broke it) does not say so.
+    #[test]
+    fn an_entry_whose_rule_holds_is_stale_only_on_a_whole_run() {
+        let entries = [entry(Some("spec_3_08"), None)];
+        let mut whole = samples::broken();
+        whole.hold_to("b.toml".into(), &entries, true);
+        assert_eq!(whole.baseline.as_ref().unwrap().stale, entries);
+        let mut share = samples::broken();
+        share.hold_to("b.toml".into(), &entries, false);
+        assert!(share.baseline.as_ref().unwrap().stale.is_empty());
+        assert_eq!(verdict_of(&share, "3.8"), Conclusion::Passed);
+    }
+
+    #[test]
+    fn updating_keeps_reasons_and_lists_every_failure() {
+        let report = samples::broken();
+        let old = Baseline {
+            path: "b.toml".into(),
+            shown: "b.toml".into(),
+            entries: vec![entry(None, Some("3.9")), entry(Some("spec_3_08"), None)],
+        };
+        let new = old.updated(&report, false);
+        let listed: Vec<(Option<&str>, Option<&str>, &str)> = new
+            .entries
+            .iter()
+            .map(|e| (e.test.as_deref(), e.rule.as_deref(), e.reason.as_str()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (None, Some("1.1"), TODO_REASON),
+                (Some("spec_3_09"), None, "upstream issue 1"),
+                (Some("streamlet_3_c"), None, TODO_REASON),
+            ]
+        );
+        let strict = old.updated(&report, true);
+        assert_eq!(strict.entries.len(), 4, "with §3.10's warning");
+    }
+
+    #[test]
+    fn malformed_entries_are_refused_with_their_place() {
+        let check = |entries: Vec<Entry>| {
+            Baseline::checked("b.toml".into(), "b.toml".into(), entries).map_err(|Fatal(m)| m)
+        };
+        assert!(
+            check(vec![entry(Some("spec_3_09"), Some("3.9"))])
+                .unwrap_err()
+                .contains("entry 1 (`my_crate::Range`): give either `test` or `rule`")
+        );
+        assert!(
+            check(vec![entry(Some("spec_39"), None)])
+                .unwrap_err()
+                .contains("is not a rule test's name")
+        );
+        assert!(
+            check(vec![
+                entry(Some("spec_3_09"), None),
+                entry(None, Some("3.9"))
+            ])
+            .unwrap_err()
+            .contains("entry 2 lists `my_crate::Range` rule 3.9 again")
+        );
+        let mut no_reason = entry(None, Some("3.9"));
+        no_reason.reason = " ".into();
+        assert!(
+            check(vec![no_reason])
+                .unwrap_err()
+                .contains("`reason` is empty")
+        );
+        let mut verification = entry(None, Some("3.9"));
+        verification.verification = Some("publsher".into());
+        assert!(
+            check(vec![verification])
+                .unwrap_err()
+                .contains("is not a verification")
+        );
+    }
+}

@@ -28,7 +28,7 @@ enum Command {
     /// Print the rule catalogue: every rule, its level, summary and how it is checked.
     Rules(rules::Args),
     /// Verify the reference implementation (or another crate) and report rule by rule.
-    Tck(cargo_rs_tck::Args),
+    Tck(Box<cargo_rs_tck::Args>),
 }
 
 fn main() -> ExitCode {

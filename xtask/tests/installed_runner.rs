@@ -401,7 +401,12 @@ fn the_shares_cover_every_rule_test_once_and_merge_into_the_whole_report(
             .unwrap()
             .iter()
             .filter(|r| r["test"] != "")
-            .map(|r| format!("{} {} {} {}", r["target"], r["verification"], r["module"], r["test"]))
+            .map(|r| {
+                format!(
+                    "{} {} {} {}",
+                    r["target"], r["verification"], r["module"], r["test"]
+                )
+            })
             .collect()
     };
     let whole = whole_acme_report();
