@@ -55,10 +55,8 @@ impl Leave {
 
 /// The reason to skip a scenario with two subscribers, if any.
 fn two_subscribers<F: ProcessorFactory>(factory: &F) -> Option<Outcome> {
-    if !factory.supports_multiple_subscribers() {
-        return Some(Outcome::Skipped(String::from(
-            "needs several subscribers; the factory's supports_multiple_subscribers() is false",
-        )));
+    if let Some(reason) = super::several_unmet(factory) {
+        return Some(Outcome::Skipped(reason));
     }
     // The leaver's element, and the stayer's, with upstream still open.
     too_few_outputs(factory, 3)

@@ -189,7 +189,7 @@ pub(crate) fn spec_4_02<F: ProcessorFactory>(
     }
     first.request(1)?;
     let mut downstreams = vec![("first downstream subscriber (with demand)", first)];
-    if factory.supports_multiple_subscribers() {
+    if super::several_unmet(factory).is_none() {
         let second = rig.downstream(cx, "second downstream")?;
         downstreams.push(("second downstream subscriber (without demand)", second));
     }
@@ -213,10 +213,8 @@ pub(crate) fn tck_late_subscriber_demand<F: ProcessorFactory>(
     subject: &ProcessorSubject<F>,
 ) -> RuleBody {
     let factory = &*subject.factory;
-    if !factory.supports_multiple_subscribers() {
-        return Ok(Outcome::Skipped(String::from(
-            "needs several subscribers; the factory's supports_multiple_subscribers() is false",
-        )));
+    if let Some(reason) = super::several_unmet(factory) {
+        return Ok(Outcome::Skipped(reason));
     }
     // Two to the early subscriber, then one to the late one.
     if let Some(skipped) = too_few_outputs(factory, 3) {

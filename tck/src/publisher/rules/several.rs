@@ -95,7 +95,7 @@ fn either(first: Option<String>, second: Option<String>) -> Option<String> {
 /// How many subscribers one publisher of `f` serves at once: 1 if it
 /// declares a single subscriber, its declared limit, or unbounded.
 pub(crate) fn capacity<F: PublisherFactory>(f: &F) -> usize {
-    if f.supports_multiple_subscribers() {
+    if crate::publisher::serves_several(f) {
         f.max_subscribers().unwrap_or(usize::MAX)
     } else {
         1

@@ -76,7 +76,7 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
 
     for step in schedule.effective_steps() {
         if let Step::SubscribeSecond = step {
-            if !f.supports_multiple_subscribers() {
+            if !crate::publisher::serves_several(f) {
                 continue;
             }
             let mut probe = Probe::new(cx, Who::Second.label())
