@@ -113,7 +113,9 @@ pub(crate) fn idle_early_subscriber<F: ProcessorFactory>(
     );
     let mut rig = rig(cx, factory)?;
     let early = rig.downstream(cx, "A (early)")?;
-    let late = rig.downstream(cx, "B (late)")?;
+    let Some(late) = rig.another(cx, "B (late)")? else {
+        return Ok(super::rules::refused(cx, 2));
+    };
     early.request(1)?;
     late.request(3)?;
     rig.upstream

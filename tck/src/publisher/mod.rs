@@ -134,6 +134,12 @@ impl Needs {
     }
 }
 
+/// Why a scenario whose subscriber `number` (from 1, in the order they
+/// subscribed) was refused is not concluded: §1.9 allows a refusal.
+pub(crate) fn refused_reason(number: usize) -> String {
+    format!("not concluded: the publisher refused subscriber {number} (§1.9 allows it)")
+}
+
 /// Whether one publisher of `factory` serves several subscribers at once:
 /// it declares several, and no limit below two.
 pub(crate) fn serves_several<F: PublisherFactory>(factory: &F) -> bool {

@@ -61,7 +61,7 @@ pub(crate) type Concluded = Result<Option<String>, Failure>;
 
 /// The reason a scenario was not concluded, in the runner's vocabulary.
 pub(crate) fn refused_reason(number: usize) -> String {
-    format!("not concluded: the publisher refused subscriber {number} (§1.9 allows it)")
+    crate::publisher::refused_reason(number)
 }
 
 /// The test's outcome once its own scenarios passed: passed, or not
