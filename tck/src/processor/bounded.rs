@@ -39,7 +39,7 @@ pub(crate) fn while_elements_flow<F: ProcessorFactory>(
         )));
     }
     one_subscriber(cx, factory)?;
-    if factory.supports_multiple_subscribers() {
+    if super::several_unmet(factory).is_none() {
         second_joins(cx, factory)?;
     }
     Ok(Outcome::Passed)

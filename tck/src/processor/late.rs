@@ -102,10 +102,8 @@ pub(crate) fn idle_early_subscriber<F: ProcessorFactory>(
     subject: &ProcessorSubject<F>,
 ) -> RuleBody {
     let factory = &*subject.factory;
-    if !factory.supports_multiple_subscribers() {
-        return Ok(Outcome::Skipped(String::from(
-            "needs several subscribers; the factory's supports_multiple_subscribers() is false",
-        )));
+    if let Some(reason) = super::several_unmet(factory) {
+        return Ok(Outcome::Skipped(reason));
     }
     if let Some(skipped) = too_few_outputs(factory, 4) {
         return Ok(skipped);
@@ -115,7 +113,9 @@ pub(crate) fn idle_early_subscriber<F: ProcessorFactory>(
     );
     let mut rig = rig(cx, factory)?;
     let early = rig.downstream(cx, "A (early)")?;
-    let late = rig.downstream(cx, "B (late)")?;
+    let Some(late) = rig.another(cx, "B (late)")? else {
+        return Ok(super::rules::refused(cx, 2));
+    };
     early.request(1)?;
     late.request(3)?;
     rig.upstream

@@ -55,10 +55,8 @@ impl Leave {
 
 /// The reason to skip a scenario with two subscribers, if any.
 fn two_subscribers<F: ProcessorFactory>(factory: &F) -> Option<Outcome> {
-    if !factory.supports_multiple_subscribers() {
-        return Some(Outcome::Skipped(String::from(
-            "needs several subscribers; the factory's supports_multiple_subscribers() is false",
-        )));
+    if let Some(reason) = super::several_unmet(factory) {
+        return Some(Outcome::Skipped(reason));
     }
     // The leaver's element, and the stayer's, with upstream still open.
     too_few_outputs(factory, 3)
@@ -86,7 +84,9 @@ pub(crate) fn spec_3_08<F: ProcessorFactory>(
             let leaver = rig.downstream(cx, "A (leaving)")?;
             leaver.request(asked)?;
             first_element(cx, &mut rig, &leaver, asked)?;
-            let stayer = rig.downstream(cx, "B (staying)")?;
+            let Some(stayer) = rig.another(cx, "B (staying)")? else {
+                return Ok(super::rules::refused(cx, 2));
+            };
             leave.call(&leaver)?;
             stayer.request(1)?;
             rig.pump(cx, || {
@@ -157,11 +157,14 @@ fn beside_an_idle_subscriber<F: ProcessorFactory>(
         let leaver = rig.downstream(cx, "A (leaving)")?;
         let stayer = if asks_alone {
             leaver.request(LEAVER_DEMAND)?;
-            rig.downstream(cx, "B (staying)")?
+            rig.another(cx, "B (staying)")?
         } else {
-            let stayer = rig.downstream(cx, "B (staying)")?;
+            let stayer = rig.another(cx, "B (staying)")?;
             leaver.request(LEAVER_DEMAND)?;
             stayer
+        };
+        let Some(stayer) = stayer else {
+            return Ok(super::rules::refused(cx, 2));
         };
         let cap = inputs_for(factory, 2 * LEAVER_DEMAND);
         rig.upstream.feed(cap, cx.env().no_signal_timeout())?;

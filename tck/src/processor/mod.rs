@@ -231,6 +231,21 @@ pub trait ProcessorFactory: Send + Sync + 'static {
 /// one `#[test]` for each.
 pub const TESTS: &[&str] = &crate::__processor_tests!(@names);
 
+/// Why a test needing several downstream subscribers at once cannot run
+/// on `factory`'s processors, if it cannot: it declares a single
+/// subscriber, or a limit below two.
+pub(crate) fn several_unmet<F: ProcessorFactory>(factory: &F) -> Option<String> {
+    if !factory.supports_multiple_subscribers() {
+        return Some(String::from(
+            "needs several subscribers; the factory's supports_multiple_subscribers() is false",
+        ));
+    }
+    let k = factory.max_subscribers().filter(|k| *k < 2)?;
+    Some(format!(
+        "needs several subscribers; the factory's max_subscribers() is Some({k})"
+    ))
+}
+
 /// The extended tests, in order.
 const EXTENDED: &[&str] = &crate::__processor_tests!(@extended_names);
 

@@ -134,6 +134,18 @@ impl Needs {
     }
 }
 
+/// Why a scenario whose subscriber `number` (from 1, in the order they
+/// subscribed) was refused is not concluded: §1.9 allows a refusal.
+pub(crate) fn refused_reason(number: usize) -> String {
+    format!("not concluded: the publisher refused subscriber {number} (§1.9 allows it)")
+}
+
+/// Whether one publisher of `factory` serves several subscribers at once:
+/// it declares several, and no limit below two.
+pub(crate) fn serves_several<F: PublisherFactory>(factory: &F) -> bool {
+    factory.supports_multiple_subscribers() && factory.max_subscribers().is_none_or(|k| k >= 2)
+}
+
 /// The tests, quick then extended, in order. The macros generate one
 /// `#[test]` for each; this list and the macros come from one source.
 pub const TESTS: &[&str] = &crate::__publisher_tests!(@names);

@@ -88,6 +88,30 @@ impl ProcessorFactory for CappedFanouts {
     }
 }
 
+/// [`Fanout`]s serving one subscriber at a time while declaring several
+/// (`supports_multiple_subscribers()` left at its default): every second
+/// subscriber is refused with `on_subscribe`, then `on_error`, which §1.9
+/// allows, whatever the declaration says.
+pub struct SoloFanouts;
+
+impl ProcessorFactory for SoloFanouts {
+    type Input = u64;
+    type Output = u64;
+    type Processor = Fanout;
+
+    fn create_processor(&self) -> Fanout {
+        Fanout::serving(false, 1)
+    }
+
+    fn input(&self, index: u64) -> u64 {
+        index
+    }
+
+    fn element_index(&self, output: &u64) -> Option<u64> {
+        Some(*output)
+    }
+}
+
 /// A handle on one stage (see the [module](self) docs).
 #[derive(Clone)]
 pub struct Fanout {
@@ -504,5 +528,23 @@ fn a_processor_serving_two_subscribers_at_once_passes_declared_or_not() {
                 assert!(!declared, "declared, every scenario fits: {skip}");
             }
         }
+    }
+}
+
+/// Issue 38 §2, "whatever k": a stage refusing every second subscriber
+/// without declaring it fails nothing; the scenarios needing a second are
+/// "not concluded: the publisher refused subscriber 2 (§1.9 allows it)".
+#[test]
+fn a_processor_refusing_every_second_subscriber_undeclared_is_not_concluded_never_failed() {
+    for extended in [false, true] {
+        let results = crate::lax::verified(SoloFanouts, extended);
+        let skipped = crate::verdicts::assert_clean_and_skips_explained("solo fan-out", &results);
+        for skip in &skipped {
+            assert!(skip.contains("(§1.9 allows it)"), "{skip}");
+        }
+        assert!(
+            extended || !skipped.is_empty(),
+            "no scenario needed a second?"
+        );
     }
 }

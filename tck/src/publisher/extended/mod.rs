@@ -61,7 +61,7 @@ fn schedules<F: PublisherFactory>(
     let strategy = schedule::schedules_of_lengths(
         schedule::Offer {
             max_elements: factory.max_elements(),
-            multiple_subscribers: factory.supports_multiple_subscribers(),
+            multiple_subscribers: crate::publisher::serves_several(&**factory),
             failed,
         },
         factory.min_elements(),

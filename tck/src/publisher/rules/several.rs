@@ -61,7 +61,7 @@ pub(crate) type Concluded = Result<Option<String>, Failure>;
 
 /// The reason a scenario was not concluded, in the runner's vocabulary.
 pub(crate) fn refused_reason(number: usize) -> String {
-    format!("not concluded: the publisher refused subscriber {number} (§1.9 allows it)")
+    crate::publisher::refused_reason(number)
 }
 
 /// The test's outcome once its own scenarios passed: passed, or not
@@ -95,7 +95,7 @@ fn either(first: Option<String>, second: Option<String>) -> Option<String> {
 /// How many subscribers one publisher of `f` serves at once: 1 if it
 /// declares a single subscriber, its declared limit, or unbounded.
 pub(crate) fn capacity<F: PublisherFactory>(f: &F) -> usize {
-    if f.supports_multiple_subscribers() {
+    if crate::publisher::serves_several(f) {
         f.max_subscribers().unwrap_or(usize::MAX)
     } else {
         1

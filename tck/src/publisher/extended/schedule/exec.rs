@@ -76,7 +76,7 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
 
     for step in schedule.effective_steps() {
         if let Step::SubscribeSecond = step {
-            if !f.supports_multiple_subscribers() {
+            if !crate::publisher::serves_several(f) {
                 continue;
             }
             let mut probe = Probe::new(cx, Who::Second.label())
@@ -91,9 +91,17 @@ pub(crate) fn run<F: PublisherFactory>(cx: &RuleCx, f: &F, schedule: &Schedule) 
                 probe = probe.cancel_after(INFINITE_CANCEL_INSIDE);
                 model.cancel_inside = Some(INFINITE_CANCEL_INSIDE);
             }
+            let probe = subscribed(probe, &*publisher)?;
+            if probe.refused() {
+                // Refused at subscribe time, `on_subscribe` then
+                // `on_error` (§1.9 allows it): the schedule goes on with
+                // the first subscriber alone.
+                cx.trace(crate::publisher::refused_reason(2));
+                continue;
+            }
             subs.push(Sub {
                 who: Who::Second,
-                probe: subscribed(probe, &*publisher)?,
+                probe,
                 model,
                 index: &index,
             });
