@@ -24,7 +24,7 @@
 //! a no-signal window: the scenarios cost no more than their signals.
 
 use super::SourceFactory;
-use super::rules::{Probe, create, greeted, modes, refused, sinks_at_once, up_to};
+use super::rules::{Probe, after_restart, create, greeted, modes, refused, sinks_at_once, up_to};
 use crate::context::{Failure, Outcome, RuleCx};
 use crate::streamlet::probe::{Mode, Progress};
 use reactive_streams::StreamError;
@@ -118,7 +118,10 @@ fn one_of_two<F: SourceFactory>(
         Other::Restarts => {
             if a.wait_received(1, "sink A: emission #1 after its start")? == Progress::Received {
                 a.start()?;
-                a.wait_received(2, "sink A: an emission or its end after its new start")?;
+                after_restart(
+                    cx,
+                    a.wait_received(2, "sink A: an emission or its end after its new start"),
+                )?;
             }
         }
         Other::Ends => a.wait_end(&format!("sink A: its {n} elements, then its end"))?,
