@@ -20,7 +20,7 @@
 //! | rule | blackbox | whitebox | how |
 //! |---|---|---|---|
 //! | §2.1 | ✓ | ✓ | after `on_subscribe` (and the nudge) a `request(n ≥ 1)` arrives; elements flow within it |
-//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`, nor (where watched) from another thread while they have not returned; whitebox, for a subscriber built around a publisher ([`SubscriberWhiteboxFactory::create_subscriber_with_publisher`]), no `subscribe` on it from inside them |
+//! | §2.3 | ✓ | ✓ | no `request`/`cancel` from inside `on_complete`/`on_error`, nor (where watched) while they have not returned from a thread that had not called the subscription before (a helper they started; the subscriber's own worker may be finishing its business); whitebox, for a subscriber built around a publisher ([`SubscriberWhiteboxFactory::create_subscriber_with_publisher`]), no `subscribe` on it from inside them |
 //! | §2.4 | ✓ | ✓ | after a terminal signal was delivered (whitebox: processed), nothing calls the subscription from any thread, not even its drop (cancel-on-drop excepted), until the subscriber is dropped inside the scenario |
 //! | §2.5 | ✓ | ✓ | a second `on_subscribe` while active: that subscription is cancelled, never requested from |
 //! | §2.6 | ✓ | ✓ | a subscriber declaring `stops_after() = Some(k)` cancels after the `k`-th element (dropping or keeping the subscription without `cancel()` fails); skipped without the declaration |

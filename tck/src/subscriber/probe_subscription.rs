@@ -106,6 +106,14 @@ struct State {
     /// watched call from another thread now is one the terminal signal
     /// made (§2.3), not one after it (§2.4).
     delivering_terminal: bool,
+    /// Every thread that has called this subscription (outside the
+    /// puppet), and those that had when the terminal signal started: a
+    /// call from one of those while the terminal signal runs is the
+    /// subscriber's own thread going on with its own business (a late
+    /// request, the no-op calls after its own cancel), not a helper the
+    /// terminal signal started.
+    callers: Vec<std::thread::ThreadId>,
+    callers_before_terminal: Vec<std::thread::ThreadId>,
     dropped: bool,
     /// The subscriber's handle was dropped (it can call nothing any more).
     released: bool,
@@ -208,7 +216,11 @@ impl ProbeSubscription {
     /// Notes that the TCK's `on_complete` / `on_error` call has started
     /// (`true`) or returned (`false`).
     pub(crate) fn delivering_terminal(&self, running: bool) {
-        self.shared.state.lock().delivering_terminal = running;
+        let mut state = self.shared.state.lock();
+        state.delivering_terminal = running;
+        if running {
+            state.callers_before_terminal = state.callers.clone();
+        }
     }
 
     /// Notes that the subscriber is being dropped: any call from now on,
@@ -350,6 +362,10 @@ impl Handle {
                 ));
             }
             state.inside += 1;
+            let caller = std::thread::current().id();
+            if !state.callers.contains(&caller) {
+                state.callers.push(caller);
+            }
             self.check(&mut state, &what, signal);
         }
         state.calls += 1;
@@ -389,10 +405,20 @@ impl Handle {
             (state.terminal, cleanup, state.delivering_terminal)
         {
             // The TCK is the caller of the terminal signal, so it knows it
-            // has not returned: a watched call from another thread now is
-            // made while on_complete / on_error runs (§2.3), as if from
-            // inside it (a helper it started and is waiting for).
-            if state.first_report("2.3-during") {
+            // has not returned: a watched call from a thread that had not
+            // called before is made while on_complete / on_error runs
+            // (§2.3), as if from inside it (a helper it started and is
+            // waiting for). A thread of the subscriber's that had called
+            // before may be finishing its own business: that is no call
+            // of the terminal method's.
+            let own_thread = state
+                .callers_before_terminal
+                .contains(&std::thread::current().id());
+            if own_thread {
+                cx.trace(format!(
+                    "{what} on the {label} from a thread of the subscriber's that had called before, while {terminal} runs (not a call of {terminal}'s)"
+                ));
+            } else if state.first_report("2.3-during") {
                 cx.record(shared.failure_of(
                     "2.3",
                     format!("no call on the subscription while {terminal} is running"),

@@ -27,14 +27,17 @@
 //! | `stream_4` | `stream.4` | a fused stream's `is_terminated()` after `Ready(None)` |
 //! | `stream_5` | `stream.5` | drops before the first poll, part-way, after the end, while `Pending`, with items queued; the wakers given must all be released, the producer must see the stream gone |
 //! | `stream_6` | `stream.6` | polls no wake-up caused: no item lost, no busy self-waking |
-//! | `stream_7` | `stream.7` | every poll on a new thread (skipped for a [`ThreadBound`] factory) |
+//! | `stream_7` | `stream.7` | every poll on a new thread (skipped for a [`ThreadBound`] factory); a stream that fails the same scenario polled on one thread is reported "not concluded" under `tck.stream_gives_exactly_n` |
 //! | `tck_configuration` | `tck.configuration` | the factory's declarations hold for its streams: `is_terminated()` answers `Some` for all of them or for none (before and after their end), an `endless()` stream does not end |
 //! | `tck_stream_gives_exactly_n` | `tck.stream_gives_exactly_n` | `create_stream(n)` yields `n` items and a fed stream what was pushed, then the end; with the factory's `item_index`, each item once and in order (none lost, duplicated or reordered); for a [`latest_value`](StreamFactory::latest_value) stream, the newest last, the others at most once and in order |
 //! | `tck_extended_schedules` | `tck.extended_schedules` | generated schedules of pushes, polls with one of three wakers, ends and drops, checked against a model and shrunk (opt-in for `cargo xtask tck`: `--extended`) |
 //!
 //! Only `stream_1` and `stream_2` hold the stream to its wake-ups; the other
 //! rules poll again after a short wait whether woken or not, so a lost
-//! wake-up fails the wake-up rules and no other.
+//! wake-up fails the wake-up rules and no other. A stream that makes no
+//! progress at all while polled so withholds what it owes: every test files
+//! that under `tck.stream_gives_exactly_n` (another rule's test reports it
+//! "not concluded").
 //!
 //! # Two entry points
 //!
