@@ -56,8 +56,8 @@ pub(super) fn check<F: AdapterFactory>(a: &Adapted<F>, factory: &F) -> Result<bo
                 "Ready(None) before the adapter had seen any inner stream end (ends_at_first_end() lets it end at the first end, not before)",
             ));
         }
-        for j in 0..inputs as usize {
-            if at_first_end && !saw_end[j] {
+        for (j, &saw_end) in saw_end.iter().enumerate() {
+            if at_first_end && !saw_end {
                 // Declared: what was still queued here may be cut.
                 continue;
             }
@@ -68,7 +68,7 @@ pub(super) fn check<F: AdapterFactory>(a: &Adapted<F>, factory: &F) -> Result<bo
                     .map(|i| a.inners.value(j, i))
                     .find(|v| !seen.contains(v))
                     .unwrap_or_default();
-                let why = if a.d.ended && !saw_end[j] {
+                let why = if a.d.ended && !saw_end {
                     format!(
                         ": the adapter returned Ready(None) before it had seen inner {j} end (an adapter meant to end at the first end of an input declares ends_at_first_end())"
                     )

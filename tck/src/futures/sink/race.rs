@@ -41,7 +41,10 @@ fn one_race<F: FuturesSinkFactory>(
     let mut d = Driver::new(cx, factory);
     let pausable = d.can_pause();
     let (start, release) = if pausable {
-        ("its destination paused, ", "the destination resumed and emptied")
+        (
+            "its destination paused, ",
+            "the destination resumed and emptied",
+        )
     } else {
         ("", "one item taken")
     };
