@@ -13,8 +13,9 @@
 //! registration keeps the other thread out until it has registered, and
 //! is then woken. The wait for the other thread's action is bounded by
 //! the no-signal window once the action has begun, so such a lock only
-//! costs that window; the wait for the action to begin is independent of
-//! the target and is bounded by the timeout.
+//! costs that window, twice at most in one race (then takes act no more:
+//! the lock would keep every action out alike); the wait for the action to
+//! begin is independent of the target and is bounded by the timeout.
 //!
 //! Only the first take inside a poll of an armed round acts, and only on a
 //! thread other than the worker's (a producer that clones the waker it
@@ -29,6 +30,11 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::context::RuleCx;
 use crate::wakers::{TakeHook, Taken, poll_slice};
+
+/// Takes held up this many times act no more in the same race: a target
+/// that holds what the action needs while it takes its waker keeps every
+/// later action out the same way, and each costs the window.
+const BLOCKED_ENOUGH: u64 = 2;
 
 /// Shared by the polling thread, the target's takes and the worker thread
 /// that makes progress available.
@@ -48,6 +54,9 @@ pub(crate) struct AtTake {
     done: AtomicU64,
     /// `k + 1` if the action of round `k` was asked for by a take.
     by_take: AtomicU64,
+    /// Takes whose action stayed under way past the window: the target
+    /// held what the action needs while it took its waker.
+    blocked: AtomicU64,
     worker: OnceLock<ThreadId>,
     stopped: AtomicBool,
     start_within: Duration,
@@ -68,6 +77,7 @@ impl AtTake {
             began: AtomicU64::new(0),
             done: AtomicU64::new(0),
             by_take: AtomicU64::new(0),
+            blocked: AtomicU64::new(0),
             worker: OnceLock::new(),
             stopped: AtomicBool::new(false),
             start_within: cx.env().timeout(),
@@ -153,7 +163,7 @@ impl AtTake {
             return;
         }
         let k1 = self.armed.load(Ordering::SeqCst);
-        if k1 == 0 {
+        if k1 == 0 || self.blocked.load(Ordering::SeqCst) >= BLOCKED_ENOUGH {
             return;
         }
         if self
@@ -186,6 +196,7 @@ impl AtTake {
                 self.done.load(Ordering::SeqCst) > k || self.is_stopped()
             });
         if began && !finished {
+            self.blocked.fetch_add(1, Ordering::SeqCst);
             self.cx.trace(format!(
                 "{} {k} still under way after {} ms: the target holds what it needs while it takes {waker}; it goes on",
                 self.what,

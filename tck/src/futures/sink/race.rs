@@ -6,6 +6,7 @@
 //! A sink that registers before it looks again, or holds one lock around
 //! both, passes.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::FuturesSinkFactory;
@@ -25,11 +26,31 @@ pub(super) fn room_at_take<F: FuturesSinkFactory>(
     cx: &RuleCx,
     factory: &F,
     method: &str,
+    races: &mut Races,
 ) -> Result<(), Failure> {
     for nth in TAKES {
-        one_race(cx, factory, method, nth)?;
+        let k = races.rounds;
+        races.rounds += 1;
+        one_race(cx, factory, method, nth, &races.take, k)?;
     }
     Ok(())
+}
+
+/// The races of one `sink_1`, a round each: one [`AtTake`], so that a sink
+/// holding what the room needs while it takes its waker costs the window
+/// only twice in all.
+pub(super) struct Races {
+    take: Arc<AtTake>,
+    rounds: u64,
+}
+
+impl Races {
+    pub(super) fn new(cx: &RuleCx) -> Races {
+        Races {
+            take: AtTake::new(cx, "room"),
+            rounds: 0,
+        }
+    }
 }
 
 fn one_race<F: FuturesSinkFactory>(
@@ -37,6 +58,8 @@ fn one_race<F: FuturesSinkFactory>(
     factory: &F,
     method: &str,
     nth: u64,
+    race: &Arc<AtTake>,
+    k: u64,
 ) -> Result<(), Failure> {
     let mut d = Driver::new(cx, factory);
     let pausable = d.can_pause();
@@ -58,18 +81,17 @@ fn one_race<F: FuturesSinkFactory>(
         return Ok(());
     }
     let waker = d.wakers.fresh();
-    let race = AtTake::new(cx, "room");
     waker.on_take(Some(race.hook(waker.name().to_string())));
     let mut delivery = d.lend_delivery();
     let made = AtomicBool::new(false);
     let answer = std::thread::scope(|scope| {
-        let (race_ref, delivery, made) = (&*race, &mut delivery, &made);
+        let (race_ref, delivery, made) = (&**race, &mut delivery, &made);
         let worker_cx = cx.clone();
         let timeout = cx.env().timeout();
         let spawned = std::thread::Builder::new()
             .name(String::from("rs-tck-feeder"))
             .spawn_scoped(scope, move || {
-                if !race_ref.begin_when_asked(0, timeout * 4) {
+                if !race_ref.begin_when_asked(k, timeout * 4) {
                     return;
                 }
                 if pausable {
@@ -87,19 +109,19 @@ fn one_race<F: FuturesSinkFactory>(
                     worker_cx.trace(format!("delivery: took {taken:?}"));
                     made.store(taken.is_some(), Ordering::SeqCst);
                 }
-                race_ref.finish(0);
+                race_ref.finish(k);
             });
         if let Err(error) = spawned {
             return Err(cx.failure("the TCK to start its feeder thread", error.to_string()));
         }
-        race.arm(0, nth);
+        race.arm(k, nth);
         let answer = d.call(method, &waker, RULE);
-        let by_take = race.disarm(0);
+        let by_take = race.disarm(k);
         let answer = answer?;
         if !by_take {
-            race.request(0);
+            race.request(k);
         }
-        if !race.wait_done(0, cx.env().timeout() * 4) {
+        if !race.wait_done(k, cx.env().timeout() * 4) {
             race.stop();
         }
         Ok((answer, by_take))

@@ -228,6 +228,7 @@ pub(crate) fn sink_1<F: FuturesSinkFactory>(cx: &RuleCx, factory: &F) -> RuleBod
     let mut unchecked = Vec::new();
     let mut pending = Vec::new();
     let mut pausable = false;
+    let mut races = super::race::Races::new(cx);
     for method in WAKING_METHODS {
         let seen = woken_after_pending(cx, factory, method)?;
         pausable |= seen.pausable;
@@ -238,7 +239,7 @@ pub(crate) fn sink_1<F: FuturesSinkFactory>(cx: &RuleCx, factory: &F) -> RuleBod
                 // A sink declared never to wait fails its declaration
                 // below, whatever its races.
                 if !factory.never_waits() {
-                    super::race::room_at_take(cx, factory, method)?;
+                    super::race::room_at_take(cx, factory, method, &mut races)?;
                 }
             }
         }
