@@ -36,6 +36,7 @@ mod baseline;
 mod compat;
 mod diagnose;
 mod discover;
+mod known;
 mod merge;
 mod naming;
 mod output;

@@ -87,7 +87,7 @@ use reactive_streams_tck::outcome::RuleResult;
 use serde::Serialize;
 
 use super::{Conclusion, Report, Summary};
-use crate::baseline::Entry;
+use crate::known::Entry;
 
 #[derive(Serialize)]
 struct Document<'a> {

@@ -14,7 +14,7 @@ use reactive_streams::rules::{Check, RULES, Rule, Subject};
 use reactive_streams_tck::outcome::{RuleResult, Verdict, Verification, Violation};
 use serde::{Deserialize, Serialize};
 
-use super::baseline::Entry;
+use super::known::Entry;
 use super::partition::Partition;
 use super::pattern::RulePattern;
 
