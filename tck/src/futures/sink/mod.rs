@@ -34,6 +34,7 @@
 //! ```
 
 mod delivery;
+mod driver;
 mod outlet;
 mod race;
 mod rules;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::FuturesSinkFactory;
-use super::rules::{Driver, show};
+use super::driver::{Driver, show};
 use crate::context::{Failure, RuleCx};
 use crate::futures::at_take::AtTake;
 

@@ -29,7 +29,8 @@ use std::task::Poll;
 use proptest::prelude::*;
 
 use super::FuturesSinkFactory;
-use super::rules::{Driver, FILL_LIMIT, check_delivered};
+use super::driver::{Driver, FILL_LIMIT};
+use super::rules::check_delivered;
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::explore::config::ExtendedConfig;
 use crate::explore::{Scripted, explore, judge_case};
