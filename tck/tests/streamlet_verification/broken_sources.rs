@@ -417,6 +417,13 @@ impl SourceFactory for BadSource {
         true
     }
 
+    /// Every one greets every sink, but `Buggy(NeverGreets)`, which breaks
+    /// this declaration (tck.greets); undeclared, a source that never
+    /// greets breaks no rule (rule 1: a source MAY greet).
+    fn greets_sinks(&self) -> bool {
+        true
+    }
+
     /// Declared by the bugs that need it: the others keep their exact
     /// rule sets.
     fn element_index(&self, data: &u64) -> Option<u64> {

@@ -29,6 +29,7 @@ mod pausing_sinks;
 mod racing_sources;
 mod several_sinks;
 mod shared_log;
+mod silent_sources;
 mod unusual_sinks;
 #[path = "../support/verdicts.rs"]
 mod verdicts;

@@ -34,9 +34,10 @@ use crate::runner::RuleMeta;
 use reactive_streams::StreamError;
 use source_stress::{STRESS_ELEMENTS, SourceStressPlan};
 
+use crate::outcome::{RuleResult, Verdict};
 use crate::streamlet::probe::{Mode, SinkProbe, SourceProbe};
 use crate::streamlet::sink::SinkFactory;
-use crate::streamlet::source::SourceFactory;
+use crate::streamlet::source::{SourceFactory, greeting};
 
 /// The most elements a generated source has.
 pub const MAX_SOURCE_ELEMENTS: u64 = 12;
@@ -184,6 +185,9 @@ fn declare_identity<F: SourceFactory>(cx: &RuleCx, factory: &Arc<F>) {
 pub(crate) fn source_test<F: SourceFactory>(name: &str) -> Test<F> {
     if name == "tck_extended_stress" {
         return Test::extended(|factory: &Arc<F>, prepared: Prepared| {
+            if let Some(result) = ungreeted(factory, (&prepared.0, &prepared.1)) {
+                return result;
+            }
             let factory = factory.clone();
             stressed(prepared, move |cx, case, config| {
                 source_stress(cx, &factory, case, config)
@@ -191,6 +195,9 @@ pub(crate) fn source_test<F: SourceFactory>(name: &str) -> Test<F> {
         });
     }
     Test::extended(|factory: &Arc<F>, prepared: Prepared| {
+        if let Some(result) = ungreeted(factory, (&prepared.0, &prepared.1)) {
+            return result;
+        }
         // The declarations are read on the test's thread, under its watchdog.
         let (factory, declared) = (factory.clone(), factory.clone());
         scripted(
@@ -198,10 +205,36 @@ pub(crate) fn source_test<F: SourceFactory>(name: &str) -> Test<F> {
             move || source_scripts(declared.max_elements(), declared.kind().modes()),
             move |cx, case| {
                 declare_identity(cx, &factory);
-                run(cx, &*factory, case)
+                greeting::judged(cx, &*factory, run(cx, &*factory, case))
             },
         )
     })
+}
+
+/// The result of the extended test `meta` if a source of `factory` leaves
+/// its one sink ungreeted: "not concluded" (rule 1: a source MAY greet),
+/// or failed if the factory declares `greets_sinks()` — decided once,
+/// before any generated case waits out the timeout for a greet.
+fn ungreeted<F: SourceFactory>(
+    factory: &Arc<F>,
+    (meta, env): (&RuleMeta, &TestEnv),
+) -> Option<RuleResult> {
+    let factory = factory.clone();
+    let result = crate::runner::run_rule(meta, env, move |cx| {
+        let n = factory.max_elements().min(1);
+        cx.scenario(format!("source of {n}, one sink connected"));
+        let greeted = || -> RuleBody {
+            let source = cx.try_step(cx.rule(), format!("create_source({n})"), || {
+                factory.create_source(n)
+            })?;
+            let probe = SinkProbe::<F::Element>::new(cx, "sink");
+            probe.connect_to(&*source)?;
+            probe.expect_greet()?;
+            Ok(Outcome::Passed)
+        };
+        greeting::judged(cx, &*factory, greeted())
+    });
+    (result.verdict != Verdict::Passed).then_some(result)
 }
 
 fn source_stress<F: SourceFactory>(
@@ -234,7 +267,11 @@ fn source_stress<F: SourceFactory>(
         plans,
         move |cx, plan: &SourceStressPlan| {
             declare_identity(cx, &factory);
-            source_stress::run(cx, &*factory, plan, elements)
+            greeting::judged(
+                cx,
+                &*factory,
+                source_stress::run(cx, &*factory, plan, elements),
+            )
         },
     )
 }

@@ -257,8 +257,11 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
         cx.try_step(cx.rule(), self.event("connect"), || source.connect(sink))
     }
 
-    /// Waits for the greet. A source that never greets cannot be verified:
-    /// that fails `tck.greets`.
+    /// Waits for the greet, for a test that cannot go on without it: no
+    /// greet within the timeout is a failure of `tck.greets`. Rule 1 says
+    /// a source MAY greet, so the source verification reports it as "not
+    /// concluded" unless the factory declares
+    /// [`greets_sinks()`](crate::streamlet::source::SourceFactory::greets_sinks).
     pub fn expect_greet(&self) -> Result<(), Failure> {
         let timeout = self.cx().env().timeout();
         match wait_for(&self.shared.state, &self.shared.changed, timeout, |s| {
@@ -267,7 +270,7 @@ impl<T: Debug + Send + 'static> SinkProbe<T> {
             Some(()) => Ok(()),
             None => Err(self.cx().failure_of(
                 "tck.greets",
-                "a greet after connect (the TCK verifies sources that greet their sinks)",
+                "a greet after connect",
                 format!(
                     "{} was not greeted within {} ms",
                     self.shared.label,

@@ -142,4 +142,18 @@ pub trait SourceFactory: Send + Sync + 'static {
     fn max_sinks_at_once(&self) -> usize {
         usize::MAX
     }
+
+    /// `true` if the source greets every sink connected to it (at once or
+    /// later, from any thread, up to
+    /// [`max_sinks_at_once`](SourceFactory::max_sinks_at_once) at once),
+    /// as most sources do. Rule 1 only says a source MAY greet a connected
+    /// sink, so by default (`false`) a source that leaves a sink
+    /// ungreeted breaks no rule: every test that needed the greet is "not
+    /// concluded", saying so. Declared, not greeting a sink within the
+    /// timeout fails `tck.greets` (and every test that waited for the
+    /// greet), so a source that stopped greeting cannot pass unseen. A
+    /// source that greets is verified the same either way.
+    fn greets_sinks(&self) -> bool {
+        false
+    }
 }

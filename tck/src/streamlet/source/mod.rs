@@ -44,6 +44,7 @@
 //! to it by `connect`) have no test; the catalogue says why.
 
 mod factory;
+pub(crate) mod greeting;
 mod rules;
 mod several_sinks;
 
@@ -64,7 +65,7 @@ fn table<F: SourceFactory>() -> Table<F> {
             test.run = Run::Quick(std::sync::Arc::new(
                 move |cx: &crate::context::RuleCx, f: &F| {
                     declare_identity::<F>(cx);
-                    body(cx, f)
+                    greeting::judged(cx, f, body(cx, f))
                 },
             ));
         }

@@ -71,15 +71,17 @@ pub(super) fn sinks_at_once<F: SourceFactory>(f: &F, wanted: usize) -> usize {
 /// one source at once: `None` if it came, else the outcome of a test that
 /// could not conclude. Rule 1 says a source MAY greet a connected sink, so
 /// one that leaves an extra sink alone refused it; that is never a
-/// failure.
-pub(super) fn refused<T: std::fmt::Debug + Send + 'static>(
+/// failure, unless the factory declares `greets_sinks()` (see
+/// [`greeting`](super::greeting)).
+pub(super) fn refused<F: SourceFactory>(
     cx: &RuleCx,
-    probe: &SinkProbe<T>,
+    f: &F,
+    probe: &Probe<F>,
     label: &str,
     nth: usize,
-) -> Option<Outcome> {
+) -> Result<Option<Outcome>, Failure> {
     if probe.wait_greet() {
-        return None;
+        return Ok(None);
     }
     let ordinal = match nth {
         2 => String::from("second"),
@@ -90,8 +92,7 @@ pub(super) fn refused<T: std::fmt::Debug + Send + 'static>(
         "not concluded: the source refused {label}, the {ordinal} sink connected to it at once (no greet within {} ms; rule 1 allows it: a source MAY greet a connected sink); a factory declaring max_sinks_at_once() gets scenarios within it",
         cx.env().timeout().as_millis()
     );
-    cx.trace(message.clone());
-    Some(Outcome::Skipped(message))
+    super::greeting::refused(cx, f, label, message).map(Some)
 }
 
 /// What a wait after a restart (stop, then start again) did not get is
@@ -163,7 +164,9 @@ pub fn tck_configuration<F: SourceFactory>() -> RuleDef<F> {
 }
 
 /// `tck.greets`: the source greets a connected sink. The TCK can verify
-/// nothing else of a source that never does.
+/// nothing else of a source that never does; but rule 1 only says a source
+/// MAY greet, so one that does not is "not concluded", not failed, unless
+/// its factory declares `greets_sinks()` (see [`greeting`](super::greeting)).
 pub fn tck_greets<F: SourceFactory>() -> RuleDef<F> {
     RuleDef::always(|cx, f| {
         let n = up_to(f, 1);
@@ -324,7 +327,7 @@ pub fn streamlet_1_a<F: SourceFactory>() -> RuleDef<F> {
                 }
                 probes[0].expect_greet()?;
                 for (k, probe) in probes.iter().enumerate().skip(1) {
-                    if let Some(refusal) = refused(cx, probe, labels[k], k + 1) {
+                    if let Some(refusal) = refused(cx, f, probe, labels[k], k + 1)? {
                         probes[0].quiet();
                         return Ok(refusal);
                     }
@@ -375,7 +378,7 @@ pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
                 )?;
                 let b = Probe::<F>::new(cx, "sink B").mode(mode);
                 b.connect_to(&*source)?;
-                if let Some(refusal) = refused(cx, &b, "sink B", 2) {
+                if let Some(refusal) = refused(cx, f, &b, "sink B", 2)? {
                     return Ok(refusal);
                 }
                 a.start()?;

@@ -105,7 +105,7 @@ fn one_of_two<F: SourceFactory>(
         Other::Ends => a.request_limit(n + 2),
     };
     a.connect_to(&*source)?;
-    if let Some(refusal) = refused(cx, &a, "sink A", 2) {
+    if let Some(refusal) = refused(cx, f, &a, "sink A", 2)? {
         return Ok(Some(refusal));
     }
     b.start()?;
