@@ -405,6 +405,7 @@ impl SourceFactory for BadSource {
 
     fn kind(&self) -> SourceKind {
         match self {
+            BadSource::Crosstalk(crosstalk) if crosstalk.pushes() => SourceKind::Listenable,
             BadSource::Buggy(_) | BadSource::FailsOnGreet | BadSource::Crosstalk(_) => {
                 SourceKind::Pullable
             }

@@ -229,6 +229,21 @@ fn test_rule(test: &str) -> String {
     "tck_create_n",
     "tck.create_n"
 )]
+#[case::starts_others(
+    BadSource::Crosstalk(Crosstalk::StartsOthers),
+    "streamlet_2_c",
+    "streamlet.2.c"
+)]
+#[case::shared_demand(
+    BadSource::Crosstalk(Crosstalk::SharedDemand),
+    "tck_create_n",
+    "tck.create_n"
+)]
+#[case::ends_all_on_end(
+    BadSource::Crosstalk(Crosstalk::EndsAllOnEnd),
+    "tck_create_n",
+    "tck.create_n"
+)]
 #[case::never_resumes(
     BadSource::Buggy(SourceBug::NeverResumes),
     "tck_restart",

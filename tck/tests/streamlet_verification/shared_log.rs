@@ -32,6 +32,28 @@ pub enum Crosstalk {
     /// Takes a restart for a new run of the whole source: every other
     /// sink's cursor goes back to element 0.
     RewindsOthersOnRestart,
+    /// Listenable, with one "running" switch: a start by one sink makes
+    /// every other stream not ended live again and pushes to it, whether
+    /// its sink never started it or stopped it (streamlet.2.c, .2.d, and
+    /// the ends that follow, .4.c, .4.d; issue 39 §3).
+    StartsOthers,
+    /// One demand counter for the whole source: a request by one sink is
+    /// served to the first live sink connected, which may be another
+    /// (tck.create_n: the sink that asked waits in vain; rule 2 lets a
+    /// source emit to a live sink unasked, so that one breaks no rule).
+    SharedDemand,
+    /// "The source is done": when one sink's stream runs out, every other
+    /// stream not ended yet ends too, live or not (streamlet.4.c, .4.d;
+    /// tck.create_n for a live one).
+    EndsAllOnEnd,
+}
+
+impl Crosstalk {
+    /// Whether the source pushes (listenable) instead of answering
+    /// requests.
+    pub fn pushes(self) -> bool {
+        self == Crosstalk::StartsOthers
+    }
 }
 
 /// A pullable source of `0..count`: one element per request while the
@@ -78,16 +100,47 @@ impl Log {
     }
 
     fn drain(&self, lane: &Arc<Lane>) {
-        if lane.drain() && self.crosstalk == Some(Crosstalk::EndsOthersOnEnd) {
-            for other in self.others(lane) {
-                other.end_now();
-            }
+        if !lane.drain() {
+            return;
         }
+        match self.crosstalk {
+            Some(Crosstalk::EndsOthersOnEnd) => {
+                for other in self.others(lane) {
+                    other.end_now();
+                }
+            }
+            Some(Crosstalk::EndsAllOnEnd) => {
+                for other in self.others(lane) {
+                    other.end_regardless();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The lane a request of `lane`'s sink is credited to: its own, or,
+    /// with [`Crosstalk::SharedDemand`], the first live one connected.
+    fn credited(&self, lane: &Arc<Lane>) -> Arc<Lane> {
+        if self.crosstalk != Some(Crosstalk::SharedDemand) {
+            return lane.clone();
+        }
+        let first_live = self
+            .lanes
+            .lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|other| {
+                let state = other.state.state();
+                state.pull.live && !state.pull.ended
+            });
+        first_live.unwrap_or_else(|| lane.clone())
     }
 }
 
 struct LaneState {
     pull: PullState,
+    /// Listenable: emits while live, unasked.
+    pushes: bool,
     stopped_once: bool,
     /// Crosstalk: end the stream at the next turn.
     end_now: bool,
@@ -112,6 +165,9 @@ impl Lane {
                     pull.ended = true;
                     return Turn::Last(Emission::End(None));
                 }
+                if state.pushes {
+                    return Turn::Signal(Emission::Receive(pull.take_next()));
+                }
                 if pull.pending == 0 {
                     return Turn::Wait;
                 }
@@ -134,6 +190,34 @@ impl Lane {
                 return;
             }
             state.end_now = true;
+        }
+        self.drain();
+    }
+
+    /// Ends the lane's stream if it has not ended, live or not (the
+    /// crosstalk of [`Crosstalk::EndsAllOnEnd`]).
+    fn end_regardless(&self) {
+        {
+            let mut state = self.state.state();
+            if state.pull.ended {
+                return;
+            }
+            state.end_now = true;
+            state.pull.live = true;
+        }
+        self.drain();
+    }
+
+    /// Makes the lane's stream live again if it has not ended, whether
+    /// its sink started it or not (the crosstalk of
+    /// [`Crosstalk::StartsOthers`]).
+    fn run_regardless(&self) {
+        {
+            let mut state = self.state.state();
+            if state.pull.ended || state.pull.live {
+                return;
+            }
+            state.pull.live = true;
         }
         self.drain();
     }
@@ -162,11 +246,20 @@ impl Talkback for LogTalkback {
             }
         }
         self.log.drain(&self.lane);
+        if self.log.crosstalk == Some(Crosstalk::StartsOthers) {
+            for other in self.log.others(&self.lane) {
+                other.run_regardless();
+            }
+        }
     }
 
     fn request(&self) {
-        if self.lane.state.state().pull.request() {
-            self.log.drain(&self.lane);
+        if !self.lane.state.state().pull.live {
+            return;
+        }
+        let lane = self.log.credited(&self.lane);
+        if lane.state.state().pull.request() {
+            self.log.drain(&lane);
         }
     }
 
@@ -197,6 +290,7 @@ impl Source<u64> for SharedLog {
         let lane = Arc::new(Lane {
             state: Trampoline::new(LaneState {
                 pull: PullState::new(self.count),
+                pushes: self.log.crosstalk.is_some_and(Crosstalk::pushes),
                 stopped_once: false,
                 end_now: false,
             }),

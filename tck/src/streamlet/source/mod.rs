@@ -43,6 +43,7 @@
 //! `streamlet.2.a`, `streamlet.4.a`: a source only ever holds sinks handed
 //! to it by `connect`) have no test; the catalogue says why.
 
+mod crosstalk;
 mod factory;
 pub(crate) mod greeting;
 mod rules;

@@ -9,11 +9,12 @@
 use reactive_streams::{Source, StreamError};
 
 use super::SourceFactory;
+use super::crosstalk::{self, Standing};
 use crate::context::{Failure, Outcome, RuleCx};
 use crate::streamlet::probe::{Mode, Progress, SinkProbe};
 use crate::streamlet::suite::{RuleDef, show};
 
-type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
+pub(super) type Src<F> = Box<dyn Source<<F as SourceFactory>::Element>>;
 pub(super) type Probe<F> = SinkProbe<<F as SourceFactory>::Element>;
 
 fn elements<F: SourceFactory>(f: &F, n: u64) -> Option<String> {
@@ -180,7 +181,9 @@ pub fn tck_greets<F: SourceFactory>() -> RuleDef<F> {
 /// `tck.create_n`: `create_source(n)` delivers exactly `n` elements, then
 /// ends, as the factory promises — to each sink of a source serving
 /// several, whatever another sink does with its own stream (see
-/// `several_sinks`).
+/// `several_sinks`), and whatever another sink does while this one holds
+/// with nothing asked: another's request is not served to it, another's
+/// stop does not pause it (see `crosstalk`).
 pub fn tck_create_n<F: SourceFactory>() -> RuleDef<F> {
     RuleDef::needing(ending, |cx, f| {
         for &mode in modes(f) {
@@ -204,6 +207,9 @@ pub fn tck_create_n<F: SourceFactory>() -> RuleDef<F> {
             }
         }
         if let Some(refusal) = super::several_sinks::several_sinks(cx, f)? {
+            return Ok(refusal);
+        }
+        if let Some(refusal) = crosstalk::while_other_stands(cx, f, Standing::Holding)? {
             return Ok(refusal);
         }
         Ok(Outcome::Passed)
@@ -358,7 +364,9 @@ pub fn streamlet_2_b<F: SourceFactory>() -> RuleDef<F> {
 
 /// `streamlet.2.c`: no emission to a sink that has not started the stream
 /// — neither to a greeted sink left alone, nor to the second of two sinks
-/// when only the first started.
+/// when only the first started, nor to one never started whatever the
+/// other sink does (starts, requests, stops, ends, starts again; see
+/// `crosstalk`).
 pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
     RuleDef::always(|cx, f| {
         let n = up_to(f, 2);
@@ -386,6 +394,9 @@ pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
                 b.quiet();
             }
         }
+        if let Some(refusal) = crosstalk::while_other_stands(cx, f, Standing::Idle)? {
+            return Ok(refusal);
+        }
         Ok(Outcome::Passed)
     })
 }
@@ -395,7 +406,8 @@ pub fn streamlet_2_c<F: SourceFactory>() -> RuleDef<F> {
 /// same for the next stop. Then the same with `stop()` called from the
 /// test's thread while the source may be emitting from its own: an
 /// emission racing with the call is accepted, one that begins after it
-/// returned is not (nor an end, `streamlet.4.d`).
+/// returned is not (nor an end, `streamlet.4.d`). Then with two sinks: no
+/// emission to the one stopped whatever the other does (see `crosstalk`).
 pub fn streamlet_2_d<F: SourceFactory>() -> RuleDef<F> {
     RuleDef::needing(
         |f| elements(f, 2),
@@ -438,12 +450,16 @@ pub fn streamlet_2_d<F: SourceFactory>() -> RuleDef<F> {
             for &mode in modes(f) {
                 stop_from_another_thread(cx, f, mode)?;
             }
+            if let Some(refusal) = crosstalk::while_other_stands(cx, f, Standing::Stopped)? {
+                return Ok(refusal);
+            }
             Ok(Outcome::Passed)
         },
     )
 }
 
-/// `streamlet.2.e`: no emission after the end.
+/// `streamlet.2.e`: no emission after the end — also with two sinks, to
+/// the one whose stream ended, whatever the other does (see `crosstalk`).
 pub fn streamlet_2_e<F: SourceFactory>() -> RuleDef<F> {
     RuleDef::needing(ending, |cx, f| {
         for &mode in modes(f) {
@@ -458,6 +474,9 @@ pub fn streamlet_2_e<F: SourceFactory>() -> RuleDef<F> {
                 )?;
                 probe.quiet();
             }
+        }
+        if let Some(refusal) = crosstalk::while_other_stands(cx, f, Standing::Ended)? {
+            return Ok(refusal);
         }
         Ok(Outcome::Passed)
     })
