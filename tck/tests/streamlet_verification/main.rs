@@ -276,6 +276,36 @@ fn broken_sources_fail_their_condition(
     });
 }
 
+/// Breaches only the scenarios where one sink acts while the other stands
+/// see (issue 39 §3): filed under the condition broken, with the scenario,
+/// whether the breach fails the test's own condition or shows as a
+/// violation of another.
+#[rstest]
+#[case::start_resumes_a_stopped_sink(Crosstalk::StartsOthers, "streamlet_2_d", "streamlet.2.d")]
+#[case::end_ends_a_stopped_sink(Crosstalk::EndsAllOnEnd, "streamlet_2_d", "streamlet.4.d")]
+fn crosstalk_is_filed_under_the_condition_it_breaks(
+    #[case] crosstalk: Crosstalk,
+    #[case] test: &str,
+    #[case] rule: &str,
+) {
+    let result = SourceVerification::new(BadSource::Crosstalk(crosstalk))
+        .env(pinned_env())
+        .run(test)
+        .unwrap();
+    let message = if result.rule == rule {
+        failed_naming(result, test, rule)
+    } else {
+        let violation = result.violations.iter().find(|v| v.rule == rule);
+        violation
+            .expect("a violation of the condition")
+            .message
+            .clone()
+    };
+    insta::with_settings!({ snapshot_suffix => format!("{crosstalk:?}") }, {
+        insta::assert_snapshot!(message);
+    });
+}
+
 #[rstest]
 #[case::requests_before_start(SinkBug::RequestsBeforeStart, "streamlet_3_c", "streamlet.3.c")]
 #[case::requests_after_stop(SinkBug::RequestsAfterStop, "streamlet_3_d", "streamlet.3.d")]
