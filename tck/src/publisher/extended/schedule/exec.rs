@@ -429,6 +429,13 @@ fn check<T: Debug + Send + 'static>(
         Signal::Error(_) if sub.model.after_all_left && sub.model.delivered == 0 => {
             sub.model.errored = true;
         }
+        // Refused after `subscribe` returned, `on_error` from another
+        // thread before any element (§1.9 allows it, as at subscribe
+        // time): the schedule goes on with the first subscriber alone.
+        Signal::Error(_) if sub.who == Who::Second && sub.model.delivered == 0 => {
+            cx.trace(crate::publisher::refused_reason(2));
+            sub.model.errored = true;
+        }
         Signal::Error(error) => {
             return Err(cx.failure_of(
                 CREATE_N,
