@@ -196,8 +196,8 @@ pub fn spec_3_05<F: PublisherFactory>() -> RuleDef<F> {
 /// §3.6: after `cancel`, `request` does nothing — no element, and no
 /// `on_error` even for `request(0)`. The requests follow once what the
 /// cancel may still bring eventually has come (§1.8: a terminal signal,
-/// within the probe's bound), so that
-/// whatever comes after them is theirs.
+/// within the probe's bound), so that whatever comes after them is
+/// theirs.
 pub fn spec_3_06<F: PublisherFactory>() -> RuleDef<F> {
     def(Needs::elements(3), |cx, f| {
         let n = up_to(f, 10);
