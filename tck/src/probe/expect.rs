@@ -262,6 +262,70 @@ impl<T: Debug + Send + 'static> Probe<T> {
         }
     }
 
+    /// After `cancel()`: signals stop, *eventually* (§1.8; §3.12: "NOT
+    /// REQUIRED to affect the Subscription immediately"). What a publisher
+    /// may still send, `on_next` within the demand requested before the
+    /// cancel and a terminal signal (one tidying up with `on_complete`), is
+    /// read until one no-signal window stays empty, or at once once the
+    /// publisher has dropped the subscriber; when each began is the
+    /// probe's to judge ([`Probe::bound_signals_after_cancel`]: past the
+    /// bound, §1.8). Anything else, an element a request made after the
+    /// cancel brought or a signal after the terminal one, fails as
+    /// `expected`.
+    pub(crate) fn expect_stopping_after_cancel(&self, expected: &str) -> Result<(), Failure> {
+        let window = self.cx().env().no_signal_timeout();
+        self.read_after_cancel(expected, || Instant::now() + window)
+    }
+
+    /// [`Probe::expect_stopping_after_cancel`], then waits until nothing
+    /// more can come of the cancel: the publisher has dropped the
+    /// subscriber, or the §1.8 bound has passed since the cancel returned
+    /// (and the signal then in flight finished), what arrives meanwhile
+    /// judged alike. Whatever comes after this is the effect of what the
+    /// test does next (a request after the cancel, §3.6), not the
+    /// cancel's "eventually".
+    pub(crate) fn settle_after_cancel(&self, expected: &str) -> Result<(), Failure> {
+        let bound = super::after_cancel_bound(self.cx().env());
+        let quiet = self.shared.state.lock().quiet_since;
+        let until = quiet.unwrap_or_else(Instant::now) + bound;
+        self.read_after_cancel(expected, || until)
+    }
+
+    /// Reads what may still come after a cancel (see
+    /// [`Probe::expect_stopping_after_cancel`]) until `until()` (asked
+    /// again after each signal) passes with nothing new, the publisher
+    /// has dropped the subscriber, or the timeout passes.
+    fn read_after_cancel(
+        &self,
+        expected: &str,
+        until: impl Fn() -> Instant,
+    ) -> Result<(), Failure> {
+        let deadline = Instant::now() + self.cx().env().timeout();
+        let mut terminated = false;
+        loop {
+            let now = Instant::now();
+            let wait = until().min(deadline).saturating_duration_since(now);
+            // A publisher that has dropped the subscriber can never
+            // signal it again: what is queued is all there is.
+            let next = self.wait_for(wait, |s| match s.queue.pop_front() {
+                Some(signal) => Some(Some(signal)),
+                None => (s.dropped && s.reacting == 0).then_some(None),
+            });
+            let Some(Some(signal)) = next else {
+                return Ok(());
+            };
+            let within_demand = {
+                let state = self.shared.state.lock();
+                Self::consumed_nexts_of(&state) <= state.requested
+            };
+            match signal {
+                Signal::Next(_) if !terminated && within_demand => {}
+                Signal::Error(_) | Signal::Complete if !terminated => terminated = true,
+                other => return Err(self.wrong_signal(expected, &other)),
+            }
+        }
+    }
+
     /// The next signal if one arrives within `window` (or is waiting
     /// unconsumed), else `None`: for callers that decide themselves which
     /// signals may still come.
@@ -362,6 +426,10 @@ impl<T: Debug + Send + 'static> Probe<T> {
 
     fn consumed_nexts(&self) -> u64 {
         let state = self.shared.state.lock();
+        Self::consumed_nexts_of(&state)
+    }
+
+    fn consumed_nexts_of(state: &State<T>) -> u64 {
         let queued = state
             .queue
             .iter()

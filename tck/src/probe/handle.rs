@@ -80,11 +80,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
         // not judged by the running test's own checks, this one included.
         if !std::mem::take(&mut state.just_set_aside) {
             if let Some(quiet) = state.quiet_since {
-                // A worker preempted between its look at `cancel` and its
-                // `on_next` may begin one signal late; on a loaded machine that
-                // is easily longer than the short no-signal window, so the bound
-                // is the larger of that window and the prompt bound.
-                let window = cx.env().no_signal_timeout().max(cx.env().prompt());
+                let window = super::after_cancel_bound(cx.env());
                 // A cancel that panicked (§3.15) may not have reached the
                 // publisher: what follows is not §1.8's.
                 if state.behaviour.bound_after_cancel
@@ -482,6 +478,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 }
                 if state.terminal.is_none() {
                     state.terminal = Some(description.to_string());
+                    state.terminal_after_cancel = state.cancelled;
                 }
                 state.push(Signal::Error(error));
                 Reaction::None
@@ -498,6 +495,7 @@ impl<T: Debug + Send + 'static> ProbeSubscriber<T> {
                 }
                 if state.terminal.is_none() {
                     state.terminal = Some(String::from("on_complete"));
+                    state.terminal_after_cancel = state.cancelled;
                 }
                 state.push(Signal::Complete);
                 Reaction::None

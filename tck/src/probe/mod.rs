@@ -145,6 +145,15 @@ pub(crate) struct Behaviour {
     bound_after_cancel: bool,
 }
 
+/// How long after `cancel()` returned (and the signal then in flight
+/// finished) a signal may still begin: "eventually" in §1.8, held to the
+/// larger of the no-signal window and the prompt bound (a worker preempted
+/// between its look at `cancel` and its `on_next` may begin one signal
+/// late; on a loaded machine that is easily longer than the short window).
+pub(crate) fn after_cancel_bound(env: &crate::env::TestEnv) -> Duration {
+    env.no_signal_timeout().max(env.prompt())
+}
+
 /// How many signals after `cancel` a probe with
 /// [`Probe::stop_runaway`] accepts before it calls the publisher a runaway.
 pub const RUNAWAY_LIMIT: u64 = 1024;
@@ -508,6 +517,13 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// Whether a terminal signal arrived.
     pub fn is_terminated(&self) -> bool {
         self.shared.state.lock().terminal.is_some()
+    }
+
+    /// Whether the first terminal signal arrived after `cancel()` was
+    /// entered: a publisher may still send one then, "eventually" (§1.8),
+    /// which a cancel with demand left over does not make a wrong count.
+    pub(crate) fn terminated_after_cancel(&self) -> bool {
+        self.shared.state.lock().terminal_after_cancel
     }
 
     fn event(&self, what: &str) -> String {

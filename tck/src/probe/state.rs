@@ -38,6 +38,8 @@ pub(crate) struct State<T> {
     /// The signal being handled was set aside (see `set_aside`).
     pub(crate) just_set_aside: bool,
     pub(crate) terminal: Option<String>,
+    /// The first terminal signal arrived once `cancel()` had been entered.
+    pub(crate) terminal_after_cancel: bool,
     /// The probe has decided to cancel: it requests no more and decides
     /// nothing else. The cancel itself may wait for the probe's turn
     /// (§2.7); see `cancelled`.
@@ -139,6 +141,7 @@ impl<T> State<T> {
             beyond_demand: None,
             just_set_aside: false,
             terminal: None,
+            terminal_after_cancel: false,
             cancel_decided: false,
             pending: VecDeque::new(),
             pending_since: None,

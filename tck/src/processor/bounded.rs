@@ -17,8 +17,9 @@ use reactive_streams::demand;
 
 use super::ProcessorFactory;
 use super::as_subscriber::ProcessorSubject;
-use super::rules::{Rig, rig, show};
+use super::rules::{Rig, concluded, rig, show};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
+use crate::publisher::rules::several::{Stop, refusal};
 
 /// At most this many inputs are delivered at once to give the processor
 /// everything it asked for (a processor declaring a large prefetch need
@@ -39,10 +40,10 @@ pub(crate) fn while_elements_flow<F: ProcessorFactory>(
         )));
     }
     one_subscriber(cx, factory)?;
-    if super::several_unmet(factory).is_none() {
-        second_joins(cx, factory)?;
+    if super::several_unmet(factory).is_some() {
+        return Ok(Outcome::Passed);
     }
-    Ok(Outcome::Passed)
+    concluded(cx, second_joins(cx, factory))
 }
 
 /// request(1), one element through, request(1) with the rest of the
@@ -78,8 +79,10 @@ fn one_subscriber<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), F
 /// for 1 while the first is still owed 2, which then arrive (the second
 /// may get one beyond its demand, to pay back later); the first cancels,
 /// and the second asks for more, before and after everything asked for
-/// was delivered.
-fn second_joins<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Failure> {
+/// was delivered. A second refused at any time before its first element
+/// leaves it not concluded: its demand was never the processor's to
+/// follow.
+fn second_joins<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Stop> {
     cx.scenario(
         "first subscriber request(3), 1 element through; a second joins and requests 1; what was asked for delivered; the first cancels, the second requests 1 three times: upstream demand within the furthest subscriber's plus max_upstream_demand() each time",
     );
@@ -87,12 +90,12 @@ fn second_joins<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Fai
     let first = rig.downstream(cx, "first downstream")?;
     first.request(3)?;
     if !rig.pump(cx, || first.received() >= 1)? {
-        return end(&mut rig);
+        return Ok(end(&mut rig)?);
     }
     // The second can need no input delivered before it joined.
     let joined = rig.upstream.delivered();
     let furthest = |second: u64| demand::add(joined, second).max(3);
-    let second = rig.downstream(cx, "second downstream")?;
+    let second = rig.another(cx, "second downstream")?;
     second.request(1)?;
     within(
         cx,
@@ -129,7 +132,8 @@ fn second_joins<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Fai
         furthest(4),
         "everything asked for delivered, the second requested 1 more",
     )?;
-    end(&mut rig)
+    refusal(&second, 2)?;
+    Ok(end(&mut rig)?)
 }
 
 /// Delivers the inputs upstream demand allows now (at most

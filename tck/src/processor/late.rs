@@ -13,9 +13,10 @@
 use super::ProcessorFactory;
 use super::as_subscriber::ProcessorSubject;
 use super::passing::inputs_for;
-use super::rules::{Rig, rig, show, too_few_outputs};
+use super::rules::{Rig, concluded, rig, show, too_few_outputs};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::probe::Probe;
+use crate::publisher::rules::several::{Stop, refusal};
 
 /// What the early subscriber asks for once the late one holds an element
 /// beyond its demand, so that the late one is the slowest.
@@ -111,11 +112,15 @@ pub(crate) fn idle_early_subscriber<F: ProcessorFactory>(
     cx.scenario(
         "A and B subscribe, A request(1), B request(3); upstream delivers up to 2 outputs' worth; A request(2); both served in full",
     );
+    concluded(cx, both_served(cx, factory))
+}
+
+/// [`idle_early_subscriber`]'s scenario; B, refused at any time before
+/// its first element, leaves it not concluded.
+fn both_served<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Stop> {
     let mut rig = rig(cx, factory)?;
     let early = rig.downstream(cx, "A (early)")?;
-    let Some(late) = rig.another(cx, "B (late)")? else {
-        return Ok(super::rules::refused(cx, 2));
-    };
+    let late = rig.another(cx, "B (late)")?;
     early.request(1)?;
     late.request(3)?;
     rig.upstream
@@ -123,9 +128,10 @@ pub(crate) fn idle_early_subscriber<F: ProcessorFactory>(
     early.request(2)?;
     served(cx, &mut rig, &early, 3, "A's request(1) and request(2)")?;
     served(cx, &mut rig, &late, 3, "B's request(3)")?;
+    refusal(&late, 2)?;
     rig.upstream.complete()?;
     rig.upstream.drop_subscriber()?;
-    Ok(Outcome::Passed)
+    Ok(())
 }
 
 /// Pumps upstream until `probe` has received `total` elements in all:

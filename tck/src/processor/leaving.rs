@@ -22,9 +22,10 @@
 use super::ProcessorFactory;
 use super::as_subscriber::ProcessorSubject;
 use super::passing::inputs_for;
-use super::rules::{Rig, rig, show, terminal_name, too_few_outputs};
+use super::rules::{Rig, concluded, rig, show, terminal_name, too_few_outputs};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::probe::{Probe, Signal};
+use crate::publisher::rules::several::{Stop, refusal};
 
 /// What the leaver requests before it leaves, in the scenario where the
 /// stayer asks for nothing.
@@ -74,6 +75,12 @@ pub(crate) fn spec_3_08<F: ProcessorFactory>(
     if let Some(skipped) = two_subscribers(factory) {
         return Ok(skipped);
     }
+    concluded(cx, stayer_after_leaves(cx, factory))
+}
+
+/// [`spec_3_08`]'s scenarios; B, refused at any time before its first
+/// element, leaves them not concluded.
+fn stayer_after_leaves<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Stop> {
     for asked in [1, 2] {
         for leave in [Leave::Cancel, Leave::IllegalDemand] {
             cx.scenario(format!(
@@ -84,15 +91,14 @@ pub(crate) fn spec_3_08<F: ProcessorFactory>(
             let leaver = rig.downstream(cx, "A (leaving)")?;
             leaver.request(asked)?;
             first_element(cx, &mut rig, &leaver, asked)?;
-            let Some(stayer) = rig.another(cx, "B (staying)")? else {
-                return Ok(super::rules::refused(cx, 2));
-            };
+            let stayer = rig.another(cx, "B (staying)")?;
             leave.call(&leaver)?;
             stayer.request(1)?;
             rig.pump(cx, || {
                 (stayer.received() >= 1 || stayer.is_terminated())
                     && (leave == Leave::Cancel || leaver.is_terminated())
             })?;
+            refusal(&stayer, 2)?;
             if leave == Leave::IllegalDemand {
                 leaver_failed(cx, &leaver)?;
             }
@@ -100,7 +106,7 @@ pub(crate) fn spec_3_08<F: ProcessorFactory>(
             finish(&mut rig)?;
         }
     }
-    Ok(Outcome::Passed)
+    Ok(())
 }
 
 /// §3.9: the leaver's `request(0)` gets its `on_error` while the other
@@ -143,6 +149,16 @@ fn beside_an_idle_subscriber<F: ProcessorFactory>(
     if let Some(skipped) = two_subscribers(factory) {
         return Ok(skipped);
     }
+    concluded(cx, leaves_beside_an_idle_one(cx, factory, leave))
+}
+
+/// [`beside_an_idle_subscriber`]'s scenarios; B, refused at any time
+/// before its first element, leaves them not concluded.
+fn leaves_beside_an_idle_one<F: ProcessorFactory>(
+    cx: &RuleCx,
+    factory: &F,
+    leave: Leave,
+) -> Result<(), Stop> {
     for asks_alone in [true, false] {
         let order = if asks_alone {
             "A subscribes and requests, then B subscribes"
@@ -163,9 +179,6 @@ fn beside_an_idle_subscriber<F: ProcessorFactory>(
             leaver.request(LEAVER_DEMAND)?;
             stayer
         };
-        let Some(stayer) = stayer else {
-            return Ok(super::rules::refused(cx, 2));
-        };
         let cap = inputs_for(factory, 2 * LEAVER_DEMAND);
         rig.upstream.feed(cap, cx.env().no_signal_timeout())?;
         leave.call(&leaver)?;
@@ -177,7 +190,7 @@ fn beside_an_idle_subscriber<F: ProcessorFactory>(
             Leave::Cancel => {
                 rig.pump(cx, || leaver.is_dropped())?;
                 if !leaver.is_dropped() {
-                    return Err(cx.failure_of(
+                    return Err(Stop::Failed(cx.failure_of(
                         "3.13",
                         "the processor to drop A, which cancelled (while B stays without demand)",
                         format!(
@@ -186,16 +199,17 @@ fn beside_an_idle_subscriber<F: ProcessorFactory>(
                             rig.upstream.delivered(),
                             show(rig.upstream.subscription().demand())
                         ),
-                    ));
+                    )));
                 }
             }
         }
         stayer.request(1)?;
         rig.pump(cx, || stayer.received() >= 1 || stayer.is_terminated())?;
+        refusal(&stayer, 2)?;
         stayer_served(cx, &rig, &stayer)?;
         finish(&mut rig)?;
     }
-    Ok(Outcome::Passed)
+    Ok(())
 }
 
 /// One subscriber: `request(2)`, one element delivered, `request(0)`

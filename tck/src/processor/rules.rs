@@ -15,6 +15,7 @@ use super::ProcessorFactory;
 use super::as_subscriber::{ProcessorSubject, create};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::probe::{Probe, Signal};
+use crate::publisher::rules::several::{self, Stop, refusal};
 use crate::subscriber::Driver;
 
 pub(super) struct Rig<'a, F: ProcessorFactory> {
@@ -43,16 +44,16 @@ impl<F: ProcessorFactory> Rig<'_, F> {
         Ok(probe)
     }
 
-    /// Another downstream subscriber beside the first: `None` if the
-    /// processor refused it at subscribe time, `on_subscribe` then
-    /// `on_error` (§1.9 allows it; see [`refused`]).
-    pub(super) fn another(
-        &self,
-        cx: &RuleCx,
-        label: &str,
-    ) -> Result<Option<Probe<F::Output>>, Failure> {
+    /// Another downstream subscriber beside the first, subscriber 2:
+    /// [`Stop::Refused`] if the processor refused it at subscribe time,
+    /// `on_subscribe` then `on_error` (§1.9 allows it). A refusal can also
+    /// come later, from another thread: the scenario looks for it with
+    /// [`refusal`] once it has waited for what the subscriber is owed
+    /// (see [`concluded`]).
+    pub(super) fn another(&self, cx: &RuleCx, label: &str) -> Result<Probe<F::Output>, Stop> {
         let probe = self.downstream(cx, label)?;
-        Ok((!probe.refused()).then_some(probe))
+        refusal(&probe, 2)?;
+        Ok(probe)
     }
 
     /// Delivers inputs upstream as the processor's demand allows until
@@ -219,14 +220,13 @@ pub(crate) fn spec_4_02<F: ProcessorFactory>(
     Ok(Outcome::Passed)
 }
 
-/// The outcome of a scenario whose subscriber `number` the processor
-/// refused (§1.9: "the only legal way to signal failure (or reject the
-/// Subscriber) is by calling onError (after calling onSubscribe)"): not
-/// concluded, never failed.
-pub(super) fn refused(cx: &RuleCx, number: usize) -> Outcome {
-    let reason = crate::publisher::refused_reason(number);
-    cx.trace(reason.clone());
-    Outcome::Skipped(reason)
+/// The outcome of a scenario with several downstream subscribers: passed,
+/// or, if the processor refused one (§1.9: "the only legal way to signal
+/// failure (or reject the Subscriber) is by calling onError (after calling
+/// onSubscribe)"), at subscribe time or later, not concluded, never failed
+/// (as the publisher's several-subscriber scenarios).
+pub(super) fn concluded(cx: &RuleCx, scenario: Result<(), Stop>) -> RuleBody {
+    Ok(several::outcome(several::conclude(cx, scenario)?))
 }
 
 /// A subscriber that arrives late is served when it requests.
@@ -242,24 +242,30 @@ pub(crate) fn tck_late_subscriber_demand<F: ProcessorFactory>(
     if let Some(skipped) = too_few_outputs(factory, 3) {
         return Ok(skipped);
     }
+    concluded(cx, late_served(cx, factory))
+}
+
+/// The early subscriber asks for 4 and gets 2, a late one joins and asks
+/// for 1, which must come; then [`after_the_first`](super::late::after_the_first).
+fn late_served<F: ProcessorFactory>(cx: &RuleCx, factory: &F) -> Result<(), Stop> {
     let mut rig = rig(cx, factory)?;
     let early = rig.downstream(cx, "early downstream")?;
     early.request(4)?;
     rig.pump(cx, || early.received() >= 2)?;
-    let Some(late) = rig.another(cx, "late downstream")? else {
-        return Ok(refused(cx, 2));
-    };
+    let late = rig.another(cx, "late downstream")?;
     late.request(1)?;
-    if !rig.pump(cx, || late.received() >= 1)? {
-        return Err(cx.failure(
+    rig.pump(cx, || late.received() >= 1 || late.is_terminated())?;
+    refusal(&late, 2)?;
+    if late.received() < 1 {
+        return Err(Stop::Failed(cx.failure(
             "the late subscriber's request(1) to be served",
             "no element reached it",
-        ));
+        )));
     }
     super::late::after_the_first(cx, factory, &mut rig, &early, &late)?;
     rig.upstream.complete()?;
     rig.upstream.drop_subscriber()?;
-    Ok(Outcome::Passed)
+    Ok(())
 }
 
 /// When the last downstream subscriber cancels, the processor cancels

@@ -86,6 +86,8 @@ struct State {
     cancelled: bool,
     /// `on_next` delivered since then.
     after_cancel: u64,
+    /// See [`Pacer::completing_on_cancel`].
+    completes_on_cancel: bool,
 }
 
 /// How many buffered elements a [`Pacer::lax`] still delivers after a
@@ -135,6 +137,22 @@ impl Pacer {
         pacer
     }
 
+    /// A [`lax`](Self::lax) pacer that, once it has delivered what it
+    /// still delivers after a downstream cancel, tidies up with
+    /// `on_complete`, whatever the cancel's moment: inside `on_next`, from
+    /// another thread, with all demand delivered, before any request. §1.8
+    /// asks only that signals stop "eventually", and a terminal signal is
+    /// the last one; §1.5: "If a Publisher terminates successfully (finite
+    /// stream) it MUST signal an onComplete".
+    pub fn completing_on_cancel(self) -> Self {
+        {
+            let mut state = self.inner.lock();
+            state.lax_cancel = true;
+            state.completes_on_cancel = true;
+        }
+        self
+    }
+
     fn build(pull: Pull, fallback: Option<Vec<u64>>) -> Self {
         Pacer {
             helper: Arc::default(),
@@ -157,6 +175,7 @@ impl Pacer {
                 lax_cancel: false,
                 cancelled: false,
                 after_cancel: 0,
+                completes_on_cancel: false,
             })),
         }
     }
@@ -176,6 +195,12 @@ impl Pacer {
             let ended = state.buffer.is_empty() && matches!(state.done, Some(None));
             if !batch_left && !ended {
                 state.downstream_gone = true;
+                if state.completes_on_cancel {
+                    state.buffer.clear();
+                    if let Some(subscriber) = state.downstream.take() {
+                        return Some(Step::Complete(subscriber));
+                    }
+                }
             }
         }
         if state.downstream_gone {

@@ -70,6 +70,27 @@ fn a_publisher_completing_right_after_a_cancel_inside_the_last_on_next_passes_th
     );
 }
 
+/// Issue 38, left over from §1: `on_complete` right after any cancel,
+/// wherever it was made (from the test's thread with every element
+/// requested delivered, before any request, racing other threads'
+/// requests in the stress), passes §3.5, §3.6, §3.7, §3.12 and the
+/// stress alike.
+#[test]
+fn a_publisher_completing_right_after_any_cancel_passes() {
+    all_passed(
+        "completes on any cancel",
+        &quick(Lax::COMPLETES_ON_ANY_CANCEL),
+    );
+}
+
+#[test]
+fn a_publisher_completing_right_after_any_cancel_passes_the_extended_verification() {
+    all_passed(
+        "completes on any cancel",
+        &extended(Lax::COMPLETES_ON_ANY_CANCEL),
+    );
+}
+
 /// Issue 38 §5: every freedom at once.
 #[test]
 fn the_laxest_publisher_passes() {

@@ -8,7 +8,8 @@
 //! |---|---|
 //! | [`Lax`] with `batch: 8` | its worker looks at `cancel` only between batches of up to 8 elements: after a cancel (from inside `on_next` or from another thread) it finishes the batch under way |
 //! | [`Lax`] with `end_before_cancel` | looks for its end before it looks at `cancel`: `on_complete` comes right after a cancel made inside the last `on_next` |
-//! | [`Laxest`] | both, and: finds its end only when asked for one more element, signals everything (`on_subscribe` included) from a worker thread, answers `request(0)` there, later, and its failed publisher fails only after `on_subscribe` has returned, from another thread |
+//! | [`Lax`] with `completes_on_cancel` | tidies up every cancel with `on_complete`, wherever it was made: inside `on_next`, from another thread with all demand delivered mid-stream, before any request |
+//! | [`Laxest`] | all three, and: finds its end only when asked for one more element, signals everything (`on_subscribe` included) from a worker thread, answers `request(0)` there, later, and its failed publisher fails only after `on_subscribe` has returned, from another thread |
 //!
 //! Shared by the quick and the extended self-tests of publishers (and,
 //! through [`LaxStage`]'s upstream, of processors).
@@ -40,6 +41,12 @@ pub struct Freedoms {
     /// "eventually", as above; §1.5: "If a Publisher terminates
     /// successfully (finite stream) it MUST signal an onComplete").
     pub end_before_cancel: bool,
+    /// Answers any cancel, once it sees it, with `on_complete` instead of
+    /// falling silent: the terminal signal is the last one, and §1.8 asks
+    /// only that signals stop "eventually" (§3.12: "NOT REQUIRED to
+    /// affect the Subscription immediately"), whether all demand was
+    /// delivered or not, wherever the cancel was made.
+    pub completes_on_cancel: bool,
     /// Learns that it is exhausted only when asked for one more element.
     /// §1.5 sets no deadline for `on_complete`; §3.11 ("Subscription.request
     /// MAY synchronously call onComplete or onError") lets the request that
@@ -56,6 +63,7 @@ impl Lax {
     pub const BATCHING: Lax = Lax(Freedoms {
         batch: 8,
         end_before_cancel: false,
+        completes_on_cancel: false,
         lazy_end: false,
     });
 
@@ -64,6 +72,16 @@ impl Lax {
     pub const COMPLETES_AFTER_CANCEL: Lax = Lax(Freedoms {
         batch: 1,
         end_before_cancel: true,
+        completes_on_cancel: false,
+        lazy_end: false,
+    });
+
+    /// Issue 38, left over: `on_complete` right after any cancel, also one
+    /// made from another thread with all demand delivered mid-stream.
+    pub const COMPLETES_ON_ANY_CANCEL: Lax = Lax(Freedoms {
+        batch: 1,
+        end_before_cancel: false,
+        completes_on_cancel: true,
         lazy_end: false,
     });
 }
@@ -86,7 +104,7 @@ impl PublisherFactory for Lax {
 }
 
 /// Every freedom of [`Freedoms`] at once: batches of 8, the end before
-/// `cancel`, the end found lazily.
+/// `cancel`, `on_complete` after any cancel, the end found lazily.
 pub struct Laxest;
 
 impl PublisherFactory for Laxest {
@@ -97,6 +115,7 @@ impl PublisherFactory for Laxest {
             freedoms: Freedoms {
                 batch: 8,
                 end_before_cancel: true,
+                completes_on_cancel: true,
                 lazy_end: true,
             },
         })
@@ -151,6 +170,10 @@ impl Publisher<u64> for LaxPublisher {
                         let at_end = next == count;
                         let end_known = !freedoms.lazy_end || state.demand > 0;
                         if freedoms.end_before_cancel && at_end && end_known && !state.illegal {
+                            state.stopped = true;
+                            break None;
+                        }
+                        if state.cancelled && freedoms.completes_on_cancel {
                             state.stopped = true;
                             break None;
                         }

@@ -8,7 +8,7 @@ mod idle;
 mod section1;
 mod section2;
 mod section3;
-mod several;
+pub(crate) mod several;
 
 pub use checks::*;
 pub use section1::*;

@@ -75,7 +75,7 @@ pub(crate) fn outcome(refused: Option<String>) -> Outcome {
 
 /// Runs one scenario: a refusal is traced and reported as the reason it
 /// was not concluded.
-fn conclude(cx: &RuleCx, scenario: Result<(), Stop>) -> Concluded {
+pub(crate) fn conclude(cx: &RuleCx, scenario: Result<(), Stop>) -> Concluded {
     match scenario {
         Ok(()) => Ok(None),
         Err(Stop::Failed(failure)) => Err(failure),
@@ -103,17 +103,31 @@ pub(crate) fn capacity<F: PublisherFactory>(f: &F) -> usize {
 }
 
 /// `result` of waiting at `probe` (subscriber `number`), or the refusal
-/// that explains a miss: `on_error` before any element, to a subscriber
-/// beyond the first.
+/// that explains a miss (see [`refusal`]).
 pub(crate) fn unless_refused<T: std::fmt::Debug + Send + 'static, R>(
     probe: &Probe<T>,
     number: usize,
     result: Result<R, Failure>,
 ) -> Result<R, Stop> {
-    match result {
-        Err(_) if number > 1 && probe.refused() => Err(Stop::Refused(number)),
-        other => Ok(other?),
+    if result.is_err() {
+        refusal(probe, number)?;
     }
+    Ok(result?)
+}
+
+/// [`Stop::Refused`] if the publisher refused `probe`, subscriber
+/// `number`: `on_error` before any element, to a subscriber beyond the
+/// first, at subscribe time or later from another thread (§1.9: "the only
+/// legal way to signal failure (or reject the Subscriber) is by calling
+/// onError (after calling onSubscribe)", which sets no deadline).
+pub(crate) fn refusal<T: std::fmt::Debug + Send + 'static>(
+    probe: &Probe<T>,
+    number: usize,
+) -> Result<(), Stop> {
+    if number > 1 && probe.refused() {
+        return Err(Stop::Refused(number));
+    }
+    Ok(())
 }
 
 /// The rule an owed element that never comes breaks.
@@ -457,10 +471,8 @@ fn rest<T: std::fmt::Debug + Send + 'static>(
                     _ => Ok(true),
                 };
             }
-            Signal::Error(_) if number > 1 && probe.refused() => {
-                return Err(Stop::Refused(number));
-            }
             Signal::Error(error) => {
+                refusal(probe, number)?;
                 return Err(Stop::Failed(cx.failure(
                     "the rest of the stream, then on_complete",
                     format!("on_error({error}) arrived"),

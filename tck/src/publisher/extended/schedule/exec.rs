@@ -412,6 +412,16 @@ fn check<T: Debug + Send + 'static>(
             sub.model.completed = true;
         }
         Signal::Error(_) if sub.model.fails => sub.model.errored = true,
+        // Refused after `subscribe` returned, `on_error` from another
+        // thread before any element (§1.9 allows it, as at subscribe
+        // time), perhaps racing a `request(0)` of the schedule's: the
+        // schedule goes on with the first subscriber alone.
+        Signal::Error(error)
+            if sub.who == Who::Second && sub.model.delivered == 0 && !error.is_illegal_demand() =>
+        {
+            cx.trace(crate::publisher::refused_reason(2));
+            sub.model.errored = true;
+        }
         Signal::Error(error) if sub.model.illegal_demand => {
             if !error.is_illegal_demand() {
                 let (rule, expected) = owed_error(&sub.model, sub.who);
