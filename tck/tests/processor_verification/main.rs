@@ -10,6 +10,7 @@
 
 mod broken;
 mod correct;
+mod crosstalk;
 mod declarations;
 mod exact_delivery;
 #[path = "../support/extended.rs"]
