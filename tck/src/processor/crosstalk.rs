@@ -84,11 +84,7 @@ fn request_beside_demand<F: ProcessorFactory>(
     cx.scenario(format!(
         "A request(4), 1 element through; B subscribes and requests 4, 1 element through; {acting} request(1) while {other} is idle with demand: both still served"
     ));
-    let mut rig = rig(cx, factory)?;
-    let early = rig.downstream(cx, "A (early)")?;
-    early.request(4)?;
-    owed(cx, &mut rig, ("A", &early), 1, &[], "A's request(4)")?;
-    let Some(late) = rig.another(cx, "B (late)")? else {
+    let Some((mut rig, early, late)) = b_joins_after_one(cx, factory, 4)? else {
         return Ok(Some(refused(cx, 2)));
     };
     late.request(4)?;
@@ -136,11 +132,7 @@ fn request_beside_none<F: ProcessorFactory>(
     cx.scenario(format!(
         "A request(1), its element through; B subscribes; {acting} request(2) while {other} has no demand, upstream delivers what the processor asks for: {other} gets nothing; then both request(2): both served"
     ));
-    let mut rig = rig(cx, factory)?;
-    let early = rig.downstream(cx, "A (early)")?;
-    early.request(1)?;
-    owed(cx, &mut rig, ("A", &early), 1, &[], "A's request(1)")?;
-    let Some(late) = rig.another(cx, "B (late)")? else {
+    let Some((mut rig, early, late)) = b_joins_after_one(cx, factory, 1)? else {
         return Ok(Some(refused(cx, 2)));
     };
     let (acts, waits) = match actor {
@@ -176,50 +168,51 @@ fn cancel_beside_demand<F: ProcessorFactory>(
     factory: &F,
     actor: Actor,
 ) -> Result<Option<Outcome>, Failure> {
-    let mut rig = rig(cx, factory)?;
-    let early = rig.downstream(cx, "A (early)")?;
-    match actor {
+    let (mut rig, stayer, why) = match actor {
         Actor::Late => {
             cx.scenario(
                 "A request(3), nothing delivered yet; B subscribes, no request, and cancels while A is idle with demand: A still served",
             );
+            let rig = rig(cx, factory)?;
+            let early = rig.downstream(cx, "A (early)")?;
             early.request(3)?;
             let Some(late) = rig.another(cx, "B (late)")? else {
                 return Ok(Some(refused(cx, 2)));
             };
             late.cancel()?;
-            owed(
-                cx,
-                &mut rig,
-                ("A", &early),
-                3,
-                &[],
-                "A's request(3), after B cancelled",
-            )?;
+            (rig, ("A", early), "A's request(3), after B cancelled")
         }
         Actor::Early => {
             cx.scenario(
                 "A request(1), its element through; B subscribes and requests 3; A cancels while B is idle with demand: B still served",
             );
-            early.request(1)?;
-            owed(cx, &mut rig, ("A", &early), 1, &[], "A's request(1)")?;
-            let Some(late) = rig.another(cx, "B (late)")? else {
+            let Some((rig, early, late)) = b_joins_after_one(cx, factory, 1)? else {
                 return Ok(Some(refused(cx, 2)));
             };
             late.request(3)?;
             early.cancel()?;
-            owed(
-                cx,
-                &mut rig,
-                ("B", &late),
-                3,
-                &[],
-                "B's request(3), after A cancelled",
-            )?;
+            (rig, ("B", late), "B's request(3), after A cancelled")
         }
-    }
+    };
+    owed(cx, &mut rig, (stayer.0, &stayer.1), 3, &[], why)?;
     finish(&mut rig)?;
     Ok(None)
+}
+
+/// The rig, A and B: A requests `asked` and its first element comes
+/// through, then B subscribes; `None` if the processor refused B (§1.9).
+#[allow(clippy::type_complexity)]
+fn b_joins_after_one<'a, F: ProcessorFactory>(
+    cx: &RuleCx,
+    factory: &'a F,
+    asked: u64,
+) -> Result<Option<(Rig<'a, F>, Probe<F::Output>, Probe<F::Output>)>, Failure> {
+    let mut rig = rig(cx, factory)?;
+    let early = rig.downstream(cx, "A (early)")?;
+    early.request(asked)?;
+    let why = format!("A's request({asked})");
+    owed(cx, &mut rig, ("A", &early), 1, &[], &why)?;
+    Ok(rig.another(cx, "B (late)")?.map(|late| (rig, early, late)))
 }
 
 /// The acting party's name and the other's.
