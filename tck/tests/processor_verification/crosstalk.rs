@@ -458,3 +458,15 @@ fn the_latest_subscribers_cancel_stopping_upstream_fails_3_08() {
 fn a_request_feeding_the_other_subscriber_fails_1_01_then_3_08() {
     insta::assert_snapshot!(broken_rules(&quick(Pace::Hungriest, Flaw::FeedsTheOther)));
 }
+
+/// The twins pass the extended verification too (issue 38 §5).
+#[test]
+fn a_lock_step_multicast_passes_the_extended_verification_at_either_pace() {
+    for pace in [Pace::Slowest, Pace::Hungriest] {
+        let results = crate::lax::verified(Locksteps(pace, Flaw::None), true);
+        crate::verdicts::assert_no_failure_and_skips_explained(
+            &format!("lock-step, {pace:?}"),
+            &results,
+        );
+    }
+}
