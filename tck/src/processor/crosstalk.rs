@@ -27,7 +27,7 @@
 use super::ProcessorFactory;
 use super::as_subscriber::ProcessorSubject;
 use super::passing::inputs_for;
-use super::rules::{Rig, refused, rig, show, too_few_outputs};
+use super::rules::{Rig, rig, show, too_few_outputs};
 use crate::context::{Failure, Outcome, RuleBody, RuleCx};
 use crate::probe::Probe;
 
@@ -85,7 +85,7 @@ fn request_beside_demand<F: ProcessorFactory>(
         "A request(4), 1 element through; B subscribes and requests 4, 1 element through; {acting} request(1) while {other} is idle with demand: both still served"
     ));
     let Some((mut rig, early, late)) = b_joins_after_one(cx, factory, 4)? else {
-        return Ok(Some(refused(cx, 2)));
+        return Ok(Some(not_concluded(cx)));
     };
     late.request(4)?;
     owed(
@@ -114,7 +114,7 @@ fn request_beside_demand<F: ProcessorFactory>(
         owed(cx, &mut rig, (name, probe), *total, &[other], &why)?;
     }
     finish(&mut rig)?;
-    Ok(None)
+    Ok(refused_later(cx, &late))
 }
 
 /// A `request(1)`, its element through (A has no demand left); B
@@ -133,7 +133,7 @@ fn request_beside_none<F: ProcessorFactory>(
         "A request(1), its element through; B subscribes; {acting} request(2) while {other} has no demand, upstream delivers what the processor asks for: {other} gets nothing; then both request(2): both served"
     ));
     let Some((mut rig, early, late)) = b_joins_after_one(cx, factory, 1)? else {
-        return Ok(Some(refused(cx, 2)));
+        return Ok(Some(not_concluded(cx)));
     };
     let (acts, waits) = match actor {
         Actor::Late => (&late, &early),
@@ -153,7 +153,7 @@ fn request_beside_none<F: ProcessorFactory>(
     owed(cx, &mut rig, ("A", &early), a_total, &[("B", &late)], &why)?;
     owed(cx, &mut rig, ("B", &late), b_total, &[("A", &early)], &why)?;
     finish(&mut rig)?;
-    Ok(None)
+    Ok(refused_later(cx, &late))
 }
 
 /// The party holding the other back cancels. Late acting: A requests 3
@@ -176,8 +176,8 @@ fn cancel_beside_demand<F: ProcessorFactory>(
             let rig = rig(cx, factory)?;
             let early = rig.downstream(cx, "A (early)")?;
             early.request(3)?;
-            let Some(late) = rig.another(cx, "B (late)")? else {
-                return Ok(Some(refused(cx, 2)));
+            let Some(late) = joins(cx, &rig)? else {
+                return Ok(Some(not_concluded(cx)));
             };
             late.cancel()?;
             (rig, ("A", early), "A's request(3), after B cancelled")
@@ -187,7 +187,7 @@ fn cancel_beside_demand<F: ProcessorFactory>(
                 "A request(1), its element through; B subscribes and requests 3; A cancels while B is idle with demand: B still served",
             );
             let Some((rig, early, late)) = b_joins_after_one(cx, factory, 1)? else {
-                return Ok(Some(refused(cx, 2)));
+                return Ok(Some(not_concluded(cx)));
             };
             late.request(3)?;
             early.cancel()?;
@@ -196,7 +196,12 @@ fn cancel_beside_demand<F: ProcessorFactory>(
     };
     owed(cx, &mut rig, (stayer.0, &stayer.1), 3, &[], why)?;
     finish(&mut rig)?;
-    Ok(None)
+    // Only B can have been refused; a refused B that cancelled is moot.
+    Ok(if stayer.0 == "B" {
+        refused_later(cx, &stayer.1)
+    } else {
+        None
+    })
 }
 
 /// The rig, A and B: A requests `asked` and its first element comes
@@ -212,7 +217,37 @@ fn b_joins_after_one<'a, F: ProcessorFactory>(
     early.request(asked)?;
     let why = format!("A's request({asked})");
     owed(cx, &mut rig, ("A", &early), 1, &[], &why)?;
-    Ok(rig.another(cx, "B (late)")?.map(|late| (rig, early, late)))
+    Ok(joins(cx, &rig)?.map(|late| (rig, early, late)))
+}
+
+/// B subscribes: `None` if the processor refused it at subscribe time,
+/// `on_subscribe` then `on_error` (§1.9 allows it).
+fn joins<F: ProcessorFactory>(
+    cx: &RuleCx,
+    rig: &Rig<'_, F>,
+) -> Result<Option<Probe<F::Output>>, Failure> {
+    let late = rig.downstream(cx, "B (late)")?;
+    Ok((!late.refused()).then_some(late))
+}
+
+/// The scenario's outcome once it ran through: not concluded if the
+/// processor refused B later, from another thread (`on_error` before any
+/// element; §1.9 sets no deadline). A refused B counts as served, and A is
+/// judged alone, so the scenario failed nothing on its account.
+fn refused_later<T: std::fmt::Debug + Send + 'static>(
+    cx: &RuleCx,
+    late: &Probe<T>,
+) -> Option<Outcome> {
+    late.refused().then(|| not_concluded(cx))
+}
+
+/// Not concluded: the processor refused B, subscriber 2 (§1.9: "the only
+/// legal way to signal failure (or reject the Subscriber) is by calling
+/// onError (after calling onSubscribe)").
+fn not_concluded(cx: &RuleCx) -> Outcome {
+    let reason = crate::publisher::refused_reason(2);
+    cx.trace(reason.clone());
+    Outcome::Skipped(reason)
 }
 
 /// The acting party's name and the other's.
