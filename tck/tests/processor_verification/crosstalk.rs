@@ -38,6 +38,7 @@ use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 use reactive_streams_tck::testkit::broken_rules;
 
 use crate::factories::{generous, patient};
+use crate::seats::{Paced, Pacing, Seat, SeatSubscription};
 
 /// Whose demand a [`Lockstep`] stage asks upstream for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -213,20 +214,6 @@ impl Stage {
     }
 }
 
-/// The upstream subscription as the queues see it: their requests are
-/// replaced by the stage's pacing.
-struct Paced(Arc<Stage>);
-
-impl Subscription for Paced {
-    fn request(&self, _n: u64) {
-        self.0.refill();
-    }
-
-    fn cancel(&self) {
-        self.0.shut();
-    }
-}
-
 impl Subscriber<u64> for Lockstep {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
         {
@@ -274,7 +261,7 @@ impl Publisher<u64> for Lockstep {
     fn subscribe(&self, subscriber: Box<dyn Subscriber<u64>>) {
         let member = Arc::new(Mutex::new(Member::default()));
         self.stage.state.lock().members.push(member.clone());
-        self.queues.subscribe(Box::new(Seat {
+        self.queues.subscribe(Box::new(Seat::<Stage> {
             subscriber,
             member,
             stage: self.stage.clone(),
@@ -282,125 +269,100 @@ impl Publisher<u64> for Lockstep {
     }
 }
 
-/// A downstream subscriber, seen by the queues.
-struct Seat {
-    subscriber: Box<dyn Subscriber<u64>>,
-    member: Arc<Mutex<Member>>,
-    stage: Arc<Stage>,
-}
+/// A seat of a [`Lockstep`].
+type LockstepSeat = SeatSubscription<Stage>;
 
-impl Subscriber<u64> for Seat {
-    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.member.lock().queue = Some(subscription.clone());
-        self.subscriber.on_subscribe(Arc::new(SeatSubscription {
-            queue: subscription,
-            member: self.member.clone(),
-            stage: self.stage.clone(),
-        }));
+impl Pacing for Stage {
+    type Member = Member;
+
+    fn refill(&self) {
+        Stage::refill(self);
     }
 
-    fn on_next(&mut self, element: u64) {
-        self.subscriber.on_next(element);
+    fn shut(&self) {
+        Stage::shut(self);
     }
 
-    fn on_error(&mut self, error: StreamError) {
-        self.subscriber.on_error(error);
+    fn seated(member: &mut Member, queue: Arc<dyn Subscription>) {
+        member.queue = Some(queue);
     }
 
-    fn on_complete(&mut self) {
-        self.subscriber.on_complete();
-    }
-}
-
-struct SeatSubscription {
-    queue: Arc<dyn Subscription>,
-    member: Arc<Mutex<Member>>,
-    stage: Arc<Stage>,
-}
-
-impl SeatSubscription {
-    fn leave(&self, cancel: bool) {
-        let first_leave = {
-            let mut member = self.member.lock();
-            !std::mem::replace(&mut member.left, true)
-        };
-        if cancel {
-            self.queue.cancel();
-        } else {
-            self.queue.request(0);
-        }
-        if !first_leave {
-            return;
-        }
-        let latest = {
-            let state = self.stage.state.lock();
-            state
-                .members
-                .last()
-                .is_some_and(|m| Arc::ptr_eq(m, &self.member))
-        };
-        match self.stage.flaw {
-            Flaw::LatestOwnsUpstream if latest => return self.stage.shut(),
-            Flaw::ResetsOnLeave => self.stage.reset_others(&self.member),
-            Flaw::NoRefillOnLeave => return,
-            _ => {}
-        }
-        // The slowest subscriber may have left.
-        self.stage.refill();
-    }
-}
-
-impl Subscription for SeatSubscription {
-    fn request(&self, n: u64) {
+    fn request(seat: &LockstepSeat, n: u64) {
         if n == 0 {
-            return self.leave(false);
+            return leave(seat, false);
         }
         {
-            let mut member = self.member.lock();
+            let mut member = seat.member.lock();
             if !member.left {
                 member.requested = demand::add(member.requested, n);
             }
         }
         let others = {
             // The stage before its members, as everywhere.
-            let mut state = self.stage.state.lock();
-            if self.stage.flaw == Flaw::ReplacesTarget {
+            let mut state = seat.stage.state.lock();
+            if seat.stage.flaw == Flaw::ReplacesTarget {
                 let same = state
                     .last_requester
                     .as_ref()
-                    .is_some_and(|m| Arc::ptr_eq(m, &self.member));
+                    .is_some_and(|m| Arc::ptr_eq(m, &seat.member));
                 state.target = if same {
                     demand::add(state.target, n)
                 } else {
                     demand::add(state.arrived, n)
                 };
-                state.last_requester = Some(self.member.clone());
+                state.last_requester = Some(seat.member.clone());
             }
             state
                 .members
                 .iter()
-                .filter(|m| !Arc::ptr_eq(m, &self.member))
+                .filter(|m| !Arc::ptr_eq(m, &seat.member))
                 .filter_map(|m| {
                     let m = m.lock();
                     if m.left { None } else { m.queue.clone() }
                 })
                 .collect::<Vec<_>>()
         };
-        if self.stage.flaw == Flaw::ResetsOthers {
-            self.stage.reset_others(&self.member);
+        if seat.stage.flaw == Flaw::ResetsOthers {
+            seat.stage.reset_others(&seat.member);
         }
-        if self.stage.flaw == Flaw::FeedsTheOther {
+        if seat.stage.flaw == Flaw::FeedsTheOther {
             for other in others {
                 other.request(n);
             }
         }
-        self.queue.request(n);
-        self.stage.refill();
+        seat.queue.request(n);
+        seat.stage.refill();
     }
 
-    fn cancel(&self) {
-        self.leave(true);
+    fn cancel(seat: &LockstepSeat) {
+        leave(seat, true);
     }
+}
+
+fn leave(seat: &LockstepSeat, cancel: bool) {
+    let first_leave = {
+        let mut member = seat.member.lock();
+        !std::mem::replace(&mut member.left, true)
+    };
+    seat.call(cancel);
+    if !first_leave {
+        return;
+    }
+    let latest = {
+        let state = seat.stage.state.lock();
+        state
+            .members
+            .last()
+            .is_some_and(|m| Arc::ptr_eq(m, &seat.member))
+    };
+    match seat.stage.flaw {
+        Flaw::LatestOwnsUpstream if latest => return seat.stage.shut(),
+        Flaw::ResetsOnLeave => seat.stage.reset_others(&seat.member),
+        Flaw::NoRefillOnLeave => return,
+        _ => {}
+    }
+    // The slowest subscriber may have left.
+    seat.stage.refill();
 }
 
 fn quick(pace: Pace, flaw: Flaw) -> Vec<RuleResult> {

@@ -26,6 +26,7 @@ mod lax;
 mod leaving;
 mod many_parties;
 mod prefetched;
+mod seats;
 mod self_cancelling;
 mod serial_upstream;
 #[path = "../support/test_threads.rs"]
