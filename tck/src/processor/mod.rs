@@ -41,6 +41,7 @@
 mod as_publisher;
 mod as_subscriber;
 mod bounded;
+mod crosstalk;
 mod delivers;
 mod extended;
 mod filtering;
@@ -347,6 +348,10 @@ fn table<F: ProcessorFactory>() -> Table<ProcessorSubject<F>> {
         (
             "tck_late_subscriber_demand",
             body(late::idle_early_subscriber::<F>),
+        ),
+        (
+            "tck_late_subscriber_demand",
+            body(crosstalk::one_party_never_moves_another::<F>),
         ),
         (
             "tck_bounded_upstream_demand",

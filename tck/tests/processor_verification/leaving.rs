@@ -32,6 +32,7 @@ use reactive_streams_tck::processor::{ProcessorFactory, ProcessorVerification};
 use reactive_streams_tck::testkit::broken_rules;
 
 use crate::factories::{generous, patient};
+use crate::seats::{Paced, Pacing, Seat, SeatSubscription};
 
 /// How a [`Laggard`] mishandles a leave, if it does.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -187,20 +188,6 @@ impl Stage {
     }
 }
 
-/// The upstream subscription as the queues see it: their requests are
-/// replaced by the stage's pacing.
-struct Paced(Arc<Stage>);
-
-impl Subscription for Paced {
-    fn request(&self, _n: u64) {
-        self.0.refill();
-    }
-
-    fn cancel(&self) {
-        self.0.shut();
-    }
-}
-
 impl Subscriber<u64> for Laggard {
     fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
         {
@@ -273,7 +260,7 @@ impl Publisher<u64> for Laggard {
         for (queue, again) in regrants {
             queue.request(again);
         }
-        self.queues.subscribe(Box::new(Seat {
+        self.queues.subscribe(Box::new(Seat::<Stage> {
             subscriber,
             member,
             stage: self.stage.clone(),
@@ -281,113 +268,84 @@ impl Publisher<u64> for Laggard {
     }
 }
 
-/// A downstream subscriber, seen by the queues.
-struct Seat {
-    subscriber: Box<dyn Subscriber<u64>>,
-    member: Arc<Mutex<Member>>,
-    stage: Arc<Stage>,
-}
+/// A seat of a [`Laggard`].
+type LaggardSeat = SeatSubscription<Stage>;
 
-impl Subscriber<u64> for Seat {
-    fn on_subscribe(&mut self, subscription: Arc<dyn Subscription>) {
-        self.member.lock().queue = Some(subscription.clone());
-        self.subscriber.on_subscribe(Arc::new(SeatSubscription {
-            queue: subscription,
-            member: self.member.clone(),
-            stage: self.stage.clone(),
-        }));
+impl Pacing for Stage {
+    type Member = Member;
+
+    fn refill(&self) {
+        Stage::refill(self);
     }
 
-    fn on_next(&mut self, element: u64) {
-        self.subscriber.on_next(element);
+    fn shut(&self) {
+        Stage::shut(self);
     }
 
-    fn on_error(&mut self, error: StreamError) {
-        self.subscriber.on_error(error);
+    fn seated(member: &mut Member, queue: Arc<dyn Subscription>) {
+        member.queue = Some(queue);
     }
 
-    fn on_complete(&mut self) {
-        self.subscriber.on_complete();
-    }
-}
-
-struct SeatSubscription {
-    queue: Arc<dyn Subscription>,
-    member: Arc<Mutex<Member>>,
-    stage: Arc<Stage>,
-}
-
-impl SeatSubscription {
-    fn leave(&self, cancel: bool) {
-        let with_demand = {
-            let mut member = self.member.lock();
-            if member.left {
-                drop(member);
-                // Already left: the queues answer (a no-op).
-                return self.call(cancel);
-            }
-            member.left = true;
-            member.requested > member.arrived
-        };
-        let others = {
-            let state = self.stage.state.lock();
-            state.members.iter().any(|m| !m.lock().left)
-        };
-        let deferred = match self.stage.flaw {
-            Flaw::DefersLeave => with_demand && others,
-            Flaw::LosesError => with_demand && !others && !cancel,
-            _ => false,
-        };
-        if deferred {
-            self.stage
-                .state
-                .lock()
-                .deferred
-                .push((self.queue.clone(), cancel));
-            if !others {
-                self.stage.shut();
-            }
-            return;
-        }
-        self.call(cancel);
-        if self.stage.flaw == Flaw::AbandonsOthers {
-            self.stage.shut();
-        } else {
-            // The slowest subscriber may have left.
-            self.stage.refill();
-        }
-    }
-
-    fn call(&self, cancel: bool) {
-        if cancel {
-            self.queue.cancel();
-        } else {
-            self.queue.request(0);
-        }
-    }
-}
-
-impl Subscription for SeatSubscription {
-    fn request(&self, n: u64) {
+    fn request(seat: &LaggardSeat, n: u64) {
         if n == 0 {
-            return self.leave(false);
+            return leave(seat, false);
         }
         {
-            let mut member = self.member.lock();
+            let mut member = seat.member.lock();
             if !member.left {
                 let debt = member.arrived.saturating_sub(member.requested);
-                if self.stage.flaw == Flaw::DoublesDebt && debt > 0 {
+                if seat.stage.flaw == Flaw::DoublesDebt && debt > 0 {
                     member.arrived = demand::add(member.arrived, debt);
                 }
                 member.requested = demand::add(member.requested, n);
             }
         }
-        self.queue.request(n);
-        self.stage.refill();
+        seat.queue.request(n);
+        seat.stage.refill();
     }
 
-    fn cancel(&self) {
-        self.leave(true);
+    fn cancel(seat: &LaggardSeat) {
+        leave(seat, true);
+    }
+}
+
+fn leave(seat: &LaggardSeat, cancel: bool) {
+    let with_demand = {
+        let mut member = seat.member.lock();
+        if member.left {
+            drop(member);
+            // Already left: the queues answer (a no-op).
+            return seat.call(cancel);
+        }
+        member.left = true;
+        member.requested > member.arrived
+    };
+    let others = {
+        let state = seat.stage.state.lock();
+        state.members.iter().any(|m| !m.lock().left)
+    };
+    let deferred = match seat.stage.flaw {
+        Flaw::DefersLeave => with_demand && others,
+        Flaw::LosesError => with_demand && !others && !cancel,
+        _ => false,
+    };
+    if deferred {
+        seat.stage
+            .state
+            .lock()
+            .deferred
+            .push((seat.queue.clone(), cancel));
+        if !others {
+            seat.stage.shut();
+        }
+        return;
+    }
+    seat.call(cancel);
+    if seat.stage.flaw == Flaw::AbandonsOthers {
+        seat.stage.shut();
+    } else {
+        // The slowest subscriber may have left.
+        seat.stage.refill();
     }
 }
 

@@ -10,6 +10,7 @@
 
 mod broken;
 mod correct;
+mod crosstalk;
 mod declarations;
 mod exact_delivery;
 #[path = "../support/extended.rs"]
@@ -25,6 +26,7 @@ mod lax;
 mod leaving;
 mod many_parties;
 mod prefetched;
+mod seats;
 mod self_cancelling;
 mod serial_upstream;
 #[path = "../support/test_threads.rs"]

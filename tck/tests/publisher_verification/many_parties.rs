@@ -27,7 +27,8 @@
 //! subscriptions by position and shifts them when it lets a dropped one
 //! go, one that hands its subscribers back to their old places after one
 //! of them left in the middle of a delivery, one whose failure reaches its
-//! first subscriber only.
+//! first subscriber only, one that acts on a cancel only at the next
+//! request (issue 39 §3).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -65,6 +66,11 @@ pub enum Flaw {
     /// (taken, not copied); later ones get `on_complete` (§1.4: a
     /// publisher that fails signals `on_error`, to each subscriber).
     FailsOnlyTheFirst,
+    /// A cancel while others stay is acted on only at the next request: a
+    /// subscriber that held the others back (it had no demand) and cancels
+    /// keeps them waiting, demand registered, until one of them asks again
+    /// (§3.8; issue 39 §3).
+    StallsOnCancel,
 }
 
 /// Hot multicasts of `0..n` (see the [module](self) docs).
@@ -275,6 +281,18 @@ enum Key {
 }
 
 impl HubShared {
+    /// Whether more than one subscriber is still present (one of them the
+    /// one cancelling).
+    fn others_stay(&self) -> bool {
+        let state = self.state.lock();
+        state
+            .members
+            .iter()
+            .filter(|m| !m.gone && !m.cancelled)
+            .count()
+            > 0
+    }
+
     fn find<'a>(&self, state: &'a mut HubState, key: Key) -> Option<&'a mut Member> {
         match key {
             Key::Id(id) => state.members.iter_mut().find(|m| m.id == id),
@@ -486,6 +504,9 @@ impl Subscription for MemberSubscription {
                     state.members.retain(|m| m.id != id);
                 }
             }
+        }
+        if self.hub.flaw == Flaw::StallsOnCancel && self.hub.others_stay() {
+            return;
         }
         self.hub.drain();
     }
@@ -1038,6 +1059,7 @@ fn a_publisher_signalling_from_a_new_thread_each_time_passes_the_extended_verifi
 #[case::shifts_on_drop(Flaw::ShiftsOnDrop)]
 #[case::hands_back_by_place(Flaw::HandsBackByPlace)]
 #[case::fails_only_the_first(Flaw::FailsOnlyTheFirst)]
+#[case::stalls_on_cancel(Flaw::StallsOnCancel)]
 fn a_flawed_multicast_fails_exactly_the_rule_it_breaks(#[case] flaw: Flaw) {
     let results = quick(HotMulticasts(flaw));
     insta::assert_snapshot!(format!("{flaw:?}_rules"), broken_rules(&results));

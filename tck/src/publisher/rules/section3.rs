@@ -285,7 +285,8 @@ pub fn spec_3_08<F: PublisherFactory>() -> RuleDef<F> {
                 .expect_no_signal_as(&format!("no on_next beyond the {} requested", 2 * ROUNDS))?;
         }
         let refused = super::several::dropping_one(cx, f)?;
-        Ok(super::several::outcome(refused))
+        let released = super::several::releasing_on_cancel(cx, f)?;
+        Ok(super::several::outcome(refused.or(released)))
     })
 }
 

@@ -34,6 +34,10 @@
 //! `on_error` before any element was refused, and the scenario is not
 //! concluded ([`Stop::Refused`]), never failed.
 
+mod crosstalk;
+
+pub(crate) use crosstalk::releasing_on_cancel;
+
 use super::{create, show, subscribed, up_to};
 use crate::context::{Failure, Outcome, RuleCx};
 use crate::probe::{Probe, Signal};
