@@ -501,10 +501,14 @@ thread_local! {
 /// path for the results it produces, makes the factory and target with
 /// `make` and runs the test with `run`.
 #[doc(hidden)]
-pub fn __generated<F>(module: &str, make: impl FnOnce() -> (F, String), run: impl FnOnce(F, &str)) {
+pub fn __generated<F, R>(
+    module: &str,
+    make: impl FnOnce() -> (F, String),
+    run: impl FnOnce(F, &str) -> R,
+) -> R {
     GENERATED_MODULE.with(|slot| *slot.borrow_mut() = module.to_owned());
     let (factory, target) = make();
-    run(factory, &target);
+    run(factory, &target)
 }
 
 /// The factory and display name of one macro invocation, evaluated where
@@ -575,7 +579,10 @@ macro_rules! __verification_tests {
         $crate::__verification_tests! {
             @generate $name, $factory, $crate::__target!($name $(, $target)?), $verification, $tests,
             |test: &str, target: &str, factory| {
-                $crate::runner::__conclude(<$ty>::new(factory).target(target).run(test))
+                <$ty>::new(factory)
+                    .target(target)
+                    .run(test)
+                    .map_err(|error| ::std::string::ToString::to_string(&error))
             }
         }
     };
@@ -599,11 +606,18 @@ macro_rules! __verification_tests {
         const _: () = {
             impl $crate::runner::__Invocation for $name::__Invocation {
                 fn __run(module: &'static str, test: &'static str) {
-                    $crate::runner::__generated(
+                    $crate::runner::__conclude($crate::batch::result_of(
                         module,
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| ($run)(test, target, factory),
-                    );
+                        test,
+                        &[$(stringify!($test)),*],
+                        |module, test| {
+                            $crate::runner::__generated(
+                                module,
+                                || ($factory, ::std::string::String::from($target)),
+                                |factory, target| ($run)(test, target, factory),
+                            )
+                        },
+                    ));
                 }
             }
         };
