@@ -279,13 +279,16 @@ impl<T: Debug + Send + 'static> Probe<T> {
     /// keeps the subscriber, which is §3.13's business) does absence decide:
     /// no probe reaction in flight, then no new signal for one no-signal
     /// window. A publisher thread starved by a loaded machine therefore
-    /// cannot pass for a stopped one. On a probe that
-    /// [bounds signals after cancel](Probe::bound_signals_after_cancel),
-    /// the wait for that evidence ends at the bound instead: a signal
-    /// beginning later fails §1.8 as it arrives, so waiting longer shows
-    /// nothing more.
+    /// cannot pass for a stopped one.
     pub fn expect_quiet(&self, after: &str) -> Result<(), Failure> {
-        match self.await_stop_evidence() {
+        let evidence = self.wait_for(self.cx().env().timeout(), |s| {
+            if s.runaway {
+                Some(false)
+            } else {
+                (s.dropped && s.reacting == 0).then_some(true)
+            }
+        });
+        match evidence {
             Some(true) => {
                 self.shared.state.lock().queue.clear();
                 return Ok(());
@@ -328,50 +331,6 @@ impl<T: Debug + Send + 'static> Probe<T> {
                         self.timeout_ms()
                     ),
                 ));
-            }
-        }
-    }
-
-    /// The positive evidence [`Probe::expect_quiet`] waits for first:
-    /// `Some(true)` the subscriber dropped (no reaction in flight),
-    /// `Some(false)` a runaway, `None` neither within the timeout or, on a
-    /// probe bounding signals after cancel, past that bound.
-    fn await_stop_evidence(&self) -> Option<bool> {
-        let timeout_at = Instant::now() + self.cx().env().timeout();
-        let bound = self
-            .cx()
-            .env()
-            .no_signal_timeout()
-            .max(self.cx().env().prompt());
-        // The bound's clock starts when the signal running at cancel()'s
-        // return finishes, which wakes nobody: until then, look again
-        // every no-signal window.
-        let slice = self.cx().env().no_signal_timeout();
-        loop {
-            let now = Instant::now();
-            let bound_at = {
-                let state = self.shared.state.lock();
-                state
-                    .behaviour
-                    .bound_after_cancel
-                    .then_some(())
-                    .and(state.quiet_since)
-                    .filter(|_| !state.cancel_panicked)
-                    .map(|quiet| quiet + bound)
-            };
-            let until = match bound_at {
-                Some(at) => at.min(timeout_at),
-                None => (now + slice).min(timeout_at),
-            };
-            let evidence = self.wait_for(until.saturating_duration_since(now), |s| {
-                if s.runaway {
-                    Some(false)
-                } else {
-                    (s.dropped && s.reacting == 0).then_some(true)
-                }
-            });
-            if evidence.is_some() || bound_at.is_some() || Instant::now() >= timeout_at {
-                return evidence;
             }
         }
     }
