@@ -230,14 +230,7 @@ impl Args {
 
     fn parse(words: impl Iterator<Item = String>) -> Args {
         // libtest's options that take a value as the next word.
-        const VALUED: &[&str] = &[
-            "--logfile",
-            "--format",
-            "--color",
-            "-Z",
-            "--shuffle-seed",
-            "--report-time",
-        ];
+        const VALUED: &[&str] = &["--logfile", "--format", "--color", "-Z", "--shuffle-seed"];
         let mut args = Args::default();
         let mut words = words.peekable();
         while let Some(word) = words.next() {
@@ -253,7 +246,7 @@ impl Args {
                 "--skip" => args.skips.extend(value()),
                 "--test-threads" => args.threads = value().and_then(|n| n.parse().ok()),
                 "--ignored" | "--list" | "--bench" => args.nothing = true,
-                f if VALUED.contains(&f) && inline.is_none() && f != "--report-time" => {
+                f if VALUED.contains(&f) && inline.is_none() => {
                     let _ = words.next();
                 }
                 f if f.starts_with('-') => {}
