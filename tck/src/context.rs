@@ -180,6 +180,8 @@ struct State {
     steps_ended: u64,
     deferred: Vec<Box<dyn FnOnce() + Send>>,
     scenario: Option<String>,
+    /// When each scenario was named, for [`RuleCx::scenario_times`].
+    scenario_starts: Vec<(Duration, String)>,
     /// The rule a probe unwinds the code under test for (see
     /// [`RuleCx::unwinding_for`]).
     unwinding_for: Option<String>,
@@ -317,7 +319,27 @@ impl RuleCx {
     pub fn scenario(&self, scenario: impl Into<String>) {
         let scenario = scenario.into();
         self.trace(format!("--- scenario: {scenario}"));
-        self.inner.state.lock().scenario = Some(scenario);
+        let at = self.elapsed();
+        let mut state = self.inner.state.lock();
+        state.scenario_starts.push((at, scenario.clone()));
+        state.scenario = Some(scenario);
+    }
+
+    /// Where the rule test's time went so far: the stretch before its first
+    /// scenario (named `"(setup)"`), then each scenario, from when it was
+    /// named to when the next one was (the last one to now). For the
+    /// profile `RS_TCK_PROFILE=1` prints; the verdict never depends on it.
+    pub fn scenario_times(&self) -> Vec<(String, Duration)> {
+        let end = self.elapsed();
+        let state = self.inner.state.lock();
+        let mut times = Vec::with_capacity(state.scenario_starts.len() + 1);
+        let mut from = (Duration::ZERO, String::from("(setup)"));
+        for (at, name) in &state.scenario_starts {
+            times.push((from.1, at.saturating_sub(from.0)));
+            from = (*at, name.clone());
+        }
+        times.push((from.1, end.saturating_sub(from.0)));
+        times
     }
 
     /// Ends the scenario named last: failures recorded from now on carry

@@ -92,6 +92,8 @@
 
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod batch;
 pub mod context;
 mod deprecated;
 mod engine;

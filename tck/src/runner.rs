@@ -141,6 +141,33 @@ pub fn rule_of_test(test: &str) -> String {
     }
 }
 
+/// `RS_TCK_PROFILE=1`: every rule test prints where its time went, one
+/// line per scenario on stderr (see [`print_profile`]); `cargo xtask bench
+/// --profile` reads them. Off by default: no verdict depends on it.
+pub const PROFILE_ENV: &str = "RS_TCK_PROFILE";
+
+fn profile_from_env() -> bool {
+    std::env::var_os(PROFILE_ENV).is_some_and(|value| value != "0" && !value.is_empty())
+}
+
+/// The prefix of a profile line: `rs-tck-profile<TAB>target<TAB>test<TAB>
+/// milliseconds<TAB>scenario`.
+pub const PROFILE_LINE: &str = "rs-tck-profile";
+
+fn print_profile(meta: &RuleMeta, cx: &RuleCx) {
+    let mut lines = String::new();
+    for (scenario, took) in cx.scenario_times() {
+        lines.push_str(&format!(
+            "{PROFILE_LINE}\t{}\t{}\t{:.1}\t{}\n",
+            meta.target,
+            meta.test,
+            took.as_secs_f64() * 1000.0,
+            scenario.replace(['\t', '\n'], " ")
+        ));
+    }
+    eprint!("{lines}");
+}
+
 /// Runs `body` as the rule test `meta` under `env`'s watchdog and returns
 /// its result. Never panics and never hangs longer than the watchdog, or
 /// [`WATCHDOG_PROGRESS_CAP`] watchdogs while signals keep arriving.
@@ -205,6 +232,9 @@ where
     }
     let failures = cx.failures();
     let deferred = cx.take_deferred();
+    if profile_from_env() {
+        print_profile(meta, &cx);
+    }
     let trace = cx.seal();
     if !deferred.is_empty() {
         // Cleanup (cancelling what the rule left open) must not delay or
@@ -471,10 +501,14 @@ thread_local! {
 /// path for the results it produces, makes the factory and target with
 /// `make` and runs the test with `run`.
 #[doc(hidden)]
-pub fn __generated<F>(module: &str, make: impl FnOnce() -> (F, String), run: impl FnOnce(F, &str)) {
+pub fn __generated<F, R>(
+    module: &str,
+    make: impl FnOnce() -> (F, String),
+    run: impl FnOnce(F, &str) -> R,
+) -> R {
     GENERATED_MODULE.with(|slot| *slot.borrow_mut() = module.to_owned());
     let (factory, target) = make();
-    run(factory, &target);
+    run(factory, &target)
 }
 
 /// The factory and display name of one macro invocation, evaluated where
@@ -545,7 +579,10 @@ macro_rules! __verification_tests {
         $crate::__verification_tests! {
             @generate $name, $factory, $crate::__target!($name $(, $target)?), $verification, $tests,
             |test: &str, target: &str, factory| {
-                $crate::runner::__conclude(<$ty>::new(factory).target(target).run(test))
+                <$ty>::new(factory)
+                    .target(target)
+                    .run(test)
+                    .map_err(|error| ::std::string::ToString::to_string(&error))
             }
         }
     };
@@ -569,11 +606,18 @@ macro_rules! __verification_tests {
         const _: () = {
             impl $crate::runner::__Invocation for $name::__Invocation {
                 fn __run(module: &'static str, test: &'static str) {
-                    $crate::runner::__generated(
+                    $crate::runner::__conclude($crate::batch::result_of(
                         module,
-                        || ($factory, ::std::string::String::from($target)),
-                        |factory, target| ($run)(test, target, factory),
-                    );
+                        test,
+                        &[$(stringify!($test)),*],
+                        |module, test| {
+                            $crate::runner::__generated(
+                                module,
+                                || ($factory, ::std::string::String::from($target)),
+                                |factory, target| ($run)(test, target, factory),
+                            )
+                        },
+                    ));
                 }
             }
         };

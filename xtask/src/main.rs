@@ -1,6 +1,8 @@
 //! `cargo xtask`: project automation.
 //!
 //! * `cargo xtask rules [--format md|json]` prints the rule catalogue.
+//! * `cargo xtask bench [--profile]` times the verifications issue 42
+//!   tracks against a baseline commit's, or profiles their rule tests.
 //! * `cargo xtask tck` runs the TCK on the reference implementation or
 //!   another crate: `cargo rs-tck` (the `cargo-rs-tck` crate) with the
 //!   reference implementation as its default.
@@ -10,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod bench;
 mod rules;
 
 #[derive(Debug, Parser)]
@@ -27,6 +30,8 @@ struct Cli {
 enum Command {
     /// Print the rule catalogue: every rule, its level, summary and how it is checked.
     Rules(rules::Args),
+    /// Time four reference verifications against a baseline commit's build, as ratios (or --profile them).
+    Bench(bench::Args),
     /// Verify the reference implementation (or another crate) and report rule by rule.
     Tck(Box<cargo_rs_tck::Args>),
 }
@@ -50,6 +55,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Rules(args) => rules::run(&args),
+        Command::Bench(args) => bench::run(&args),
         Command::Tck(mut args) => {
             args.manifest_path.get_or_insert_with(reference_manifest);
             cargo_rs_tck::run(&args)
