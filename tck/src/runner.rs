@@ -142,7 +142,7 @@ pub fn rule_of_test(test: &str) -> String {
 }
 
 /// `RS_TCK_PROFILE=1`: every rule test prints where its time went, one
-/// line per scenario on stderr (see [`print_profile`]); `cargo xtask bench
+/// line per scenario on stderr (`print_profile`); `cargo xtask bench
 /// --profile` reads them. Off by default: no verdict depends on it.
 pub const PROFILE_ENV: &str = "RS_TCK_PROFILE";
 
